@@ -1,0 +1,56 @@
+// The layer rule of docs/ARCHITECTURE: arrows point one way; only src/extension imports vscode.
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+const layers = {
+  protocol: [],
+  hdl: ['protocol'],
+  sim: ['protocol'],
+  llm: ['protocol'],
+  engine: ['hdl', 'sim', 'llm', 'protocol'],
+  server: ['engine', 'hdl', 'sim', 'llm', 'protocol'],
+  cli: ['engine', 'hdl', 'sim', 'llm', 'protocol'],
+  extension: ['protocol'],
+  webview: ['protocol'],
+};
+const all = Object.keys(layers);
+
+function layerRules(layer) {
+  const forbidden = all.filter((l) => l !== layer && !layers[layer].includes(l));
+  const patterns = forbidden.map((l) => ({
+    group: ['../', '../../', '../../../'].flatMap((up) => [`${up}${l}`, `${up}${l}/**`]),
+    message: `src/${layer} may not import src/${l} (layer rule: ${layer} → ${layers[layer].join(', ') || 'nothing'}).`,
+  }));
+  const paths = [];
+  if (layer !== 'extension') {
+    paths.push({ name: 'vscode', message: 'Only src/extension may import vscode.' });
+  }
+  if (layer === 'webview') {
+    for (const m of builtinModules) {
+      paths.push({ name: m, message: 'src/webview runs in a browser: no Node built-ins.' });
+      paths.push({ name: `node:${m}`, message: 'src/webview runs in a browser: no Node built-ins.' });
+    }
+  }
+  return {
+    files: [`src/${layer}/**/*.ts`],
+    rules: { 'no-restricted-imports': ['error', { paths, patterns }] },
+  };
+}
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'test-artifacts/**', 'artifacts/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      'no-console': 'error',
+    },
+  },
+  ...all.map(layerRules),
+  {
+    // Tests, scripts and benchmarks print; entry points write through the logger.
+    files: ['test/**', 'scripts/**', 'bench/**', '**/*.mjs'],
+    rules: { 'no-console': 'off' },
+  },
+);

@@ -1,0 +1,100 @@
+/** Coverage as Verilator counts it, scoped to the DUT's own source files. */
+
+export type CoverageKind = 'line' | 'branch' | 'toggle' | 'user';
+
+/** The kinds reported and targeted; `user` points are kept but not summarised. */
+export const REPORTED_KINDS = ['line', 'branch', 'toggle'] as const;
+export type ReportedKind = (typeof REPORTED_KINDS)[number];
+
+export interface CoveragePoint {
+  /** Source file as Verilator recorded it (absolute or as given on its command line). */
+  file: string;
+  /** 1-based. */
+  line: number;
+  /** 1-based column, 0 when unknown. */
+  column: number;
+  kind: CoverageKind;
+  /** Verilator's comment: `if`, `else`, `case`, `block`, a signal bit such as `q[3]`. */
+  comment: string;
+  /** Instance path, such as `TOP.tb.uut.fifo0`. */
+  hierarchy: string;
+  /** Module name from Verilator's `page` field (`v_line/<module>`). */
+  module: string;
+  count: number;
+}
+
+export interface KindTotals {
+  covered: number;
+  total: number;
+  /** 0..100, one decimal; 100 when total is 0. */
+  pct: number;
+}
+
+export type CoverageSummary = Record<ReportedKind, KindTotals>;
+
+export interface Hole {
+  kind: CoverageKind;
+  /** The file as the user gave it, or its base name. */
+  file: string;
+  line: number;
+  /** What was not seen: `else arm of if`, `toggle q[3] 0->1`, `case item 2'b11`. */
+  detail: string;
+  /** The source line's text, trimmed. */
+  source?: string;
+  /** Instance path of the point. */
+  hierarchy?: string;
+  /** Set when analysis believes no stimulus can reach it, with the reason. */
+  unreachable?: string;
+}
+
+export type Severity = 'error' | 'warning' | 'info';
+
+export interface Diagnostic {
+  file: string;
+  /** 1-based; 0 when the tool gave no line. */
+  line: number;
+  /** 1-based; 0 when the tool gave no column. */
+  column: number;
+  severity: Severity;
+  message: string;
+}
+
+export type RunStatus = 'ok' | 'compile_error' | 'sim_error' | 'timeout' | 'rejected';
+
+export interface PhaseTimes {
+  build: number;
+  sim: number;
+}
+
+/** One measured run: what `chorus coverage --json` prints. */
+export interface CoverageReport {
+  status: RunStatus;
+  coverage: CoverageSummary;
+  /** Totals per instance path (e.g. `TOP.tb.uut.u_fifo`), for sub-instance targets. */
+  instances: Record<string, CoverageSummary>;
+  holes: Hole[];
+  diagnostics: Diagnostic[];
+  ms: PhaseTimes;
+  /** True when the run stopped at the simulated-time or wall-clock bound. */
+  bounded?: boolean;
+  /** Notes for the user (e.g. a build that needed loop unrolling left on). */
+  notes?: string[];
+}
+
+/** Per-line view for editors: hits and branch arms by file and line. */
+export interface LineCoverage {
+  file: string;
+  line: number;
+  hits: number;
+  /** Branch arms on this line: label and count. */
+  branches: { label: string; count: number }[];
+  /** Toggle bits on signals declared on this line that were never seen. */
+  missingToggles: string[];
+}
+
+export type TargetMetric = ReportedKind | 'overall';
+
+/** Coverage targets in percent, e.g. `{line: 100, branch: 100}`. */
+export type Targets = Partial<Record<TargetMetric, number>>;
+
+export const DEFAULT_TARGETS: Targets = { line: 100, branch: 100 };

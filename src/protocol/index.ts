@@ -1,0 +1,5 @@
+export * from './errors';
+export * from './logger';
+export * from './coverage';
+export * from './hdl';
+export * from './loop';

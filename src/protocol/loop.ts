@@ -1,0 +1,65 @@
+/** The closure loop's events and result: rendered by the CLI, the language server and the chat panel. */
+import type { CoverageSummary, Diagnostic, Hole, LineCoverage, PhaseTimes, RunStatus, Targets } from './coverage';
+
+export type EngineName = 'random' | 'llm' | 'hybrid';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface RoundTimes extends PhaseTimes {
+  generate: number;
+}
+
+export interface RoundSummary {
+  /** 1-based. */
+  index: number;
+  status: RunStatus;
+  coverage: CoverageSummary;
+  ms: RoundTimes;
+  /** LLM rounds: `R = 1 + coverage` (0..2) when it ran, else 0. */
+  reward?: number;
+  /** LLM rounds: tokens generated. */
+  tokens?: number;
+  /** LLM rounds: prompt tokens the backend had to evaluate. */
+  promptTokens?: number;
+  /** LLM rounds: the `Response parse result` / `Patch apply result` outcome, one line. */
+  parse?: string;
+  /** Random engine: candidate stimulus runs in this round. */
+  candidates?: number;
+}
+
+export interface GenerateResult {
+  top: string;
+  engine: EngineName;
+  pass: boolean;
+  targets: Targets;
+  coverage: CoverageSummary;
+  holes: Hole[];
+  rounds: RoundSummary[];
+  /** The generated testbench text. */
+  testbench: string;
+  /** Where it was written, when it was. */
+  testbenchPath?: string;
+  /** Why the loop stopped: `targets met`, `stalled`, `rounds`, `budget`, `cancelled`. */
+  stopReason: string;
+  diagnostics: Diagnostic[];
+  /** Line-level hits for editor overlays, keyed by DUT file then line. */
+  lines?: LineCoverage[];
+  model?: string;
+}
+
+export type LoopEvent =
+  | { type: 'start'; top: string; engine: EngineName; targets: Targets; model?: string; files: string[] }
+  | { type: 'roundStart'; round: number; instruction?: string }
+  | { type: 'tokens'; round: number; text: string }
+  | { type: 'parsed'; round: number; outcome: string; testbench?: string; patch?: boolean }
+  | { type: 'build'; round: number; status: RunStatus; ms: number; diagnostics: Diagnostic[] }
+  | { type: 'coverage'; round: number; coverage: CoverageSummary; holes: Hole[]; status: RunStatus }
+  | { type: 'feedback'; round: number; text: string }
+  | { type: 'roundEnd'; round: RoundSummary }
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
+  | { type: 'final'; result: GenerateResult };
+
+export type LoopEventType = LoopEvent['type'];

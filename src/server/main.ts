@@ -1,0 +1,2 @@
+/** The language server entry: `node dist/server.js --stdio`. */
+export {};

@@ -1,0 +1,2 @@
+/** The chat panel's browser bundle. */
+export {};
