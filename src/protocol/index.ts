@@ -3,3 +3,5 @@ export * from './logger';
 export * from './coverage';
 export * from './hdl';
 export * from './loop';
+export * from './model';
+export * from './lsp';
