@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
+import { registerGenerate } from './generate';
+import { registerPrompt } from './prompt';
 
 /** A subcommand adds itself to the program; its action gets the shared context. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
 // Each subcommand lives in its own file and is listed here once.
-export const commands: RegisterCommand[] = [];
+export const commands: RegisterCommand[] = [registerGenerate, registerPrompt];

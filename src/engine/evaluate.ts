@@ -1,0 +1,70 @@
+/** Measures one testbench against the DUT: write it, check it, build, run, read coverage, explain the holes. */
+import { join } from 'node:path';
+import { findSite, unreachableDefaults } from '../hdl';
+import { holesFeedback, measureCoverage, type SimOptions } from '../sim';
+import type { CoveragePoint, CoverageReport, Hole } from '../protocol';
+import { writeFileAtomic } from './fs';
+import type { RunContext } from './context';
+
+export interface Evaluation {
+  report: CoverageReport;
+  points: CoveragePoint[];
+  testbenchPath: string;
+}
+
+export interface EvaluateOptions {
+  sim: SimOptions;
+  timeoutMs?: number;
+  maxSimTime?: number;
+  /** File name to write the testbench under in the run folder. */
+  filename: string;
+}
+
+/** A testbench that never instantiates the DUT measures nothing: say so before building. */
+export function instantiationProblem(testbench: string, top: string, instance: string): string | null {
+  const code = testbench.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
+  const inst = new RegExp(`\\b${top}\\b\\s*(#\\s*\\([\\s\\S]*?\\)\\s*)?(\\w+)\\s*\\(`, 'g');
+  const names = [...code.matchAll(inst)].map((m) => m[2]);
+  if (!names.length) return `the testbench does not instantiate the DUT module '${top}'`;
+  if (!names.includes(instance)) return `the DUT '${top}' is instantiated as '${names[0]}', but it must be named '${instance}'`;
+  return null;
+}
+
+export function explainHoles(ctx: RunContext, holes: Hole[]): Hole[] {
+  const unreachable = unreachableDefaults(ctx.analysis);
+  return holes.map((h) => {
+    const file = ctx.rtlFiles.find((f) => ctx.displayName(f) === h.file || f === h.file) ?? h.file;
+    const site = findSite(ctx.analysis, file, h.line);
+    const why = unreachable.find((u) => u.line === h.line && ctx.displayName(u.file) === h.file);
+    const out: Hole = { ...h };
+    if (site && !h.detail.includes(site.label)) out.detail = `${h.detail} — ${site.label}`;
+    if (why && h.kind !== 'toggle') out.unreachable = why.reason;
+    return out;
+  });
+}
+
+export async function evaluateTestbench(ctx: RunContext, testbench: string, opts: EvaluateOptions): Promise<Evaluation> {
+  const testbenchPath = join(ctx.workDir, opts.filename);
+  await writeFileAtomic(testbenchPath, testbench);
+  const measured = await measureCoverage(
+    { dutFiles: ctx.rtlFiles, testbench: testbenchPath, timeoutMs: opts.timeoutMs, maxSimTime: opts.maxSimTime },
+    opts.sim,
+  );
+  const { points, ...report } = measured;
+  report.holes = explainHoles(ctx, report.holes);
+  return { report, points, testbenchPath };
+}
+
+/** The holes worth reaching, for the model: unreachable ones are named as such, not chased. */
+export function holesForModel(holes: Hole[], maxLines = 40): string {
+  const reachable = holes.filter((h) => !h.unreachable);
+  const unreachable = holes.filter((h) => h.unreachable);
+  let text = holesFeedback(reachable, maxLines);
+  if (unreachable.length) {
+    text += `\n(${unreachable.length} more point(s) look unreachable and can be ignored: ${unreachable
+      .slice(0, 5)
+      .map((h) => `${h.file}:${h.line} ${h.unreachable}`)
+      .join('; ')})`;
+  }
+  return text;
+}

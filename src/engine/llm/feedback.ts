@@ -1,0 +1,60 @@
+/** Turns a round's outcome into the follow-up bullets the model was trained on, and picks the next instruction. */
+import type { CoverageReport, Diagnostic, Targets } from '../../protocol';
+import { formatSummary, unmetTargets } from '../targets';
+import { holesForModel } from '../evaluate';
+import type { Bullets } from './prompt';
+
+const LOG_LIMIT = 3000;
+
+export function diagnosticsLog(diags: Diagnostic[], output = ''): string {
+  const lines = diags.map((d) => `${d.file}${d.line ? `:${d.line}` : ''}${d.column ? `:${d.column}` : ''}: ${d.severity}: ${d.message}`);
+  let text = lines.join('\n');
+  if (!text && output) text = output;
+  if (text.length > LOG_LIMIT) text = `${text.slice(0, LOG_LIMIT)}\n… (${text.length - LOG_LIMIT} more characters)`;
+  return text || '(no log)';
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
+}
+
+export function edaBullets(report: CoverageReport, targets: Targets): Bullets {
+  switch (report.status) {
+    case 'ok': {
+      const unmet = unmetTargets(report.coverage, targets);
+      return {
+        status: 'success',
+        stage: 'coverage',
+        coverage: formatSummary(report.coverage),
+        targets: unmet.length ? `not met (${unmet.map((m) => `${m} < ${targets[m]}%`).join(', ')})` : 'met',
+        ...(report.holes.length ? { uncovered: `\n${indent(holesForModel(report.holes))}` } : {}),
+        ...(report.bounded ? { note: 'the simulation hit the time bound before $finish; end the stimulus with $finish' } : {}),
+      };
+    }
+    case 'compile_error':
+      return { status: 'compile_failed', stage: 'build', log: `\n${indent(diagnosticsLog(report.diagnostics))}` };
+    case 'rejected':
+      return { status: 'rejected', stage: 'sandbox check', log: `\n${indent(diagnosticsLog(report.diagnostics))}` };
+    case 'timeout':
+      return {
+        status: 'sim_failed',
+        stage: 'simulate',
+        log: `the simulation did not finish within the time limit${report.diagnostics.length ? `\n${indent(diagnosticsLog(report.diagnostics))}` : ''}`,
+      };
+    default:
+      return { status: 'sim_failed', stage: 'simulate', log: `\n${indent(diagnosticsLog(report.diagnostics))}` };
+  }
+}
+
+export function nextInstruction(report: CoverageReport | null, steering: string[]): string {
+  let base: string;
+  if (!report) base = 'Answer with a filename line and one ```systemverilog code block holding the complete testbench.';
+  else if (report.status === 'ok') base = 'Improve coverage toward 100% by editing the testbench; drive the uncovered items listed above.';
+  else if (report.status === 'compile_error') base = 'Fix the compile failure by editing the testbench.';
+  else if (report.status === 'rejected') base = 'Remove the forbidden constructs from the testbench: it may only drive stimulus (no file output, no $system, no DPI).';
+  else base = 'Fix the simulation failure by editing the testbench; make sure the stimulus ends with $finish.';
+  return steering.length ? `${base}\n${steering.map((s) => `User request: ${s}`).join('\n')}` : base;
+}
