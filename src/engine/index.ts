@@ -6,3 +6,7 @@ export { buildOpeningMessages } from './llm/prompt';
 export { parseReply } from './llm/reply';
 export { parsePatch, applyPatch } from './llm/patch';
 export { prepareRun } from './context';
+export { parseItems, type BenchItem } from './bench/schema';
+export { runBench, type BenchReport, type BenchOptions } from './bench/run';
+export { benchMarkdown, benchSvg } from './bench/report';
+export { passAtK, mapMetric } from './bench/metrics';

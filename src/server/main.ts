@@ -1,2 +1,45 @@
-/** The language server entry: `node dist/server.js --stdio`. */
-export {};
+/** The language server: `node dist/server.js --stdio` (or over IPC when the client forks it). */
+import {
+  createConnection,
+  ErrorCodes,
+  LSPErrorCodes,
+  ProposedFeatures,
+  ResponseError,
+  TextDocuments,
+  type InitializeParams,
+  type InitializeResult,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { ChorusError, isAbortError, type Logger } from '../protocol';
+import { createServer } from './server';
+
+const connection = createConnection(ProposedFeatures.all);
+const documents = new TextDocuments(TextDocument);
+
+const logger: Logger = {
+  debug: (m) => (process.env.CHORUS_LOG === 'debug' ? connection.console.log(m) : undefined),
+  info: (m) => connection.console.info(m),
+  warn: (m) => connection.console.warn(m),
+  error: (m) => connection.console.error(m),
+};
+
+/** Every handler failure becomes an error response; the server keeps running. */
+export function toResponseError(err: unknown): ResponseError<unknown> {
+  if (isAbortError(err)) return new ResponseError(LSPErrorCodes.RequestCancelled, 'Cancelled.');
+  if (err instanceof ChorusError) return new ResponseError(ErrorCodes.InvalidRequest, err.describe(), { kind: err.kind, location: err.location });
+  const message = err instanceof Error ? err.message : String(err);
+  logger.error(err instanceof Error ? (err.stack ?? message) : message);
+  return new ResponseError(ErrorCodes.InternalError, `CHORUS server error: ${message}`);
+}
+
+const server = createServer(connection, documents, logger, toResponseError);
+
+connection.onInitialize((params: InitializeParams): InitializeResult => server.initialize(params));
+connection.onInitialized(() => server.initialized());
+connection.onShutdown(() => server.shutdown());
+
+process.on('uncaughtException', (err) => logger.error(`uncaught: ${err.stack ?? err.message}`));
+process.on('unhandledRejection', (err) => logger.error(`unhandled rejection: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
+
+documents.listen(connection);
+connection.listen();

@@ -144,7 +144,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
     result.testbenchPath = out;
   }
   if (flags.json) {
-    const { lines: _lines, ...rest } = result;
+    const { lines: _lines, points: _points, ...rest } = result;
     ctx.out(JSON.stringify(rest, null, 2));
   } else {
     printResult(ctx, result);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
+import { registerBench } from './bench';
 import { registerGenerate } from './generate';
 import { registerPrompt } from './prompt';
 
@@ -7,4 +8,4 @@ import { registerPrompt } from './prompt';
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
 // Each subcommand lives in its own file and is listed here once.
-export const commands: RegisterCommand[] = [registerGenerate, registerPrompt];
+export const commands: RegisterCommand[] = [registerGenerate, registerPrompt, registerBench];

@@ -232,7 +232,7 @@ export async function runLlmLoop(
         }
       }
       emit({ type: 'build', round: index, status: report.status, ms: report.ms.build, diagnostics: report.diagnostics });
-      emit({ type: 'coverage', round: index, coverage: report.coverage, holes: report.holes, status: report.status });
+      emit({ type: 'coverage', round: index, coverage: report.coverage, holes: report.holes, status: report.status, lines: points.length ? lineCoverage(points) : undefined });
     }
 
     const eda = report ? edaBullets(report, ctx.targets) : undefined;
@@ -287,6 +287,7 @@ export async function runLlmLoop(
     stopReason,
     diagnostics: finalReport?.diagnostics ?? [],
     lines: lineCoverage(bestPoints),
+    points: bestPoints,
     model: backend.label,
   };
 }

@@ -209,6 +209,7 @@ export async function runRandomSearch(
       emit({ type: 'roundStart', round: rounds.length + 1 });
     }
   }
+  if (stopReason === 'cancelled') throw new ChorusError('cancelled', 'Cancelled.');
   if (roundRuns > 0 || rounds.length === 0) closeRound();
   if (!kept.length) {
     throw new ChorusError('failed', `No candidate stimulus produced coverage in ${runs} run(s): check the simulation log with CHORUS_LOG=debug.`);
@@ -239,7 +240,7 @@ export async function runRandomSearch(
   last.ms.build += ev.report.ms.build;
   last.ms.sim += ev.report.ms.sim;
   emit({ type: 'build', round: last.index, status: ev.report.status, ms: ev.report.ms.build, diagnostics: ev.report.diagnostics });
-  emit({ type: 'coverage', round: last.index, coverage: ev.report.coverage, holes: ev.report.holes, status: ev.report.status });
+  emit({ type: 'coverage', round: last.index, coverage: ev.report.coverage, holes: ev.report.holes, status: ev.report.status, lines: lineCoverage(ev.points) });
   services.logger.debug(`random search: ${runs} runs in ${Date.now() - started} ms (${simMs} ms simulating), ${kept.length} kept, stop: ${stopReason}`);
 
   const result: GenerateResult = {
@@ -254,6 +255,7 @@ export async function runRandomSearch(
     stopReason,
     diagnostics: ev.report.diagnostics,
     lines: lineCoverage(ev.points),
+    points: ev.points,
   };
   return { result, report: ev.report, points: ev.points, filename };
 }

@@ -1,0 +1,121 @@
+/** `chorus bench`: run an ECov-schema JSONL dataset through an engine and report Pass@k, Cov@1 and times. */
+import { readFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import cliProgress from 'cli-progress';
+import { benchMarkdown, benchSvg, parseItems, runBench, writeFileAtomic } from '../../engine';
+import { openBackend } from '../../llm';
+import { ChorusError, type EngineName } from '../../protocol';
+import type { CliContext } from '../context';
+import { cliModelDirs } from '../modelDirs';
+import { nonNegativeInt, oneOf, positiveInt, positiveNumber } from '../options';
+import type { RegisterCommand } from './index';
+
+interface BenchFlags {
+  engine: EngineName;
+  model?: string;
+  endpoint?: string;
+  apiModel?: string;
+  samples: number;
+  rounds?: number;
+  concurrency: number;
+  out?: string;
+  json?: boolean;
+  seed: number;
+  budgetSeconds?: number;
+  timeout?: number;
+  limit?: number;
+}
+
+async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(resolve(dataset), 'utf8');
+  } catch {
+    throw new ChorusError('bad_input', `Cannot read the dataset ${dataset}.`, { file: dataset });
+  }
+  let lines = parseItems(text);
+  if (flags.limit) lines = lines.slice(0, flags.limit);
+  if (!lines.length) throw new ChorusError('bad_input', `${dataset} holds no items.`, { file: dataset });
+  const needsModel = flags.engine !== 'random';
+  const backend = needsModel
+    ? await openBackend(flags.model, {
+        logger: ctx.logger,
+        signal: ctx.signal,
+        modelDirs: cliModelDirs(),
+        endpoint: flags.endpoint ? { baseUrl: flags.endpoint, model: flags.apiModel, apiKey: process.env.CHORUS_API_KEY } : undefined,
+      })
+    : undefined;
+  const workDir = await mkdtemp(join(tmpdir(), 'chorus-bench-'));
+  const bar =
+    !flags.json && process.stderr.isTTY
+      ? new cliProgress.SingleBar({ format: 'bench {bar} {value}/{total} items | passed {passed} | {id}', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic)
+      : null;
+  let passed = 0;
+  bar?.start(lines.length, 0, { passed: 0, id: '' });
+  try {
+    const report = await runBench(
+      lines,
+      {
+        engine: flags.engine,
+        samples: flags.samples,
+        rounds: flags.rounds,
+        concurrency: flags.concurrency,
+        budgetSeconds: flags.budgetSeconds,
+        simTimeoutSeconds: flags.timeout,
+        seed: flags.seed,
+        workDir,
+      },
+      { logger: ctx.logger, signal: ctx.signal, backend },
+      (e) => {
+        if (e.type === 'itemStart') bar?.update({ id: e.id });
+        if (e.type === 'itemEnd') {
+          if (e.result.pass) passed++;
+          if (bar) bar.update(e.done, { passed });
+          else if (!flags.json) ctx.logger.info(`[${e.done}/${e.total}] ${e.result.id}: ${e.result.pass ? 'pass' : 'fail'} (overall ${e.result.coverage.overall}%)${e.result.error ? ` — ${e.result.error.split('\n')[0]}` : ''}`);
+        }
+      },
+    );
+    bar?.stop();
+    const slim = { ...report, results: report.results.map(({ all: _all, ...r }) => r) };
+    if (flags.out) {
+      const out = resolve(flags.out);
+      await mkdir(out, { recursive: true });
+      await writeFileAtomic(join(out, 'results.json'), JSON.stringify(slim, null, 2) + '\n');
+      await writeFileAtomic(join(out, 'summary.md'), benchMarkdown(report, `chorus bench: ${dataset}`));
+      await writeFileAtomic(join(out, 'chart.svg'), benchSvg(report));
+    }
+    if (flags.json) ctx.out(JSON.stringify(slim, null, 2));
+    else {
+      ctx.out(benchMarkdown(report, `chorus bench: ${dataset}`).split('\n![')[0]);
+      if (flags.out) ctx.out(`Results written to ${resolve(flags.out)}`);
+    }
+    process.exitCode = 0;
+  } finally {
+    bar?.stop();
+    await backend?.dispose();
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+export const registerBench: RegisterCommand = (program: Command, ctx: CliContext) => {
+  program
+    .command('bench')
+    .description('Run an ECov-schema JSONL dataset through an engine: Pass@1, Pass@k, Cov@1, compile rate and times.')
+    .argument('<items.jsonl>', 'benchmark items, one JSON object per line (CVDP-ECov schema)')
+    .option('--engine <name>', 'random | llm | hybrid', oneOf('--engine', ['random', 'llm', 'hybrid'] as const), 'random')
+    .option('--model <uri>', 'model for llm/hybrid: a .gguf path, manifest id or replay:<file>')
+    .option('--endpoint <url>', 'OpenAI-compatible endpoint base URL')
+    .option('--api-model <name>', 'model name at the endpoint')
+    .option('--samples <k>', 'samples per item (Pass@k uses k = samples)', positiveInt('--samples'), 1)
+    .option('--rounds <n>', 'LLM rounds per sample', positiveInt('--rounds'))
+    .option('--concurrency <n>', 'items run at once', positiveInt('--concurrency'), 1)
+    .option('--budget-seconds <n>', 'model-free search budget per sample', positiveNumber('--budget-seconds'))
+    .option('--timeout <seconds>', 'wall-clock bound per simulation', positiveNumber('--timeout'))
+    .option('--seed <n>', 'base seed (sample k uses seed + k)', nonNegativeInt('--seed'), 1)
+    .option('--limit <n>', 'only the first n items', positiveInt('--limit'))
+    .option('--out <dir>', 'write results.json, summary.md and chart.svg here')
+    .option('--json', 'print only the JSON result')
+    .action((dataset: string, flags: BenchFlags) => action(dataset, flags, ctx));
+};

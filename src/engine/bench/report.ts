@@ -1,0 +1,74 @@
+/** The bench results as Markdown and an SVG chart (coverage per item, time breakdown). */
+import type { BenchReport } from './run';
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+export function benchSvg(r: BenchReport): string {
+  const rowH = 16;
+  const left = 220;
+  const barW = 300;
+  const timeW = 260;
+  const width = left + barW + 40 + timeW + 20;
+  const height = 40 + r.results.length * rowH + 30;
+  const maxMs = Math.max(1, ...r.results.map((x) => x.ms.total));
+  const rows = r.results.map((x, i) => {
+    const y = 40 + i * rowH;
+    const cov = Math.max(0, Math.min(100, x.coverage.overall));
+    const g = (x.ms.generate / maxMs) * timeW;
+    const b = (x.ms.build / maxMs) * timeW;
+    const s = (x.ms.sim / maxMs) * timeW;
+    const other = Math.max(0, (x.ms.total / maxMs) * timeW - g - b - s);
+    const tx = left + barW + 40;
+    return [
+      `<text x="${left - 6}" y="${y + 11}" text-anchor="end" class="id">${esc(x.id.slice(0, 34))}</text>`,
+      `<rect x="${left}" y="${y + 2}" width="${(cov / 100) * barW}" height="${rowH - 4}" class="${x.pass ? 'pass' : 'fail'}"><title>${esc(x.id)}: ${cov.toFixed(1)}%</title></rect>`,
+      `<rect x="${tx}" y="${y + 2}" width="${g}" height="${rowH - 4}" class="gen"/>`,
+      `<rect x="${tx + g}" y="${y + 2}" width="${b}" height="${rowH - 4}" class="build"/>`,
+      `<rect x="${tx + g + b}" y="${y + 2}" width="${s}" height="${rowH - 4}" class="sim"/>`,
+      `<rect x="${tx + g + b + s}" y="${y + 2}" width="${other}" height="${rowH - 4}" class="other"/>`,
+    ].join('');
+  });
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">
+<style>.id{fill:#333}.pass{fill:#2e8b57}.fail{fill:#c0392b}.gen{fill:#8e44ad}.build{fill:#2980b9}.sim{fill:#16a085}.other{fill:#bbb}.h{font-weight:bold}</style>
+<text x="${left}" y="16" class="h">Overall coverage per item (green: passed)</text>
+<text x="${left + barW + 40}" y="16" class="h">Time: generate / build / simulate / other</text>
+<text x="${left}" y="30">0%</text><text x="${left + barW}" y="30" text-anchor="end">100%</text>
+<text x="${left + barW + 40 + timeW}" y="30" text-anchor="end">${(maxMs / 1000).toFixed(1)} s</text>
+${rows.join('\n')}
+</svg>
+`;
+}
+
+export function benchMarkdown(r: BenchReport, title: string): string {
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  const failed = r.results.filter((x) => !x.pass);
+  const lines = [
+    `# ${title}`,
+    '',
+    `Engine \`${r.engine}\`, ${r.items} item(s), ${r.samples} sample(s) each, ${(r.total_ms / 1000).toFixed(1)} s in all.`,
+    '',
+    '| figure | value |',
+    '|---|---|',
+    `| Pass@1 | ${pct(r.pass_at_1)} |`,
+    `| Pass@${r.k} | ${pct(r.pass_at_k)} |`,
+    `| Cov@1 (overall, mean) | ${r.cov_at_1.toFixed(1)}% |`,
+    `| compiled | ${pct(r.compile_rate)} |`,
+    ...(r.tokens ? [`| tokens | ${r.tokens} (${r.tokens_per_second ?? '-'} tok/s) |`] : []),
+    '',
+    'Metric mapping (Verilator is not Cadence IMC; names are mapped explicitly):',
+    '',
+    ...Object.entries(r.mapping).map(([k, v]) => `- \`${k}\` → ${v}`),
+    '',
+    '![coverage and time per item](chart.svg)',
+    '',
+  ];
+  if (failed.length) {
+    lines.push(`## Items not passed (${failed.length})`, '', '| item | line | branch | toggle | why |', '|---|---|---|---|---|');
+    for (const f of failed) {
+      const why = f.error ?? f.targets.filter((t) => !t.met).map((t) => `${t.metric} ${t.value === null ? (t.note ?? 'n/a') : `${t.value.toFixed(1)}%`} < ${t.target}%`).join('; ');
+      lines.push(`| ${f.id} | ${f.coverage.line.pct}% | ${f.coverage.branch.pct}% | ${f.coverage.toggle.pct}% | ${why.replace(/\|/g, '\\|').replace(/\n/g, ' ').slice(0, 200)} |`);
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,37 @@
+/** Hover: a DUT line's hit count from the last run; on a signal, the toggle bits never seen. */
+import type { Hover, Position } from 'vscode-languageserver';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { Hole, LineCoverage } from '../protocol';
+
+function wordAt(doc: TextDocument, pos: Position): string | null {
+  const line = doc.getText({ start: { line: pos.line, character: 0 }, end: { line: pos.line + 1, character: 0 } });
+  const re = /[A-Za-z_][A-Za-z0-9_$]*/g;
+  for (const m of line.matchAll(re)) {
+    const start = m.index ?? 0;
+    if (pos.character >= start && pos.character <= start + m[0].length) return m[0];
+  }
+  return null;
+}
+
+export function hoverAt(doc: TextDocument, pos: Position, lines: LineCoverage[], holes: Hole[], fileName: string): Hover | null {
+  const parts: string[] = [];
+  const word = wordAt(doc, pos);
+  if (word) {
+    const bits = holes
+      .filter((h) => h.kind === 'toggle' && h.file === fileName)
+      .map((h) => h.detail)
+      .filter((d) => new RegExp(`(^|[^A-Za-z0-9_])${word}(\\[|\\s|$)`).test(d));
+    if (bits.length) {
+      parts.push(`**${word}**: ${bits.length} toggle bit${bits.length === 1 ? '' : 's'} never seen`, ...bits.slice(0, 12).map((b) => `- ${b}`));
+      if (bits.length > 12) parts.push(`- … and ${bits.length - 12} more`);
+    }
+  }
+  const here = lines.find((l) => l.line === pos.line + 1);
+  if (here) {
+    parts.push(`CHORUS: line hit **${here.hits}** time${here.hits === 1 ? '' : 's'} in the last run`);
+    for (const b of here.branches) parts.push(`- ${b.label}: ${b.count === 0 ? '**never taken**' : `${b.count}×`}`);
+    if (here.missingToggles.length) parts.push(`- toggles never seen: ${here.missingToggles.slice(0, 8).join(', ')}`);
+  }
+  if (!parts.length) return null;
+  return { contents: { kind: 'markdown', value: parts.join('\n') } };
+}

@@ -1,0 +1,211 @@
+/** Wires the LSP features and the `chorus/*` messages to the engine. */
+import { basename, join } from 'node:path';
+import {
+  TextDocumentSyncKind,
+  type CancellationToken,
+  type Connection,
+  type InitializeParams,
+  type InitializeResult,
+  type ResponseError,
+  type TextDocuments,
+} from 'vscode-languageserver/node';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { listModels } from '../llm';
+import { toLcov } from '../sim';
+import {
+  ChorusError,
+  Methods,
+  type AskParams,
+  type CoverageParams,
+  type CoverageResult,
+  type ExportLcovParams,
+  type ExportLcovResult,
+  type GenerateParams,
+  type GenerateResult,
+  type ListModelsResult,
+  type Logger,
+  type SteerParams,
+} from '../protocol';
+import { analyzeDocument, isHdlDocument } from './analysis';
+import { answer, askMessages } from './ask';
+import { holeDiagnostics, syntaxDiagnostics } from './diagnostics';
+import { hoverAt } from './hover';
+import { codeLenses } from './lenses';
+import { ModelHost } from './models';
+import { ResultStore } from './results';
+import { RunManager } from './runs';
+import { readSettings } from './settings';
+import { documentSymbols } from './symbols';
+import { pathToUri, uriToPath } from './uris';
+
+interface InitOptions {
+  /** Folders holding GGUF files (the extension's models/ and its global storage). */
+  modelDirs?: string[];
+}
+
+/** A result without the engine-side points: what goes on the wire. */
+function wire(result: GenerateResult): GenerateResult {
+  const { points: _points, ...rest } = result;
+  return rest;
+}
+
+export function createServer(
+  connection: Connection,
+  documents: TextDocuments<TextDocument>,
+  logger: Logger,
+  toResponseError: (err: unknown) => ResponseError<unknown>,
+) {
+  const results = new ResultStore();
+  let configSupported = false;
+  let lensRefreshSupported = false;
+  let models: ModelHost | undefined;
+  let runs: RunManager | undefined;
+  const ready = () => {
+    if (!models || !runs) throw new ChorusError('failed', 'The CHORUS server is not initialized yet.');
+    return { models, runs };
+  };
+
+  async function publishDiagnostics(doc: TextDocument): Promise<void> {
+    if (!isHdlDocument(doc.uri)) return;
+    const path = uriToPath(doc.uri);
+    const diagnostics = syntaxDiagnostics(analyzeDocument(doc));
+    const last = results.get(path);
+    if (last) {
+      const settings = await readSettings(connection, doc.uri, configSupported).catch(() => null);
+      if (settings?.showHolesAsDiagnostics) diagnostics.push(...holeDiagnostics(last.result.holes, basename(path)));
+    }
+    await connection.sendDiagnostics({ uri: doc.uri, diagnostics });
+  }
+
+  function afterRun(files: string[]): void {
+    for (const f of files) {
+      const doc = documents.get(pathToUri(f));
+      if (doc) void publishDiagnostics(doc);
+    }
+    if (lensRefreshSupported) void connection.sendRequest('workspace/codeLens/refresh').catch(() => undefined);
+  }
+
+  /** Runs a handler, turning any failure into an error response. */
+  const guard =
+    <P, R>(fn: (p: P, token: CancellationToken) => Promise<R> | R) =>
+    async (p: P, token: CancellationToken): Promise<R | ResponseError<unknown>> => {
+      try {
+        return await fn(p, token);
+      } catch (err) {
+        return toResponseError(err);
+      }
+    };
+
+  return {
+    initialize(params: InitializeParams): InitializeResult {
+      configSupported = Boolean(params.capabilities.workspace?.configuration);
+      lensRefreshSupported = Boolean(params.capabilities.workspace?.codeLens?.refreshSupport);
+      const init = (params.initializationOptions ?? {}) as InitOptions;
+      const modelDirs = [...(init.modelDirs ?? []), join(__dirname, '..', 'models')];
+      for (const f of params.workspaceFolders ?? []) modelDirs.push(join(uriToPath(f.uri), 'models'));
+      models = new ModelHost(connection, logger, [...new Set(modelDirs)]);
+      runs = new RunManager(connection, logger, models, results, () => configSupported, afterRun);
+
+      connection.onDocumentSymbol((p) => {
+        const doc = documents.get(p.textDocument.uri);
+        return doc && isHdlDocument(doc.uri) ? documentSymbols(analyzeDocument(doc)) : [];
+      });
+      connection.onCodeLens((p) => {
+        const doc = documents.get(p.textDocument.uri);
+        if (!doc || !isHdlDocument(doc.uri)) return [];
+        return codeLenses(doc.uri, analyzeDocument(doc), results.get(uriToPath(doc.uri))?.result);
+      });
+      connection.onHover((p) => {
+        const doc = documents.get(p.textDocument.uri);
+        if (!doc) return null;
+        const path = uriToPath(doc.uri);
+        const last = results.get(path);
+        if (!last) return null;
+        return hoverAt(doc, p.position, results.lines(path), last.result.holes, basename(path));
+      });
+      documents.onDidChangeContent((e) => void publishDiagnostics(e.document));
+
+      connection.onRequest(
+        Methods.generate,
+        guard(async (p: GenerateParams, token) => {
+          const reporter = p.workDoneToken !== undefined
+            ? connection.window.attachWorkDoneProgress(p.workDoneToken)
+            : await connection.window.createWorkDoneProgress().catch(() => connection.window.attachWorkDoneProgress(undefined));
+          return wire(await ready().runs.generate(p, token, reporter));
+        }),
+      );
+      connection.onRequest(
+        Methods.coverage,
+        guard((p: CoverageParams): CoverageResult => {
+          const path = uriToPath(p.uri);
+          const last = results.get(path);
+          return { result: last ? wire(last.result) : null, lines: results.lines(path) };
+        }),
+      );
+      connection.onRequest(Methods.steer, guard((p: SteerParams) => ({ accepted: ready().runs.steer(p.runId, p.text) })));
+      connection.onRequest(
+        Methods.ask,
+        guard(async (p: AskParams, token) => {
+          const { models: host } = ready();
+          const settings = await readSettings(connection, p.uri, configSupported);
+          const controller = new AbortController();
+          const sub = token.onCancellationRequested(() => controller.abort());
+          try {
+            const path = uriToPath(p.uri);
+            const last = results.get(path);
+            const backend = await host.backendFor(settings, undefined, controller.signal);
+            const messages = await askMessages(last?.files ?? [path], last?.result, p.question);
+            const text = await answer(backend, messages, controller.signal, (t) => {
+              void connection.sendNotification(Methods.askChunk, { askId: p.askId, text: t, done: false });
+            });
+            void connection.sendNotification(Methods.askChunk, { askId: p.askId, text: '', done: true });
+            return { text };
+          } finally {
+            sub.dispose();
+          }
+        }),
+      );
+      connection.onRequest(
+        Methods.listModels,
+        guard(async (p: { uri?: string } | undefined): Promise<ListModelsResult> => {
+          const { models: host } = ready();
+          const settings = await readSettings(connection, p?.uri, configSupported);
+          return {
+            models: await listModels({
+              modelDirs: host.modelDirs,
+              manifestPath: join(__dirname, '..', 'models', 'manifest.json'),
+              endpoint: settings.endpoint ? { baseUrl: settings.endpoint, model: settings.apiModel || undefined } : undefined,
+            }),
+          };
+        }),
+      );
+      connection.onRequest(
+        Methods.exportLcov,
+        guard((p: ExportLcovParams): ExportLcovResult => {
+          const last = results.get(uriToPath(p.uri));
+          if (!last?.result.points) throw new ChorusError('bad_input', 'No coverage for this file yet: run "Generate high-coverage stimulus" first.');
+          return { lcov: toLcov(last.result.points) };
+        }),
+      );
+
+      return {
+        capabilities: {
+          textDocumentSync: TextDocumentSyncKind.Incremental,
+          documentSymbolProvider: true,
+          codeLensProvider: { resolveProvider: false },
+          hoverProvider: true,
+        },
+        serverInfo: { name: 'chorus-language-server' },
+      };
+    },
+
+    initialized(): void {
+      ready().models.publish(ready().models.status);
+    },
+
+    async shutdown(): Promise<void> {
+      runs?.cancelAll();
+      await models?.dispose();
+    },
+  };
+}
