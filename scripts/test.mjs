@@ -48,4 +48,6 @@ if (!files.length) {
 }
 step(`tests (${chosen.join(', ')})`, process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
   CHORUS_TEST: '1',
+  // llama.cpp's worker threads busy-wait: on a 2-core machine shared with simulators, one thread is far faster.
+  CHORUS_THREADS: process.env.CHORUS_THREADS ?? '1',
 });

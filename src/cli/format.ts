@@ -18,14 +18,43 @@ export function coverageTable(s: CoverageSummary, targets: Targets = {}): string
   return [pc.bold(`  ${'kind'.padEnd(8)}  ${'covered'.padStart(11)}  ${'percent'.padStart(7)}`), ...rows].join('\n');
 }
 
+/** Toggle holes of one signal collapse into one line: `mem: 17 bit(s) never toggled (mem[1][6], …)`. */
+function groupToggles(holes: Hole[]): Hole[] {
+  const out: Hole[] = [];
+  const groups = new Map<string, Hole[]>();
+  for (const h of holes) {
+    if (h.kind !== 'toggle') {
+      out.push(h);
+      continue;
+    }
+    const signal = /^([A-Za-z_][\w$]*)/.exec(h.detail)?.[1] ?? h.detail;
+    const key = `${h.file}:${h.line}:${signal}`;
+    const g = groups.get(key);
+    if (g) g.push(h);
+    else {
+      groups.set(key, [h]);
+      out.push(h);
+    }
+  }
+  return out.map((h) => {
+    if (h.kind !== 'toggle') return h;
+    const signal = /^([A-Za-z_][\w$]*)/.exec(h.detail)?.[1] ?? h.detail;
+    const g = groups.get(`${h.file}:${h.line}:${signal}`) ?? [h];
+    if (g.length === 1) return h;
+    const bits = g.map((x) => /^(\S+)/.exec(x.detail)?.[1] ?? x.detail);
+    return { ...h, detail: `${signal}: ${g.length} bit(s) never toggled (${bits.slice(0, 4).join(', ')}${g.length > 4 ? ', …' : ''})` };
+  });
+}
+
 export function holesList(holes: Hole[], limit = 30): string {
   if (!holes.length) return pc.green('  No holes.');
-  const lines = holes.slice(0, limit).map((h) => {
+  const grouped = groupToggles(holes);
+  const lines = grouped.slice(0, limit).map((h) => {
     const where = pc.cyan(`${h.file}:${h.line}`);
     const tag = h.unreachable ? pc.dim(` (likely unreachable: ${h.unreachable})`) : '';
     const src = h.source ? `\n      ${pc.dim(h.source)}` : '';
     return `  ${where} ${pc.yellow(h.kind)} ${h.detail}${tag}${src}`;
   });
-  if (holes.length > limit) lines.push(pc.dim(`  … and ${holes.length - limit} more`));
+  if (grouped.length > limit) lines.push(pc.dim(`  … and ${grouped.length - limit} more`));
   return lines.join('\n');
 }

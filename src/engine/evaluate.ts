@@ -47,7 +47,14 @@ export async function evaluateTestbench(ctx: RunContext, testbench: string, opts
   const testbenchPath = join(ctx.workDir, opts.filename);
   await writeFileAtomic(testbenchPath, testbench);
   const measured = await measureCoverage(
-    { dutFiles: ctx.rtlFiles, testbench: testbenchPath, timeoutMs: opts.timeoutMs, maxSimTime: opts.maxSimTime },
+    {
+      dutFiles: ctx.rtlFiles,
+      testbench: testbenchPath,
+      timeoutMs: opts.timeoutMs,
+      maxSimTime: opts.maxSimTime,
+      dutTop: ctx.top.name,
+      displayName: ctx.displayName,
+    },
     opts.sim,
   );
   const { points, ...report } = measured;

@@ -64,6 +64,8 @@ export interface ItemResult {
   tokens: number;
   targets: TargetCheck[];
   error?: string;
+  /** Overall coverage of every sample, in order. */
+  overall_samples: number[];
   all: SampleResult[];
 }
 
@@ -187,7 +189,7 @@ async function runSample(item: BenchItem, k: number, opts: BenchOptions, service
 
 function failedItem(id: string, error: string, samples: number): ItemResult {
   const coverage = { ...emptySummary(), overall: 0 };
-  return { id, pass: false, passes: 0, samples, coverage, ms: { generate: 0, build: 0, sim: 0, total: 0 }, rounds: 0, tokens: 0, targets: [], error, all: [] };
+  return { id, pass: false, passes: 0, samples, coverage, ms: { generate: 0, build: 0, sim: 0, total: 0 }, rounds: 0, tokens: 0, targets: [], error, overall_samples: [], all: [] };
 }
 
 export async function runBench(
@@ -222,6 +224,7 @@ export async function runBench(
           tokens: first.tokens,
           targets: first.targets,
           error: first.error,
+          overall_samples: all.map((x) => x.overall),
           all,
         };
       }
@@ -233,7 +236,8 @@ export async function runBench(
   const finished = results.filter(Boolean);
   const mapping: Record<string, string> = {};
   for (const l of lines) if (l.ok) for (const t of l.item.targets) mapping[t.metric] = mapMetric(t.metric) ?? 'unmapped (counted as not met)';
-  const samples = finished.flatMap((r) => (r.all.length ? r.all : [null]));
+  // Over attempted samples: items rejected by the schema never ran.
+  const samples = finished.flatMap((r) => r.all);
   const tokens = finished.reduce((a, r) => a + r.all.reduce((b, s) => b + s.tokens, 0), 0);
   const genMs = finished.reduce((a, r) => a + r.all.reduce((b, s) => b + s.ms.generate, 0), 0);
   return {
@@ -244,7 +248,7 @@ export async function runBench(
     pass_at_1: round4(mean(finished.map((r) => (r.samples ? r.passes / r.samples : 0)))),
     pass_at_k: round4(mean(finished.map((r) => passAtK(r.samples || opts.samples, r.passes, opts.samples)))),
     cov_at_1: round4(mean(finished.map((r) => (r.all.length ? mean(r.all.map((s) => s.overall)) : 0)))),
-    compile_rate: round4(samples.length ? samples.filter((s) => s?.compiled).length / samples.length : 0),
+    compile_rate: round4(samples.length ? samples.filter((s) => s.compiled).length / samples.length : 0),
     mapping,
     total_ms: Date.now() - started,
     tokens,

@@ -1,6 +1,8 @@
 /**
- * Writes the kept stimulus as one self-contained, readable SystemVerilog testbench. Its `step` task applies inputs
- * and clocks exactly as the vector harness does, so a re-simulation reaches the same points.
+ * Writes the kept stimulus as one self-contained, readable SystemVerilog testbench: a table of input rows (each held
+ * for a number of cycles) walked by a loop that applies inputs and clocks exactly as the vector harness does, so a
+ * re-simulation reaches the same points. A table compiles in about the same time whatever its length; thousands
+ * of timed statements would not.
  */
 import { GENERATED_MARKER } from '../fs';
 import { HALF_PERIOD, type HarnessPlan } from './harness';
@@ -20,11 +22,41 @@ export interface KeptSequence {
   newPoints: number;
 }
 
+interface Row {
+  cycles: number;
+  values: Cycle;
+  comment?: string;
+}
+
+function rows(kept: KeptSequence[]): Row[] {
+  const out: Row[] = [];
+  kept.forEach((k, idx) => {
+    const c = k.candidate;
+    let first = true;
+    let i = 0;
+    while (i < c.cycles.length) {
+      let run = 1;
+      while (i + run < c.cycles.length && sameCycle(c.cycles[i], c.cycles[i + run])) run++;
+      out.push({
+        cycles: run,
+        values: c.cycles[i],
+        comment: first ? `sequence ${idx + 1}: ${c.cycles.length} cycle(s), ${c.origin}, reached ${k.newPoints} new point(s)` : undefined,
+      });
+      first = false;
+      i += run;
+    }
+  });
+  return out;
+}
+
 export function emitTestbench(plan: HarnessPlan, kept: KeptSequence[], meta: { seed: number; tbName: string }): string {
   const inputs = plan.inputs;
+  const table = rows(kept);
+  const totalCycles = table.reduce((a, r) => a + r.cycles, 0);
   const lines: string[] = [
     `${GENERATED_MARKER} (model-free engine, seed ${meta.seed}): stimulus only, no checks.`,
-    `// ${kept.length} stimulus sequence(s) kept by coverage-guided search; each starts from reset when the DUT has one.`,
+    `// ${kept.length} stimulus sequence(s), ${totalCycles} cycle(s), kept by coverage-guided search;`,
+    '// each sequence starts from reset when the DUT has one.',
     '`timescale 1ns/1ps',
     `module ${meta.tbName};`,
   ];
@@ -39,29 +71,25 @@ export function emitTestbench(plan: HarnessPlan, kept: KeptSequence[], meta: { s
   conns.forEach((n, k) => lines.push(`    .${n}(${n})${k < conns.length - 1 ? ',' : ''}`));
   lines.push('  );', '');
 
-  const args = inputs.map((i) => `input logic ${i.width > 1 ? `[${i.width - 1}:0] ` : ''}${i.name}_v`).join(', ');
+  const fields = [{ name: 'cycles', width: 32 }, ...inputs.map((i) => ({ name: i.name, width: i.width }))];
+  const rowWidth = fields.reduce((a, f) => a + f.width, 0);
   lines.push(
-    plan.clock
-      ? '  // One cycle: inputs change while the clock is low; the DUT samples them at the rising edge.'
-      : '  // One input vector, held for a while so the combinational logic settles.',
-    `  task automatic step(${args});`,
+    `  // One row: hold the inputs for \`cycles\` ${plan.clock ? 'clock cycles' : 'steps'}, then move on.`,
+    `  // Row layout: {${fields.map((f) => `${f.name}${f.width > 1 ? `[${f.width - 1}:0]` : ''}`).join(', ')}}`,
+    `  localparam int ROWS = ${table.length};`,
+    `  localparam logic [${rowWidth - 1}:0] STIMULUS [ROWS] = '{`,
   );
-  for (const i of inputs) lines.push(`    ${i.name} = ${i.name}_v;`);
-  if (plan.clock) lines.push(`    #${HALF_PERIOD} ${plan.clock} = 1'b1;`, `    #${HALF_PERIOD} ${plan.clock} = 1'b0;`);
-  else lines.push(`    #${HALF_PERIOD * 2};`);
-  lines.push('  endtask', '', '  initial begin');
-  kept.forEach((k, idx) => {
-    const c = k.candidate;
-    lines.push(`    // sequence ${idx + 1}: ${c.cycles.length} cycle(s), ${c.origin}, reached ${k.newPoints} new point(s)`);
-    let i = 0;
-    while (i < c.cycles.length) {
-      let run = 1;
-      while (i + run < c.cycles.length && sameCycle(c.cycles[i], c.cycles[i + run])) run++;
-      const call = `step(${c.cycles[i].map((v, j) => literal(v, inputs[j].width)).join(', ')});`;
-      lines.push(run > 1 ? `    repeat (${run}) ${call}` : `    ${call}`);
-      i += run;
-    }
+  table.forEach((r, idx) => {
+    if (r.comment) lines.push(`    // ${r.comment}`);
+    const cells = [`32'd${r.cycles}`, ...r.values.map((v, j) => literal(v, inputs[j].width))];
+    lines.push(`    {${cells.join(', ')}}${idx < table.length - 1 ? ',' : ''}`);
   });
-  lines.push('    $finish;', '  end', 'endmodule', '');
+  lines.push('  };', '');
+  lines.push('  initial begin', '    for (int r = 0; r < ROWS; r++) begin', '      logic [31:0] cycles;');
+  lines.push(inputs.length ? `      {cycles, ${inputs.map((i) => i.name).join(', ')}} = STIMULUS[r];` : '      cycles = STIMULUS[r];');
+  lines.push('      repeat (cycles) begin');
+  if (plan.clock) lines.push(`        #${HALF_PERIOD} ${plan.clock} = 1'b1;`, `        #${HALF_PERIOD} ${plan.clock} = 1'b0;`);
+  else lines.push(`        #${HALF_PERIOD * 2};`);
+  lines.push('      end', '    end', '    $finish;', '  end', 'endmodule', '');
   return lines.join('\n');
 }

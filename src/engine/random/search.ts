@@ -5,7 +5,7 @@
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { literalsOf } from '../../hdl';
+import { literalsOf, unreachableDefaults } from '../../hdl';
 import { buildSimulation, lineCoverage, mergePoints, readCoverageFile, runSimulation, summarize, type SimOptions } from '../../sim';
 import {
   ChorusError,
@@ -53,12 +53,17 @@ interface Kept extends KeptSequence {
   covered: Set<string>;
 }
 
+interface Chosen {
+  kept: Kept;
+  /** The points this sequence was chosen for: no sequence before it covers them. */
+  gain: Set<string>;
+}
+
 /** Keeps the fewest sequences that still cover every point the search reached (greedy set cover). */
-function minimize(kept: Kept[]): Kept[] {
-  const all = new Set<string>();
-  for (const k of kept) for (const p of k.covered) all.add(p);
-  const chosen: Kept[] = [];
-  const left = new Set(all);
+function minimize(kept: Kept[]): Chosen[] {
+  const left = new Set<string>();
+  for (const k of kept) for (const p of k.covered) left.add(p);
+  const chosen: Chosen[] = [];
   const pool = [...kept];
   while (left.size && pool.length) {
     let bestIdx = 0;
@@ -73,11 +78,12 @@ function minimize(kept: Kept[]): Kept[] {
     });
     if (bestGain <= 0) break;
     const [k] = pool.splice(bestIdx, 1);
-    for (const p of k.covered) left.delete(p);
-    chosen.push(k);
+    const gain = new Set<string>();
+    for (const p of k.covered) if (left.delete(p)) gain.add(p);
+    chosen.push({ kept: k, gain });
   }
-  // Found order reads better than gain order.
-  return chosen.sort((a, b) => kept.indexOf(a) - kept.indexOf(b));
+  // Found order reads better than gain order; every sequence starts from reset, so order does not change coverage.
+  return chosen.sort((a, b) => kept.indexOf(a.kept) - kept.indexOf(b.kept));
 }
 
 export interface RandomOutcome {
@@ -132,8 +138,72 @@ export async function runRandomSearch(
   let roundSim = 0;
   let roundRuns = 0;
   let stopReason = 'budget';
+  // Line/branch targets stop early once only points analysis marks unreachable are left.
+  const unreachable = new Set(unreachableDefaults(ctx.analysis).map((u) => `${u.file}:${u.line}`));
+  const structuralTargets = Object.keys(ctx.targets).every((k) => k === 'line' || k === 'branch');
+  const onlyReachableLeft = (pts: CoveragePoint[]) =>
+    structuralTargets &&
+    unreachable.size > 0 &&
+    pts.every((p) => p.count > 0 || (p.kind !== 'line' && p.kind !== 'branch') || unreachable.has(`${p.file}:${p.line}`));
+  // Toggle points drive the search only when a toggle target asks for them; otherwise they would keep (and make
+  // the testbench carry) long random sequences for bits nobody asked about.
+  const wantToggles = ctx.targets.toggle !== undefined || ctx.targets.overall !== undefined;
+  const hitKeys = (pts: CoveragePoint[]) => new Set(pts.filter((p) => p.count > 0 && (wantToggles || p.kind !== 'toggle')).map(pointKey));
   const stimPath = join(ctx.workDir, 'stimulus.hex');
   const covPath = join(ctx.workDir, 'candidate.dat');
+
+  /** Runs one candidate through the harness; the points it hit, or null when it wrote no coverage. */
+  const runCandidate = async (candidate: Candidate): Promise<CoveragePoint[] | null> => {
+    await writeFile(stimPath, stimulusText(candidate));
+    await rm(covPath, { force: true });
+    const run = await runSimulation(
+      { binary: build.binary!, coverageFile: covPath, plusargs: [`+stim=${stimPath}`], timeoutMs: opts.simTimeoutMs, cwd: ctx.workDir },
+      sim,
+    );
+    runs++;
+    roundRuns++;
+    simMs += run.ms;
+    roundSim += run.ms;
+    if (!run.coverageWritten) {
+      services.logger.debug(`candidate ${runs}: ${run.status}, no coverage written`);
+      return null;
+    }
+    return readCoverageFile(covPath, ctx.rtlFiles);
+  };
+
+  const reaches = async (cycles: Candidate['cycles'], gain: Set<string>): Promise<boolean> => {
+    const hit = hitKeys((await runCandidate({ cycles, origin: '' })) ?? []);
+    for (const k of gain) if (!hit.has(k)) return false;
+    return true;
+  };
+
+  /**
+   * Shrinks a kept sequence while it still reaches the points it was chosen for: the shortest prefix (binary
+   * search), then chunks deleted from the middle, halving the chunk size, within a run budget.
+   */
+  const shorten = async (c: Chosen, budgetRuns = 60): Promise<Candidate> => {
+    const cand = c.kept.candidate;
+    const start = runs;
+    let cycles = cand.cycles;
+    let lo = gen.prologue + 1;
+    let hi = cycles.length;
+    while (lo < hi && !services.signal.aborted) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (await reaches(cycles.slice(0, mid), c.gain)) hi = mid;
+      else lo = mid + 1;
+    }
+    cycles = cycles.slice(0, hi);
+    for (let chunk = Math.floor((cycles.length - gen.prologue) / 2); chunk >= 1; chunk = Math.floor(chunk / 2)) {
+      let i = gen.prologue;
+      while (i < cycles.length && runs - start < budgetRuns && !services.signal.aborted) {
+        const without = [...cycles.slice(0, i), ...cycles.slice(i + chunk)];
+        if (without.length > gen.prologue && (await reaches(without, c.gain))) cycles = without;
+        else i += chunk;
+      }
+      if (runs - start >= budgetRuns) break;
+    }
+    return { cycles, origin: cand.origin };
+  };
 
   const closeRound = () => {
     const summary: RoundSummary = {
@@ -173,26 +243,15 @@ export async function runRandomSearch(
     }
     const explore = !kept.length || rng.chance(0.35);
     const candidate: Candidate = explore ? gen.fresh() : gen.mutate(rng.pick(kept).candidate, rng.pick(kept).candidate);
-    await writeFile(stimPath, stimulusText(candidate));
-    await rm(covPath, { force: true });
-    const run = await runSimulation(
-      { binary: build.binary, coverageFile: covPath, plusargs: [`+stim=${stimPath}`], timeoutMs: opts.simTimeoutMs, cwd: ctx.workDir },
-      sim,
-    );
-    runs++;
-    roundRuns++;
-    simMs += run.ms;
-    roundSim += run.ms;
+    const pts = await runCandidate(candidate);
     if (services.signal.aborted) {
       stopReason = 'cancelled';
       break;
     }
-    if (!run.coverageWritten) {
-      services.logger.debug(`candidate ${runs}: ${run.status}, no coverage written`);
+    if (!pts) {
       sinceNew++;
     } else {
-      const pts = await readCoverageFile(covPath, ctx.rtlFiles);
-      const hit = new Set(pts.filter((p) => p.count > 0).map(pointKey));
+      const hit = hitKeys(pts);
       let fresh = 0;
       for (const k of hit) if (!covered.has(k)) fresh++;
       if (fresh > 0) {
@@ -203,6 +262,10 @@ export async function runRandomSearch(
         sinceNew++;
       }
       merged = mergePoints(merged, pts);
+      if (onlyReachableLeft(merged)) {
+        stopReason = 'all reachable points covered';
+        break;
+      }
     }
     if (roundRuns >= opts.roundSize) {
       closeRound();
@@ -217,10 +280,14 @@ export async function runRandomSearch(
 
   // Emit and re-simulate: the reported coverage is the testbench's own.
   const chosen = minimize(kept);
+  const sequences: KeptSequence[] = [];
+  for (const c of chosen) sequences.push({ candidate: await shorten(c), newPoints: c.gain.size });
+  if (services.signal.aborted) throw new ChorusError('cancelled', 'Cancelled.');
   const tbName = `tb_${ctx.top.name}`;
   const filename = `${tbName}.sv`;
-  const testbench = emitTestbench(plan, chosen, { seed: opts.seed, tbName });
-  emit({ type: 'parsed', round: rounds.length, outcome: `testbench with ${chosen.length} of ${kept.length} kept sequence(s)`, testbench });
+  const testbench = emitTestbench(plan, sequences, { seed: opts.seed, tbName });
+  const cycles = sequences.reduce((a, q) => a + q.candidate.cycles.length, 0);
+  emit({ type: 'parsed', round: rounds.length, outcome: `testbench with ${sequences.length} of ${kept.length} kept sequence(s), ${cycles} cycles`, testbench });
   const ev = await evaluateTestbench(ctx, testbench, {
     filename,
     sim,

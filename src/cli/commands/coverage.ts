@@ -1,0 +1,124 @@
+/** `chorus coverage`: build and run one testbench against the DUT with Verilator and report its coverage. */
+import { randomBytes } from 'node:crypto';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Command } from 'commander';
+import pc from 'picocolors';
+import { measureCoverage, toLcov, type MeasureResult } from '../../sim';
+import type { CoverageReport, Diagnostic } from '../../protocol';
+import type { CliContext } from '../context';
+import { coverageTable, holesList } from '../format';
+import { collect, nonNegativeInt, positiveNumber } from '../options';
+import type { RegisterCommand } from './index';
+
+interface CoverageFlags {
+  tb: string;
+  top?: string;
+  json?: boolean;
+  lcov?: string;
+  timeout?: number;
+  maxSimTime?: number;
+  verilator?: string;
+  includeDir: string[];
+  plusarg: string[];
+}
+
+/** Exit codes of the contract: 0 measured, 1 build/run failed or timed out, 2 rejected. */
+export function exitCodeForStatus(status: CoverageReport['status']): number {
+  if (status === 'ok') return 0;
+  if (status === 'rejected') return 2;
+  return 1;
+}
+
+async function writeAtomic(path: string, text: string): Promise<void> {
+  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await writeFile(tmp, text);
+    await rename(tmp, path);
+  } finally {
+    await rm(tmp, { force: true });
+  }
+}
+
+function diagnosticLine(d: Diagnostic): string {
+  const where = [d.file, d.line || undefined, d.line && d.column ? d.column : undefined].filter((x) => x !== undefined).join(':');
+  const sev = d.severity === 'error' ? pc.red('error') : d.severity === 'warning' ? pc.yellow('warning') : pc.dim('info');
+  return `  ${pc.cyan(where)}: ${sev}: ${d.message}`;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}
+
+function render(report: MeasureResult, rtl: string[], flags: CoverageFlags): string {
+  const statusText = report.status === 'ok' ? pc.green('ok') : pc.red(report.status);
+  const out = [
+    `${pc.bold('Coverage')} of ${rtl.join(', ')} with ${flags.tb}: ${statusText}${report.bounded ? pc.yellow(' (bounded)') : ''}` +
+      pc.dim(`  build ${seconds(report.ms.build)}, sim ${seconds(report.ms.sim)}`),
+  ];
+  if (report.points.length) out.push('', coverageTable(report.coverage));
+  const instances = Object.keys(report.instances);
+  if (instances.length > 1) {
+    out.push('', pc.bold('  per instance (including sub-instances)'));
+    for (const path of instances) {
+      const s = report.instances[path];
+      out.push(`  ${path.padEnd(32)} line ${s.line.pct}%  branch ${s.branch.pct}%  toggle ${s.toggle.pct}%`);
+    }
+  }
+  for (const note of report.notes ?? []) out.push(pc.dim(`  note: ${note}`));
+  if (report.diagnostics.length) out.push('', pc.bold('Diagnostics'), ...report.diagnostics.map(diagnosticLine));
+  if (report.status !== 'ok' && report.simOutput?.trim()) {
+    const tail = report.simOutput.trimEnd().split('\n').slice(-20);
+    out.push('', pc.bold('Simulator output (last lines)'), ...tail.map((l) => pc.dim(`  ${l}`)));
+  }
+  if (report.points.length) out.push('', pc.bold(`Holes (${report.holes.length})`), holesList(report.holes, 50));
+  return out.join('\n');
+}
+
+async function run(rtl: string[], flags: CoverageFlags, ctx: CliContext): Promise<void> {
+  const report = await measureCoverage(
+    {
+      dutFiles: rtl,
+      testbench: flags.tb,
+      dutTop: flags.top,
+      includeDirs: flags.includeDir,
+      plusargs: flags.plusarg,
+      timeoutMs: flags.timeout !== undefined ? Math.round(flags.timeout * 1000) : undefined,
+      maxSimTime: flags.maxSimTime,
+    },
+    {
+      verilatorPath: flags.verilator ?? process.env.CHORUS_VERILATOR,
+      logger: ctx.logger,
+      signal: ctx.signal,
+      workspaceRoot: process.cwd(),
+    },
+  );
+  if (flags.lcov) {
+    if (report.points.length) await writeAtomic(flags.lcov, toLcov(report.points));
+    else ctx.logger.warn(`No coverage was measured, so ${flags.lcov} was not written.`);
+  }
+  if (flags.json) {
+    const { points: _points, simOutput: _output, ...json } = report;
+    ctx.out(JSON.stringify(json, null, 2));
+  } else {
+    ctx.out(render(report, rtl, flags));
+  }
+  process.exitCode = exitCodeForStatus(report.status);
+}
+
+export const registerCoverage: RegisterCommand = (program: Command, ctx: CliContext) => {
+  program
+    .command('coverage')
+    .description('Build and run a testbench against the DUT with Verilator and report its line, branch and toggle coverage.')
+    .argument('<rtl...>', 'DUT source files (Verilog/SystemVerilog)')
+    .requiredOption('--tb <testbench>', 'the testbench file; its top module is found from the file')
+    .option('--top <module>', 'DUT top module: coverage is scoped to its instances')
+    .option('--json', 'print one JSON object (status, coverage, holes, diagnostics, ms)')
+    .option('--lcov <out.info>', 'also write an lcov tracefile (for Coverage Gutters, Codecov)')
+    .option('--timeout <seconds>', 'wall-clock bound of the simulation (default 60)', positiveNumber('--timeout'))
+    .option('--max-sim-time <units>', 'simulated-time bound in the testbench time unit (default 10000000; 0: none)', nonNegativeInt('--max-sim-time'))
+    .option('--verilator <path>', 'Verilator executable (default: CHORUS_VERILATOR or verilator on PATH)')
+    .option('-I, --include-dir <dir>', 'include folder for `include (repeatable)', collect, [])
+    .option('--plusarg <arg>', 'plusarg passed to the simulation, such as +seed=3 (repeatable)', collect, [])
+    .action((rtl: string[], flags: CoverageFlags) => run(rtl, flags, ctx));
+};

@@ -1,0 +1,93 @@
+/** `chorus inspect`: what DUT analysis finds in RTL files — modules, parameters, ports, top, clock, reset. */
+import type { Command } from 'commander';
+import pc from 'picocolors';
+import { analyzeFiles, moduleByName } from '../../hdl';
+import { ChorusError, type DesignAnalysis, type ModuleInfo, type ResetInfo } from '../../protocol';
+import type { CliContext } from '../context';
+import type { RegisterCommand } from './index';
+
+interface InspectFlags {
+  top?: string;
+  json?: boolean;
+}
+
+/** The documented JSON shape: exactly these keys, so scripts can rely on them. */
+function toJson(a: DesignAnalysis): unknown {
+  return {
+    modules: a.modules.map((m) => ({
+      name: m.name,
+      file: m.file,
+      line: m.line,
+      params: m.params.map((p) => ({ name: p.name, default: p.default })),
+      ports: m.ports.map((p) => ({ name: p.name, direction: p.direction, width: p.width })),
+    })),
+    top: a.top,
+    clock: a.clock,
+    reset: a.reset ? { name: a.reset.name, activeLow: a.reset.activeLow, async: a.reset.async } : null,
+  };
+}
+
+function describeReset(r: ResetInfo | null): string {
+  if (!r) return 'none';
+  return `${r.name} (active ${r.activeLow ? 'low' : 'high'}, ${r.async ? 'asynchronous' : 'synchronous'})`;
+}
+
+function moduleText(m: ModuleInfo, isTop: boolean): string[] {
+  const lines = [`${pc.bold(m.name)}  ${pc.dim(`${m.file}:${m.line}`)}${isTop ? pc.green('  (top)') : ''}`];
+  if (m.params.length) {
+    const ps = m.params.map((p) => {
+      const shown = p.value !== undefined && String(p.value) !== p.default ? `${p.default} (= ${p.value})` : p.default;
+      return `${p.local ? 'localparam ' : ''}${p.name} = ${shown}`;
+    });
+    lines.push(`  parameters: ${ps.join(', ')}`);
+  }
+  const nameWidth = Math.max(4, ...m.ports.map((p) => p.name.length));
+  for (const p of m.ports) {
+    const bits = p.width > 0 ? `${p.width} bit${p.width === 1 ? '' : 's'}` : 'width unknown';
+    const type = [p.type, p.signed ? 'signed' : '', p.rangeText ?? '', p.unpacked ?? ''].filter(Boolean).join(' ');
+    lines.push(`  ${p.direction.padEnd(6)} ${p.name.padEnd(nameWidth)}  ${bits.padEnd(9)}  ${pc.dim(type)}`);
+  }
+  if (m.clock || m.reset) lines.push(`  clock: ${m.clock ?? 'none'}, reset: ${describeReset(m.reset)}`);
+  for (const f of m.fsms) lines.push(`  state machine ${f.variable}: ${f.states.join(', ')}`);
+  if (m.instances.length) lines.push(`  instances: ${m.instances.map((i) => `${i.name} (${i.module})`).join(', ')}`);
+  return lines;
+}
+
+async function action(files: string[], flags: InspectFlags, ctx: CliContext): Promise<void> {
+  const analysis = await analyzeFiles(files, { top: flags.top });
+  if (analysis.errors.length) {
+    for (const e of analysis.errors) ctx.logger.info(`${e.file}:${e.line}:${e.column}: ${e.message}`);
+    const n = analysis.errors.length;
+    throw new ChorusError('bad_input', `${n} syntax error${n === 1 ? '' : 's'} in the RTL: fix ${n === 1 ? 'it' : 'them'} and run again.`);
+  }
+  if (!analysis.modules.length) throw new ChorusError('bad_input', 'No module found in the given files: pass the RTL that defines the DUT.');
+  if (flags.top !== undefined && !moduleByName(analysis, flags.top)) {
+    throw new ChorusError(
+      'bad_input',
+      `Module '${flags.top}' is not defined in the given files (modules: ${analysis.modules.map((m) => m.name).join(', ')}): check --top.`,
+    );
+  }
+  if (analysis.top === null && analysis.topCandidates.length > 1) {
+    ctx.logger.warn(`Several modules could be the top (${analysis.topCandidates.join(', ')}): pass --top <module> to pick one.`);
+  }
+  if (flags.json) {
+    ctx.out(JSON.stringify(toJson(analysis), null, 2));
+    return;
+  }
+  const out: string[] = [];
+  for (const m of analysis.modules) out.push(...moduleText(m, m.name === analysis.top), '');
+  out.push(`top: ${analysis.top ?? (analysis.topCandidates.length ? `ambiguous (${analysis.topCandidates.join(', ')})` : 'none')}`);
+  out.push(`clock: ${analysis.clock ?? 'none'}`);
+  out.push(`reset: ${describeReset(analysis.reset)}`);
+  ctx.out(out.join('\n'));
+}
+
+export const registerInspect: RegisterCommand = (program: Command, ctx: CliContext) => {
+  program
+    .command('inspect')
+    .description('Show the modules, parameters, ports, top, clock and reset that analysis finds in RTL files.')
+    .argument('<rtl...>', 'Verilog/SystemVerilog source files')
+    .option('--top <module>', 'the top module, when several modules could be it')
+    .option('--json', 'print {modules, top, clock, reset} as JSON')
+    .action((files: string[], flags: InspectFlags) => action(files, flags, ctx));
+};
