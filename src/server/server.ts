@@ -41,6 +41,8 @@ import { pathToUri, uriToPath } from './uris';
 interface InitOptions {
   /** Folders holding GGUF files (the extension's models/ and its global storage). */
   modelDirs?: string[];
+  /** False in a restricted (untrusted) workspace: nothing is built or simulated there. */
+  workspaceTrusted?: boolean;
 }
 
 /** A result without the engine-side points: what goes on the wire. */
@@ -101,6 +103,7 @@ export function createServer(
       configSupported = Boolean(params.capabilities.workspace?.configuration);
       lensRefreshSupported = Boolean(params.capabilities.workspace?.codeLens?.refreshSupport);
       const init = (params.initializationOptions ?? {}) as InitOptions;
+      const trusted = init.workspaceTrusted !== false;
       const modelDirs = [...(init.modelDirs ?? []), join(__dirname, '..', 'models')];
       for (const f of params.workspaceFolders ?? []) modelDirs.push(join(uriToPath(f.uri), 'models'));
       models = new ModelHost(connection, logger, [...new Set(modelDirs)]);
@@ -128,6 +131,9 @@ export function createServer(
       connection.onRequest(
         Methods.generate,
         guard(async (p: GenerateParams, token) => {
+          if (!trusted) {
+            throw new ChorusError('bad_input', 'This workspace is not trusted: CHORUS builds and simulates testbenches only in trusted workspaces (Manage Workspace Trust).');
+          }
           const reporter = p.workDoneToken !== undefined
             ? connection.window.attachWorkDoneProgress(p.workDoneToken)
             : await connection.window.createWorkDoneProgress().catch(() => connection.window.attachWorkDoneProgress(undefined));

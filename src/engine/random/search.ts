@@ -145,9 +145,8 @@ export async function runRandomSearch(
     structuralTargets &&
     unreachable.size > 0 &&
     pts.every((p) => p.count > 0 || (p.kind !== 'line' && p.kind !== 'branch') || unreachable.has(`${p.file}:${p.line}`));
-  // Toggle points drive the search only when a toggle target asks for them; otherwise they would keep (and make
-  // the testbench carry) long random sequences for bits nobody asked about.
-  const wantToggles = ctx.targets.toggle !== undefined || ctx.targets.overall !== undefined;
+  // Toggle points count as new too: a testbench is judged on toggles as well, and the shrinker keeps sequences short.
+  const wantToggles = true;
   const hitKeys = (pts: CoveragePoint[]) => new Set(pts.filter((p) => p.count > 0 && (wantToggles || p.kind !== 'toggle')).map(pointKey));
   const stimPath = join(ctx.workDir, 'stimulus.hex');
   const covPath = join(ctx.workDir, 'candidate.dat');
