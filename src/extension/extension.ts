@@ -1,8 +1,128 @@
+/** Entry point: activate() only builds the pieces, wires them and returns; the work happens in commands. */
 import * as vscode from 'vscode';
+import { ChorusError } from '../protocol';
+import type { ModelStatus } from '../protocol';
+import { chatActions } from './chatActions';
+import { ChatHost } from './chatHost';
+import { registerCommands } from './commands';
+import { channelLogger, ErrorReporter } from './errors';
+import { CoverageGutter } from './gutter';
+import { Runs } from './runs';
+import { ServerConnection } from './server';
+import type { Services } from './services';
+import { changedRestartSettings, expectedEngine, hasModel, readSettings, SETTINGS_SECTION, type ChorusSettings } from './settings';
+import { StatusBar, type StatusInput } from './statusBar';
+import { CoverageStore } from './store';
+import { CoverageTests } from './testCoverage';
+import { TestbenchWriter } from './testbench';
+
+function statusFromSettings(s: ChorusSettings): Partial<StatusInput> {
+  return { configured: hasModel(s), configuredName: s.model || s.endpoint || undefined, modelFree: expectedEngine(s) === 'random' };
+}
+
+async function confirmOverwrite(target: vscode.Uri, reason: string): Promise<boolean> {
+  const pick = await vscode.window.showWarningMessage(
+    `${vscode.workspace.asRelativePath(target)} ${reason}. Replace it with the new testbench?`,
+    { modal: true, detail: 'Keep it to see the new testbench in an unsaved editor instead.' },
+    'Replace',
+  );
+  return pick === 'Replace';
+}
+
+/** Kept for deactivate(): VS Code awaits it, so the server process stops cleanly before the host exits. */
+let connection: ServerConnection | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('CHORUS', { log: true });
-  context.subscriptions.push(log);
+  const logger = channelLogger(log);
+  const errors = new ErrorReporter(logger, () => log.show());
+  const settings = (scope?: vscode.Uri) => readSettings(vscode.workspace.getConfiguration(SETTINGS_SECTION, scope));
+  const store = new CoverageStore();
+  const status = new StatusBar({ configured: false, modelFree: true, ...statusFromSettings(settings()) });
+
+  // The server's notifications reach runs and the chat, which need the server: late-bound through these.
+  const late: { runs?: Runs; chat?: ChatHost } = {};
+  const onModelStatus = (p: ModelStatus) => {
+    status.update({ model: p });
+    late.chat?.post({ type: 'modelStatus', status: p });
+    if (p.state === 'error') errors.report(new ChorusError('failed', p.message ?? 'The model failed.'), 'Model');
+  };
+  const server = new ServerConnection(context, log, {
+    onLoopEvent: (p) => late.runs?.onLoopEvent(p),
+    onModelStatus,
+    onAskChunk: (p) => late.chat?.post({ type: 'askChunk', ...p }),
+  });
+  const tests = new CoverageTests(async (dut, token, testRun) => {
+    await late.runs?.generate({ dut, token, testRun });
+  });
+  const testbenches = new TestbenchWriter(vscode.workspace.fs, context.workspaceState, confirmOverwrite);
+  const liveRuns = (): Runs => {
+    if (!late.runs) throw new Error('CHORUS is still starting.');
+    return late.runs;
+  };
+  const chat = new ChatHost(
+    context,
+    chatActions({
+      server,
+      runs: liveRuns,
+      store,
+      post: (m) => late.chat?.post(m),
+      noteQuestion: (id, q) => late.chat?.noteQuestion(id, q),
+    }),
+    logger,
+    () => (hasModel(settings()) ? undefined : { state: 'not_configured' }),
+  );
+  late.chat = chat;
+  const runs = new Runs({
+    server,
+    store,
+    tests,
+    status,
+    chat,
+    testbenches,
+    errors,
+    logger,
+    settings,
+    state: context.workspaceState,
+    selectModel: async () => vscode.commands.executeCommand('chorus.selectModel'),
+  });
+  late.runs = runs;
+  const gutter = new CoverageGutter(context, store);
+  const services: Services = { log, logger, errors, server, store, gutter, chat, runs, settings };
+
+  context.subscriptions.push(
+    log,
+    store,
+    status,
+    tests,
+    chat,
+    gutter,
+    server,
+    ...registerCommands(services),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration(SETTINGS_SECTION)) return;
+      status.update(statusFromSettings(settings()));
+      const restart = changedRestartSettings((k) => e.affectsConfiguration(k));
+      if (restart.length) {
+        void Promise.resolve(
+          vscode.window.showInformationMessage(`${restart.join(' and ')} take effect when the CHORUS language server restarts.`, 'Restart now'),
+        ).then((pick) => {
+          if (pick) void server.restart().catch((err: unknown) => errors.report(err, 'Restarting the CHORUS language server failed'));
+        });
+      }
+    }),
+    // The server was told the workspace is restricted: restart it so it may run things now.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      void server.restart().catch((err: unknown) => errors.report(err, 'Restarting the CHORUS language server failed'));
+    }),
+  );
+
+  connection = server;
+  void server.start().catch((err: unknown) => errors.report(err, 'The CHORUS language server did not start'));
 }
 
-export function deactivate(): void {}
+export function deactivate(): Promise<void> | undefined {
+  const c = connection;
+  connection = undefined;
+  return c?.dispose();
+}

@@ -27,6 +27,8 @@ export interface ChatUsage {
   completionTokens: number;
   /** Wall time of the call in milliseconds. */
   ms: number;
+  /** True when the backend did not report token counts and these are estimates (some endpoints). */
+  estimated?: boolean;
 }
 
 export interface ChatResult {
@@ -41,6 +43,8 @@ export interface ChatBackend {
   readonly kind: 'local' | 'endpoint' | 'replay';
   /** Messages in, streamed text out. Rejects with ChorusError('cancelled') when aborted. */
   chat(messages: ChatMessage[], options?: ChatOptions): Promise<ChatResult>;
+  /** Loads what the first chat would load (a local model), so a UI can warm it up early. Optional. */
+  load?(signal?: AbortSignal): Promise<void>;
   dispose(): Promise<void>;
 }
 

@@ -21,6 +21,11 @@ export interface CoveragePoint {
   /** Module name from Verilator's `page` field (`v_line/<module>`). */
   module: string;
   count: number;
+  /**
+   * The source lines a line or branch point stands for, as Verilator's `S` field writes them (`17-20`,
+   * `25,27`): the statements of a block or branch arm. Absent when Verilator gave none.
+   */
+  span?: string;
 }
 
 export interface KindTotals {
@@ -90,6 +95,11 @@ export interface LineCoverage {
   branches: { label: string; count: number }[];
   /** Toggle bits on signals declared on this line that were never seen. */
   missingToggles: string[];
+  /**
+   * The kinds of points on this line (optional). Lets editors tell a signal declaration (only `toggle`, whose
+   * `hits` are toggle counts) from an executable statement (`line`/`branch`).
+   */
+  kinds?: CoverageKind[];
 }
 
 export type TargetMetric = ReportedKind | 'overall';

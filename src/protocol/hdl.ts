@@ -13,13 +13,17 @@ export type PortDirection = 'input' | 'output' | 'inout' | 'ref';
 export interface PortInfo {
   name: string;
   direction: PortDirection;
-  /** Packed width in bits after resolving parameters; 1 for scalars. */
+  /** Packed width in bits after resolving parameters; 1 for scalars; 0 when it could not be resolved. */
   width: number;
   signed: boolean;
   /** Declared data type as written (`logic`, `wire`, `reg`, a struct or enum type name). */
   type: string;
   /** Unresolved packed range text, e.g. `[W-1:0]`, when there is one. */
   rangeText?: string;
+  /** Unpacked dimensions as written (`[4]`, `[0:3]`) for array ports; `width` is then one element's. */
+  unpacked?: string;
+  /** Members of the port's enum type, when it has one. */
+  enumMembers?: string[];
   range: SourceRange;
 }
 
@@ -38,6 +42,8 @@ export interface InstanceInfo {
   module: string;
   /** Instance name. */
   name: string;
+  /** Port connections as written: `port` is null for ordered connections, `*` for `.*`. */
+  connections?: { port: string | null; expr: string }[];
   range: SourceRange;
 }
 
@@ -78,6 +84,48 @@ export interface ModuleInfo {
   fsms: FsmInfo[];
   sites: BranchSite[];
   range: SourceRange;
+  /** Every case statement with its items' values, for unreachable-default checks. */
+  cases?: CaseInfo[];
+  /** Constants the RTL compares against (case items, `==`/`<` operands): a stimulus value dictionary. */
+  literals?: LiteralInfo[];
+}
+
+/** One item of a case statement. */
+export interface CaseItemInfo {
+  /** Item expressions as written (`2'b10`, `IDLE`). */
+  labels: string[];
+  /** Each label's value when it is constant: decimal text, with its don't-care bits (`?`, x, z) as a mask. */
+  values: ({ value: string; wildcardMask?: string } | null)[];
+  line: number;
+}
+
+export interface CaseInfo {
+  keyword: 'case' | 'casez' | 'casex';
+  inside: boolean;
+  subject: string;
+  subjectWidth?: number;
+  /** Members of the subject's enum type, when it has one. */
+  enumMembers?: string[];
+  items: CaseItemInfo[];
+  /** Line of the `default` item, when there is one. */
+  defaultLine?: number;
+  range: SourceRange;
+}
+
+/** A constant found in the RTL. Values are decimal text so the type stays JSON-safe; `literalsOf` gives bigints. */
+export interface LiteralInfo {
+  value: string;
+  /** Don't-care bits of a casez/casex item, decimal text. */
+  wildcardMask?: string;
+  /** Width of the expression it relates to (or of the literal itself) when known. */
+  width?: number;
+  /** The expression compared against: a case subject or the other side of `==`, `<`, …. */
+  subject?: string;
+  /** The identifiers of a concatenation subject (`{push, pop}`) with their widths, most significant first. */
+  subjectParts?: { name: string; width: number }[];
+  kind: 'case_item' | 'comparison';
+  file: string;
+  line: number;
 }
 
 export interface HdlSyntaxError {

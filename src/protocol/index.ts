@@ -5,3 +5,4 @@ export * from './hdl';
 export * from './loop';
 export * from './model';
 export * from './lsp';
+export * from './webview';

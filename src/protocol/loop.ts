@@ -1,5 +1,5 @@
 /** The closure loop's events and result: rendered by the CLI, the language server and the chat panel. */
-import type { CoverageSummary, Diagnostic, Hole, LineCoverage, PhaseTimes, RunStatus, Targets } from './coverage';
+import type { CoveragePoint, CoverageSummary, Diagnostic, Hole, LineCoverage, PhaseTimes, RunStatus, Targets } from './coverage';
 
 export type EngineName = 'random' | 'llm' | 'hybrid';
 
@@ -48,6 +48,8 @@ export interface GenerateResult {
   /** Line-level hits for editor overlays, keyed by DUT file then line. */
   lines?: LineCoverage[];
   model?: string;
+  /** The measured points (engine-side: lcov export, merging); adapters drop them before sending a result on a wire. */
+  points?: CoveragePoint[];
 }
 
 export type LoopEvent =
@@ -56,7 +58,15 @@ export type LoopEvent =
   | { type: 'tokens'; round: number; text: string }
   | { type: 'parsed'; round: number; outcome: string; testbench?: string; patch?: boolean }
   | { type: 'build'; round: number; status: RunStatus; ms: number; diagnostics: Diagnostic[] }
-  | { type: 'coverage'; round: number; coverage: CoverageSummary; holes: Hole[]; status: RunStatus }
+  | {
+      type: 'coverage';
+      round: number;
+      coverage: CoverageSummary;
+      holes: Hole[];
+      status: RunStatus;
+      /** Per-line hits of this round's testbench, so editors can update their overlays live (optional). */
+      lines?: LineCoverage[];
+    }
   | { type: 'feedback'; round: number; text: string }
   | { type: 'roundEnd'; round: RoundSummary }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }

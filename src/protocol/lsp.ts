@@ -46,6 +46,8 @@ export interface GenerateParams {
   runId: string;
   seed?: number;
   budgetSeconds?: number;
+  /** Client-created work-done progress token (LSP WorkDoneProgressParams). */
+  workDoneToken?: string | number;
 }
 
 export interface LoopEventParams {

@@ -36,4 +36,10 @@ export interface ModelChoice {
   present: boolean;
   sizeBytes?: number;
   source: 'manifest' | 'found' | 'endpoint';
+  /** The file on disk, when present. */
+  path?: string;
+  /** One line about the model (manifest entries). */
+  description?: string;
+  /** `chorus model pull <id>` can fetch it (manifest entries with an hf: or https URI). */
+  downloadable?: boolean;
 }

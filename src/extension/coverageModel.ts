@@ -1,0 +1,162 @@
+/**
+ * Coverage data → what one line of a DUT editor shows: its state and the hover text explaining its holes.
+ * Pure (no `vscode`), so the gutter, the hover and the tests share one reading of the data.
+ */
+import * as path from 'node:path';
+import type { CoverageKind, Hole, LineCoverage } from '../protocol';
+
+export type LineState = 'covered' | 'uncovered' | 'partial';
+
+export interface LineMark {
+  /** 1-based. */
+  line: number;
+  state: LineState;
+  /** Markdown: the hits and every hole on the line, in words. */
+  hover: string;
+}
+
+/** Lines and holes of one DUT file. */
+export interface FileCoverageData {
+  /** Absolute path of the file. */
+  file: string;
+  lines: LineCoverage[];
+  holes: Hole[];
+}
+
+const KIND_WORDS: Record<CoverageKind, string> = {
+  line: 'Line',
+  branch: 'Branch',
+  toggle: 'Toggle',
+  user: 'Cover point',
+};
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function holeText(h: Hole): string {
+  const reach = h.unreachable ? ` — likely unreachable: ${h.unreachable}` : '';
+  return `- ${KIND_WORDS[h.kind]}: ${h.detail}${reach}`;
+}
+
+/**
+ * True for a line with toggle points only (a signal declaration). Uses `kinds` when the producer gave it;
+ * otherwise a line with missing toggle bits, no branch arms and only toggle holes.
+ */
+export function isDeclaration(lc: LineCoverage, holes: readonly Hole[] = []): boolean {
+  if (lc.kinds) return lc.kinds.length > 0 && lc.kinds.every((k) => k === 'toggle');
+  return lc.branches.length === 0 && lc.missingToggles.length > 0 && holes.every((h) => h.kind === 'toggle');
+}
+
+/** Classifies one line: never ran, ran but some branch arm or toggle bit was never seen, or fully covered. */
+export function lineState(lc: LineCoverage | undefined, holes: readonly Hole[]): LineState {
+  if (!lc) {
+    // Only holes are known (a live round before the line table arrives).
+    return holes.some((h) => h.kind === 'line') ? 'uncovered' : holes.length ? 'partial' : 'covered';
+  }
+  const armsHit = lc.branches.filter((b) => b.count > 0).length;
+  const ran = lc.hits > 0 || armsHit > 0;
+  // A signal declaration has toggle points only: missing bits make it partial, never "not executed".
+  if (isDeclaration(lc, holes)) return lc.missingToggles.length || holes.length ? 'partial' : 'covered';
+  if (!ran) return 'uncovered';
+  const missingArm = armsHit < lc.branches.length;
+  if (missingArm || lc.missingToggles.length > 0 || holes.length > 0) return 'partial';
+  return 'covered';
+}
+
+/** Hover text: what ran, what did not, and what to do about it. */
+export function hoverText(lc: LineCoverage | undefined, holes: readonly Hole[], state: LineState): string {
+  const out: string[] = [];
+  if (lc && isDeclaration(lc, holes)) {
+    out.push(state === 'covered' ? '**CHORUS: covered** — every bit of these signals toggled both ways' : '**CHORUS: partly covered** — some bits never toggled');
+  } else if (state === 'covered') out.push(`**CHORUS: covered**${lc ? ` — ${plural(lc.hits, 'hit')}` : ''}`);
+  else if (state === 'uncovered') out.push('**CHORUS: not covered** — no stimulus reached this line');
+  else out.push(`**CHORUS: partly covered**${lc ? ` — ${plural(lc.hits, 'hit')}` : ''}`);
+
+  if (lc?.branches.length) {
+    const arms = lc.branches.map((b) => (b.count > 0 ? `${b.label} ×${b.count}` : `**${b.label} never taken**`));
+    out.push(`Branch arms: ${arms.join(', ')}`);
+  }
+  if (lc?.missingToggles.length) {
+    out.push(`Toggle bits never seen: ${lc.missingToggles.map((t) => `\`${t}\``).join(', ')}`);
+  }
+  // Holes repeat what the table says, but in the engine's words (arm names, case items, unreachable reasons).
+  const listed = new Set<string>();
+  for (const h of holes) {
+    const t = holeText(h);
+    if (!listed.has(t)) out.push(t);
+    listed.add(t);
+  }
+  if (state !== 'covered' && holes.some((h) => !h.unreachable)) {
+    out.push('_Run **CHORUS: Generate high-coverage stimulus** again, or steer the next round from the chat panel._');
+  }
+  return out.join('\n\n');
+}
+
+/** One mark per line that has coverage data or a hole, ordered by line. */
+export function lineMarks(data: Pick<FileCoverageData, 'lines' | 'holes'>): LineMark[] {
+  const byLine = new Map<number, { lc?: LineCoverage; holes: Hole[] }>();
+  const entry = (line: number) => {
+    let e = byLine.get(line);
+    if (!e) byLine.set(line, (e = { holes: [] }));
+    return e;
+  };
+  for (const lc of data.lines) {
+    const e = entry(lc.line);
+    // Several records for one line (one per instance) add up.
+    e.lc = e.lc ? mergeLine(e.lc, lc) : lc;
+  }
+  for (const h of data.holes) if (h.line > 0) entry(h.line).holes.push(h);
+  return [...byLine.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([line, { lc, holes }]) => {
+      const state = lineState(lc, holes);
+      return { line, state, hover: hoverText(lc, holes, state) };
+    });
+}
+
+/** Adds up two records of one line (one per DUT instance). */
+export function mergeLine(a: LineCoverage, b: LineCoverage): LineCoverage {
+  const arms = new Map<string, number>();
+  for (const x of [...a.branches, ...b.branches]) arms.set(x.label, (arms.get(x.label) ?? 0) + x.count);
+  return {
+    file: a.file,
+    line: a.line,
+    hits: a.hits + b.hits,
+    branches: [...arms.entries()].map(([label, count]) => ({ label, count })),
+    // A bit is missing only if no instance saw it.
+    missingToggles: a.missingToggles.filter((t) => b.missingToggles.includes(t)),
+    ...(a.kinds || b.kinds ? { kinds: [...new Set([...(a.kinds ?? []), ...(b.kinds ?? [])])] } : {}),
+  };
+}
+
+/**
+ * Resolves a file name from the engine (absolute, relative, or a base name: `Hole.file`) to one of the run's
+ * absolute DUT paths; a name no DUT file matches resolves against the DUT document's folder.
+ */
+export function resolveDutFile(name: string, dutFiles: readonly string[], baseDir: string): string {
+  const norm = (p: string) => path.normalize(p.replace(/\\/g, '/'));
+  if (path.isAbsolute(name)) return norm(name);
+  const rel = norm(name);
+  const hit = dutFiles.find((f) => norm(f) === rel || norm(f).endsWith(path.sep + rel));
+  return hit ? norm(hit) : norm(path.join(baseDir, name));
+}
+
+/** Groups lines and holes by the absolute DUT file they belong to. */
+export function groupByFile(
+  lines: readonly LineCoverage[],
+  holes: readonly Hole[],
+  dutFiles: readonly string[],
+  baseDir: string,
+): Map<string, FileCoverageData> {
+  const out = new Map<string, FileCoverageData>();
+  const get = (name: string) => {
+    const file = resolveDutFile(name, dutFiles, baseDir);
+    let d = out.get(file);
+    if (!d) out.set(file, (d = { file, lines: [], holes: [] }));
+    return d;
+  };
+  for (const l of lines) get(l.file).lines.push(l);
+  for (const h of holes) get(h.file).holes.push(h);
+  return out;
+}

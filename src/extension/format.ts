@@ -1,0 +1,76 @@
+/** Short texts for coverage and run progress, shared by the status bar, notifications and test results. Pure. */
+import { REPORTED_KINDS } from '../protocol';
+import type { CoverageSummary, LoopEvent, ReportedKind, TargetMetric, Targets } from '../protocol';
+
+const SHORT: Record<ReportedKind, string> = { line: 'line', branch: 'branch', toggle: 'toggle' };
+
+export function pctText(pct: number): string {
+  return `${Number.isInteger(pct) ? pct : pct.toFixed(1)}%`;
+}
+
+/** `line 96% · branch 88% · toggle 70%`, omitting kinds the design has no points of. */
+export function summaryText(c: CoverageSummary, kinds: readonly ReportedKind[] = REPORTED_KINDS): string {
+  return kinds
+    .filter((k) => c[k] && c[k].total > 0)
+    .map((k) => `${SHORT[k]} ${pctText(c[k].pct)}`)
+    .join(' · ');
+}
+
+function metricPct(c: CoverageSummary, m: TargetMetric): number {
+  if (m !== 'overall') return c[m]?.pct ?? 0;
+  let covered = 0;
+  let total = 0;
+  for (const k of REPORTED_KINDS) {
+    covered += c[k]?.covered ?? 0;
+    total += c[k]?.total ?? 0;
+  }
+  return total ? Math.round((1000 * covered) / total) / 10 : 100;
+}
+
+/** `branch 88% < 100%, toggle 70% < 90%`; empty when every target is met. */
+export function targetsMissed(r: { coverage: CoverageSummary; targets: Targets }): string {
+  return (Object.entries(r.targets) as [TargetMetric, number][])
+    .filter(([m, want]) => metricPct(r.coverage, m) < want)
+    .map(([m, want]) => `${m} ${pctText(metricPct(r.coverage, m))} < ${pctText(want)}`)
+    .join(', ');
+}
+
+export interface ProgressState {
+  round: number;
+  maxRounds: number;
+  tokens: number;
+  coverage?: string;
+}
+
+/**
+ * The progress notification's line for a loop event (undefined: keep the current line), and how far the bar
+ * moves (percent of the whole run). Mutates `state`.
+ */
+export function progressStep(state: ProgressState, e: LoopEvent): { message?: string; increment?: number } {
+  const cov = () => (state.coverage ? ` — ${state.coverage}` : '');
+  const round = () => `Round ${state.round}${state.maxRounds ? ` of ${state.maxRounds}` : ''}`;
+  switch (e.type) {
+    case 'start':
+      return { message: `Starting (${e.engine})…` };
+    case 'roundStart':
+      state.round = e.round;
+      state.tokens = 0;
+      return { message: `${round()}: generating…${cov()}` };
+    case 'tokens':
+      state.tokens += 1;
+      // A progress notification is not a token counter: update on every 50th piece only.
+      return state.tokens % 50 === 0 ? { message: `${round()}: writing the testbench…${cov()}` } : {};
+    case 'build':
+      return { message: `${round()}: ${e.status === 'ok' ? 'simulating' : `build ${e.status.replace('_', ' ')}`}…${cov()}` };
+    case 'coverage':
+      state.coverage = summaryText(e.coverage);
+      return { message: `${round()}${cov()}` };
+    case 'roundEnd':
+      return { increment: state.maxRounds ? 100 / state.maxRounds : 0 };
+    case 'final':
+      state.coverage = summaryText(e.result.coverage);
+      return { message: `Done (${e.result.stopReason})${cov()}` };
+    default:
+      return {};
+  }
+}

@@ -1,0 +1,22 @@
+/** Everything the commands use, built once by activate(). */
+import type * as vscode from 'vscode';
+import type { Logger } from '../protocol';
+import type { ChatHost } from './chatHost';
+import type { ErrorReporter } from './errors';
+import type { CoverageGutter } from './gutter';
+import type { Runs } from './runs';
+import type { ServerConnection } from './server';
+import type { ChorusSettings } from './settings';
+import type { CoverageStore } from './store';
+
+export interface Services {
+  log: vscode.LogOutputChannel;
+  logger: Logger;
+  errors: ErrorReporter;
+  server: ServerConnection;
+  store: CoverageStore;
+  gutter: CoverageGutter;
+  chat: ChatHost;
+  runs: Runs;
+  settings(scope?: vscode.Uri): ChorusSettings;
+}

@@ -1,0 +1,138 @@
+/**
+ * A whole design from its files: per-file syntax walks (cached by content), cross-file resolution of
+ * packages and typedefs, the instance hierarchy, the top, and clock/reset carried up through instances.
+ */
+import { createHash } from 'node:crypto';
+import type { DesignAnalysis, ModuleInfo, ResetInfo, SourceFile } from '../protocol';
+import { extractFile } from './extract';
+import type { RawFile } from './raw';
+import { resolveModule } from './resolve';
+import { Design, Scope } from './scope';
+
+/** Least-recently-used map: re-analysis on every keystroke re-parses only the file that changed. */
+class Lru<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly size: number) {}
+  get(key: string): V | undefined {
+    const v = this.map.get(key);
+    if (v !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+  set(key: string, value: V): void {
+    this.map.delete(key);
+    this.map.set(key, value);
+    if (this.map.size > this.size) this.map.delete(this.map.keys().next().value as string);
+  }
+}
+
+const fileCache = new Lru<RawFile>(64);
+const designCache = new Lru<DesignAnalysis>(16);
+
+function hash(...parts: string[]): string {
+  const h = createHash('sha1');
+  for (const p of parts) h.update(p).update('\0');
+  return h.digest('hex');
+}
+
+function extractCached(f: SourceFile): { key: string; raw: RawFile } {
+  const key = hash(f.name, f.content);
+  let raw = fileCache.get(key);
+  if (!raw) {
+    raw = extractFile(f.name, f.content);
+    fileCache.set(key, raw);
+  }
+  return { key, raw };
+}
+
+/**
+ * Analyses a design given as texts. Synchronous; the result is cached per content (and `top`) and shared,
+ * so treat it as read-only.
+ */
+export function analyzeSources(files: SourceFile[], opts: { top?: string } = {}): DesignAnalysis {
+  const extracted = files.map(extractCached);
+  const key = hash(...extracted.map((e) => e.key), opts.top ?? '');
+  const cached = designCache.get(key);
+  if (cached) return cached;
+  const analysis = build(
+    extracted.map((e) => e.raw),
+    opts.top,
+  );
+  designCache.set(key, analysis);
+  return analysis;
+}
+
+function build(raws: RawFile[], askedTop: string | undefined): DesignAnalysis {
+  const design = new Design(Object.assign({}, ...raws.map((r) => r.macros)) as Record<string, string>);
+  for (const r of raws) {
+    design.unit.add(r.unit);
+    for (const p of r.packages) {
+      const scope = design.packages.get(p.name) ?? new Scope(design, design.unit);
+      scope.add(p);
+      design.packages.set(p.name, scope);
+    }
+  }
+  const modules = raws.flatMap((r) => r.modules).map((m) => resolveModule(m, design));
+  const byName = new Map<string, ModuleInfo>();
+  for (const m of modules) if (!byName.has(m.name)) byName.set(m.name, m);
+
+  const instantiated = new Set<string>();
+  for (const m of modules) for (const i of m.instances) if (i.module !== m.name && byName.has(i.module)) instantiated.add(i.module);
+  const topCandidates = [...byName.keys()].filter((n) => !instantiated.has(n));
+  carryClockReset(byName);
+
+  const top = askedTop !== undefined ? (byName.has(askedTop) ? askedTop : null) : topCandidates.length === 1 ? topCandidates[0] : null;
+  const topInfo = top !== null ? byName.get(top) : undefined;
+  return {
+    modules,
+    top,
+    topCandidates,
+    clock: topInfo?.clock ?? null,
+    reset: topInfo?.reset ?? null,
+    errors: raws.flatMap((r) => r.errors),
+  };
+}
+
+/** The expression connected to a child's port in one instance, if any. */
+function connection(inst: ModuleInfo['instances'][number], child: ModuleInfo, port: string): string | undefined {
+  const conns = inst.connections ?? [];
+  const named = conns.find((c) => c.port === port);
+  if (named) return named.expr;
+  if (conns.some((c) => c.port === '*')) return port;
+  if (conns.length && conns.every((c) => c.port === null)) {
+    const i = child.ports.findIndex((p) => p.name === port);
+    return i >= 0 ? conns[i]?.expr : undefined;
+  }
+  return undefined;
+}
+
+/** A wrapper with no always blocks of its own takes its clock and reset from what it wires into children. */
+function carryClockReset(byName: Map<string, ModuleInfo>): void {
+  const done = new Set<string>();
+  const visit = (m: ModuleInfo) => {
+    if (done.has(m.name)) return;
+    done.add(m.name);
+    const inputs = new Set(m.ports.filter((p) => p.direction === 'input' && p.width === 1).map((p) => p.name));
+    for (const inst of m.instances) {
+      const child = byName.get(inst.module);
+      if (!child || child === m) continue;
+      visit(child);
+      if (!m.clock && child.clock) {
+        const expr = connection(inst, child, child.clock)?.trim();
+        if (expr && inputs.has(expr)) m.clock = expr;
+      }
+      if (!m.reset && child.reset) {
+        const expr = connection(inst, child, child.reset.name)?.trim();
+        const neg = expr ? /^[!~]\s*([A-Za-z_][\w$]*)$/.exec(expr) : null;
+        const name = neg ? neg[1] : expr;
+        if (name && inputs.has(name) && name !== m.clock) {
+          const reset: ResetInfo = { name, activeLow: neg ? !child.reset.activeLow : child.reset.activeLow, async: child.reset.async };
+          m.reset = reset;
+        }
+      }
+    }
+  };
+  for (const m of byName.values()) visit(m);
+}

@@ -1,0 +1,158 @@
+/**
+ * What one file says, as written, before names are resolved across files: the syntax walk fills these, and
+ * `resolve.ts` turns them into the protocol's ModuleInfo once every file's packages and typedefs are known.
+ */
+import type { BranchSite, HdlSyntaxError, PortDirection, SourceRange } from '../protocol';
+
+export interface RawDataType {
+  /** Type text as written, whitespace collapsed. */
+  text: string;
+  /** Built-in keyword: logic, reg, bit, int, integer, byte, real… */
+  keyword?: string;
+  /** Net kind (wire, tri, wand…) when declared as a net. */
+  netType?: string;
+  /** A typedef name, possibly package-qualified (`pkg::state_t`). */
+  userType?: string;
+  signing?: 'signed' | 'unsigned';
+  /** Packed dimensions as written, outermost first: `[W-1:0]`. */
+  packed: string[];
+  enumDef?: RawEnum;
+  structDef?: RawStruct;
+}
+
+export interface RawEnum {
+  base?: RawDataType;
+  members: { name: string; value?: string }[];
+}
+
+export interface RawStruct {
+  union: boolean;
+  packed: boolean;
+  signing?: 'signed' | 'unsigned';
+  members: { type: RawDataType; names: string[] }[];
+}
+
+export interface RawTypedef {
+  name: string;
+  type: RawDataType;
+}
+
+export interface RawParam {
+  name: string;
+  default: string;
+  local: boolean;
+  /** `parameter type T = …` */
+  isType: boolean;
+  type?: RawDataType;
+}
+
+export interface RawPort {
+  name: string;
+  direction?: PortDirection;
+  /** Undefined for a non-ANSI port declared with neither type nor range (`output q;`). */
+  type?: RawDataType;
+  /** Interface port (`bus_if.master bus`): the interface name. */
+  interfaceType?: string;
+  unpacked: string[];
+  range: SourceRange;
+}
+
+export interface RawDecl {
+  name: string;
+  type: RawDataType;
+  unpacked: string[];
+}
+
+export interface RawAssign {
+  lhs: string;
+  rhs: string;
+  line: number;
+}
+
+export interface RawExpr {
+  text: string;
+  line: number;
+}
+
+export interface RawEvent {
+  edge: 'posedge' | 'negedge' | null;
+  signal: string;
+}
+
+export interface RawAlways {
+  keyword: string;
+  events: RawEvent[];
+  /**
+   * The `if` statements at the block's top level (not nested in another if or case), in order: reset
+   * tests live there. `first` marks the one that is the block's first statement.
+   */
+  topIfs: { cond: string; thenAssigns: RawAssign[]; first: boolean }[];
+  range: SourceRange;
+}
+
+export interface RawCaseItem {
+  labels: string[];
+  isDefault: boolean;
+  line: number;
+}
+
+export interface RawCase {
+  keyword: 'case' | 'casez' | 'casex';
+  inside: boolean;
+  subject: string;
+  items: RawCaseItem[];
+  range: SourceRange;
+}
+
+export interface RawInstance {
+  module: string;
+  name: string;
+  connections: { port: string | null; expr: string }[];
+  range: SourceRange;
+}
+
+/** Declarations a module, package or compilation unit can hold. */
+export interface RawScope {
+  params: RawParam[];
+  typedefs: RawTypedef[];
+  decls: RawDecl[];
+  /** Packages imported with `import pkg::*` (or single items as `pkg::name`). */
+  imports: string[];
+}
+
+export interface RawModule extends RawScope {
+  name: string;
+  file: string;
+  range: SourceRange;
+  ansi: boolean;
+  /** Port names in header order (non-ANSI list, or the ANSI declarations). */
+  portOrder: string[];
+  ports: RawPort[];
+  /** Parameters declared in a `#(…)` list: body `parameter`s are then local. */
+  hasParamPortList: boolean;
+  instances: RawInstance[];
+  always: RawAlways[];
+  cases: RawCase[];
+  assigns: RawAssign[];
+  /** Conditions and right-hand sides, scanned for comparison constants. */
+  exprs: RawExpr[];
+  sites: BranchSite[];
+}
+
+export interface RawPackage extends RawScope {
+  name: string;
+}
+
+export interface RawFile {
+  file: string;
+  modules: RawModule[];
+  packages: RawPackage[];
+  /** Declarations outside any module or package. */
+  unit: RawScope;
+  macros: Record<string, string>;
+  errors: HdlSyntaxError[];
+}
+
+export function emptyScope(): RawScope {
+  return { params: [], typedefs: [], decls: [], imports: [] };
+}

@@ -1,0 +1,127 @@
+/**
+ * Builds a testbench plus the DUT into a coverage simulator: sandbox check, then a content-keyed cache lookup
+ * under a per-key lock, then (on a miss) a fresh compile. Failures come back as diagnostics on the user's
+ * files; a missing tool is a ChorusError('missing_tool').
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { ChorusError, silentLogger, throwIfAborted, type Diagnostic } from '../protocol';
+import { checkTestbench, violationDiagnostics } from './sandbox/check';
+import { readValidEntry, sha256 } from './buildEntry';
+import { cacheLayout, CACHE_LAYOUT, type CacheLayout } from './cacheDir';
+import { withCacheLock } from './cacheLock';
+import { BASE_FLAGS, compile } from './compile';
+import { fileNamer, type FileNamer } from './diagnostics';
+import { readInputs, type SourceFile } from './inputs';
+import { SIM_MAIN_CPP } from './simMain';
+import { findTestbenchTop } from './testbenchTop';
+import { detectToolchain, type Toolchain } from './toolchain';
+import type { BuildInput, BuildResult, SimOptions, VerilatorInfo } from './types';
+import { detectVerilator } from './verilator';
+
+export { BASE_FLAGS, UNROLL_FLAGS } from './compile';
+
+const DEFAULT_BUILD_TIMEOUT_MS = 10 * 60_000;
+
+export interface BuildResultDetail extends BuildResult {
+  /** The build ran past its wall-clock bound. */
+  timedOut?: boolean;
+}
+
+export async function buildSimulation(input: BuildInput, opts: SimOptions): Promise<BuildResultDetail> {
+  const started = performance.now();
+  const logger = opts.logger ?? silentLogger;
+  throwIfAborted(opts.signal);
+  const { dut, tb } = await readInputs(input.dutFiles, input.testbench);
+  const verilator = await detectVerilator(opts.verilatorPath);
+  const toolchain = await detectToolchain();
+  const display = fileNamer([...dut, tb].map((f) => ({ given: f.absolute, display: f.given })));
+  const elapsed = (): number => Math.round(performance.now() - started);
+  const result = (partial: Omit<BuildResultDetail, 'ms'>): BuildResultDetail => ({ ...partial, ms: elapsed() });
+
+  const workspace = resolve(opts.workspaceRoot ?? dirname(tb.absolute));
+  const includeDirs = (input.includeDirs ?? []).map((d) => resolve(workspace, d));
+  const key = buildKey(verilator, toolchain, dut, tb, input, includeDirs);
+
+  // The sandbox check runs on every build, cached or not: rules and workspace may differ between callers.
+  const rejected = await sandboxCheck(tb, verilator, { ...opts, includeDirs: input.includeDirs, extraFlags: input.extraFlags }, display);
+  if (rejected) return result({ ...rejected, cacheHit: false, notes: [], key });
+
+  const top = input.tbTop ?? findTestbenchTop(tb.text);
+  if (!top) {
+    const diag: Diagnostic = { file: tb.given, line: 1, column: 0, severity: 'error', message: 'No module declared in the testbench: it must contain a top module (module tb; … endmodule).' };
+    return result({ status: 'compile_error', diagnostics: [diag], cacheHit: false, notes: [], key });
+  }
+
+  const layout = cacheLayout(opts.cacheDir);
+  await ensureCacheFolders(layout);
+  const timeoutMs = input.buildTimeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS;
+  return withCacheLock(join(layout.builds, key), { signal: opts.signal, timeoutMs, logger }, async () => {
+    const hit = await readValidEntry(layout.builds, key);
+    if (hit) {
+      logger.debug(`Simulation build ${key.slice(0, 12)}: cache hit.`);
+      return result({ status: 'ok', binary: hit.binary, diagnostics: renamed(hit.stamp.diagnostics, display), cacheHit: true, notes: hit.stamp.notes, key });
+    }
+    const fresh = await compile({ layout, key, verilator, toolchain, dut, tb, top, includeDirs, extraFlags: input.extraFlags ?? [], deadline: Date.now() + timeoutMs, opts, logger });
+    return result({ ...fresh, diagnostics: renamed(fresh.diagnostics, display), cacheHit: false, key });
+  });
+}
+
+async function ensureCacheFolders(layout: CacheLayout): Promise<void> {
+  try {
+    for (const dir of [layout.builds, layout.runtime, layout.tmp, layout.ccache]) await mkdir(dir, { recursive: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new ChorusError('failed', `Cannot create the build cache in ${layout.root} (${code}): set CHORUS_CACHE_DIR to a writable folder.`, undefined, { cause: err });
+  }
+}
+
+function buildKey(verilator: VerilatorInfo, toolchain: Toolchain, dut: SourceFile[], tb: SourceFile, input: BuildInput, includeDirs: string[]): string {
+  return sha256(
+    JSON.stringify({
+      layout: CACHE_LAYOUT,
+      verilator: [verilator.path, verilator.version],
+      compiler: toolchain.compilerId,
+      flags: BASE_FLAGS,
+      extra: input.extraFlags ?? [],
+      includeDirs,
+      top: input.tbTop ?? null,
+      // Paths matter too: coverage.dat records them.
+      files: [...dut, tb].map((f) => [f.absolute, sha256(f.text)]),
+      main: sha256(SIM_MAIN_CPP),
+    }),
+  ).slice(0, 32);
+}
+
+async function sandboxCheck(
+  tb: SourceFile,
+  verilator: VerilatorInfo,
+  opts: SimOptions & { includeDirs?: string[]; extraFlags?: string[] },
+  display: FileNamer,
+): Promise<{ status: 'rejected' | 'compile_error'; diagnostics: Diagnostic[] } | undefined> {
+  // The check must see the text the build compiles: the same macro definitions, so no `ifdef branch escapes it.
+  const defines = (opts.extraFlags ?? []).filter((f) => f.startsWith('-D') || f.startsWith('+define+'));
+  try {
+    const violations = await checkTestbench(tb.absolute, {
+      preprocessArgs: ['--timing', ...defines],
+      verilatorPath: verilator.path,
+      workspaceRoot: opts.workspaceRoot,
+      includeDirs: opts.includeDirs,
+      signal: opts.signal,
+    });
+    if (!violations.length) return undefined;
+    return { status: 'rejected', diagnostics: renamed(violationDiagnostics(violations), display) };
+  } catch (err) {
+    // The preprocessor stopped on the testbench (a missing include, a broken macro): that is a compile error.
+    if (err instanceof ChorusError && err.kind === 'bad_input' && err.location) {
+      const loc = err.location;
+      return { status: 'compile_error', diagnostics: [{ file: display(loc.file), line: loc.line ?? 0, column: loc.column ?? 0, severity: 'error', message: err.message }] };
+    }
+    throw err;
+  }
+}
+
+function renamed(list: Diagnostic[], display: FileNamer): Diagnostic[] {
+  return list.map((d) => ({ ...d, file: display(d.file) }));
+}
+

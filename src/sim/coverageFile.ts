@@ -1,0 +1,118 @@
+/**
+ * Reads Verilator's coverage.dat (`# SystemC::Coverage-3`, then `C '<key>' <count>` lines, the key a run of
+ * `\x01name\x02value` fields) and keeps the points of the DUT's own files, exactly as Verilator counted them.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { ChorusError, type CoverageKind, type CoveragePoint } from '../protocol';
+
+const HEADER = '# SystemC::Coverage-3';
+const POINT_LINE = /^C '(.*)' (\d+)$/;
+
+/** Long key names Verilator may write, mapped to the short ones it normally uses. */
+const LONG_KEYS: Record<string, string> = {
+  column: 'n',
+  comment: 'o',
+  filename: 'f',
+  hier: 'h',
+  lineno: 'l',
+  linescov: 'S',
+  per_instance: 'P',
+  thresh: 's',
+  type: 't',
+  weight: 'w',
+};
+
+function kindOf(page: string, type: string | undefined): CoverageKind {
+  const prefix = (page.split('/')[0] || type || '').replace(/^v_/, '');
+  if (prefix === 'line' || prefix === 'branch' || prefix === 'toggle') return prefix;
+  // v_user (cover properties) and kinds newer Verilators add are kept, not summarised.
+  return 'user';
+}
+
+function parseKey(key: string): Map<string, string> {
+  const fields = new Map<string, string>();
+  for (const part of key.split('\x01')) {
+    if (!part) continue;
+    const sep = part.indexOf('\x02');
+    if (sep < 0) continue;
+    const name = part.slice(0, sep);
+    fields.set(LONG_KEYS[name] ?? name, part.slice(sep + 1));
+  }
+  return fields;
+}
+
+/** Matches recorded file names to the caller's DUT files (by resolved path); returns the caller's spelling. */
+function dutMatcher(dutFiles: string[]): (recorded: string) => string | undefined {
+  const byPath = new Map<string, string>();
+  for (const f of dutFiles) {
+    byPath.set(f, f);
+    byPath.set(resolve(f), f);
+  }
+  return (recorded) => byPath.get(recorded) ?? byPath.get(resolve(recorded));
+}
+
+/**
+ * Points of the DUT files in `text`; `file` of each point is the DUT file as the caller spelled it.
+ * A malformed or truncated file is a ChorusError('failed') located at `sourceName`.
+ */
+export function parseCoverageDat(text: string, dutFiles: string[], sourceName: string): CoveragePoint[] {
+  const bad = (line: number, why: string): ChorusError =>
+    new ChorusError('failed', `${why} in ${sourceName}: the coverage file is damaged; run the simulation again.`, { file: sourceName, line });
+  const lines = text.split('\n');
+  if (lines[0]?.trimEnd() !== HEADER) throw bad(1, `Not a Verilator coverage file (expected "${HEADER}")`);
+  if (!text.endsWith('\n')) throw bad(lines.length, 'Truncated last line');
+  const isDut = dutMatcher(dutFiles);
+  const points: CoveragePoint[] = [];
+  for (let i = 1; i < lines.length; i++) {
+    const raw = lines[i];
+    if (!raw || raw.startsWith('#')) continue;
+    const m = POINT_LINE.exec(raw);
+    if (!m) throw bad(i + 1, 'Malformed coverage line');
+    const fields = parseKey(m[1]);
+    const recorded = fields.get('f');
+    const lineNo = Number(fields.get('l'));
+    const page = fields.get('page');
+    if (recorded === undefined || !Number.isInteger(lineNo) || page === undefined) throw bad(i + 1, 'Coverage point without file, line or page');
+    const file = isDut(recorded);
+    if (!file) continue;
+    const column = Number(fields.get('n') ?? 0);
+    const point: CoveragePoint = {
+      file,
+      line: lineNo,
+      column: Number.isInteger(column) ? column : 0,
+      kind: kindOf(page, fields.get('t')),
+      comment: fields.get('o') ?? '',
+      hierarchy: fields.get('h') ?? '',
+      module: page.includes('/') ? page.slice(page.indexOf('/') + 1) : '',
+      count: Number(m[2]),
+    };
+    const span = fields.get('S');
+    if (span) point.span = span;
+    points.push(point);
+  }
+  return points;
+}
+
+export async function readCoverageFile(path: string, dutFiles: string[]): Promise<CoveragePoint[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new ChorusError('failed', `Cannot read coverage file ${path} (${(err as NodeJS.ErrnoException).code ?? String(err)}): run the simulation again.`, { file: path }, { cause: err });
+  }
+  return parseCoverageDat(text, dutFiles, path);
+}
+
+/** The source lines of a point: its own line plus its `S` span (`17-20`, `25,27`, `3-4,9`). */
+export function pointLines(point: Pick<CoveragePoint, 'line' | 'span'>): number[] {
+  const lines = new Set<number>([point.line]);
+  for (const part of (point.span ?? '').split(',')) {
+    const m = /^\s*(\d+)(?:\s*-\s*(\d+))?\s*$/.exec(part);
+    if (!m) continue;
+    const from = Number(m[1]);
+    const to = Math.min(Number(m[2] ?? m[1]), from + 10_000);
+    for (let l = from; l <= to; l++) lines.add(l);
+  }
+  return [...lines].sort((a, b) => a - b);
+}

@@ -1,0 +1,26 @@
+/** lcov tracefile output (Coverage Gutters, Codecov, genhtml), written from the exact points, not from verilator_coverage. */
+import type { CoveragePoint } from '../protocol';
+import { lineCoverage } from './lineCoverage';
+
+export function toLcov(points: CoveragePoint[], displayName: (file: string) => string = (f) => f): string {
+  const out: string[] = ['TN:chorus'];
+  const lines = lineCoverage(points);
+  const files = [...new Set(lines.map((l) => l.file))];
+  for (const file of files) {
+    const mine = lines.filter((l) => l.file === file);
+    out.push(`SF:${displayName(file)}`);
+    let branchesFound = 0;
+    let branchesHit = 0;
+    for (const l of mine) {
+      l.branches.forEach((b, i) => {
+        out.push(`BRDA:${l.line},0,${i},${b.count}`);
+        branchesFound++;
+        if (b.count > 0) branchesHit++;
+      });
+    }
+    if (branchesFound) out.push(`BRF:${branchesFound}`, `BRH:${branchesHit}`);
+    for (const l of mine) out.push(`DA:${l.line},${l.hits}`);
+    out.push(`LF:${mine.length}`, `LH:${mine.filter((l) => l.hits > 0).length}`, 'end_of_record');
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,74 @@
+/**
+ * Killing a whole process tree, not only a process group: a jailed simulator runs under bubblewrap with its
+ * own session (`--new-session`), so it is outside the leader's group, and bubblewrap's parent-death signal
+ * can miss a child killed during its first milliseconds. Descendants are found through /proc and killed
+ * before their parents, so none is re-parented to init and lost.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Children by parent pid, from /proc (empty where there is no /proc). */
+function childrenByParent(): Map<number, number[]> {
+  const children = new Map<number, number[]>();
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return children;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // "pid (comm) state ppid …": comm may contain spaces and parentheses, so read after the last ')'.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(entry));
+      children.set(ppid, list);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return children;
+}
+
+/** Every descendant of `pid`, deepest last. */
+export function descendants(pid: number): number[] {
+  const children = childrenByParent();
+  const out: number[] = [];
+  const queue = [pid];
+  while (queue.length) {
+    const p = queue.shift() as number;
+    for (const c of children.get(p) ?? []) {
+      out.push(c);
+      queue.push(c);
+    }
+  }
+  return out;
+}
+
+function kill(target: number, signal: NodeJS.Signals = 'SIGKILL'): void {
+  try {
+    process.kill(target, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * Stops the leader's group (no new children while we look), SIGKILLs the descendants deepest first (each with
+ * its own group), then the leader's group.
+ */
+export function killTree(pid: number | undefined): void {
+  if (pid === undefined) return;
+  kill(-pid, 'SIGSTOP');
+  for (let round = 0; round < 4; round++) {
+    const found = descendants(pid);
+    if (!found.length) break;
+    for (const p of found.reverse()) {
+      kill(-p);
+      kill(p);
+    }
+  }
+  kill(-pid);
+  kill(pid);
+}

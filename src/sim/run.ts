@@ -1,0 +1,99 @@
+/**
+ * Runs a built simulator once, jailed, with a wall-clock and a simulated-time bound. The simulator stops
+ * itself shortly before the wall-clock bound (and writes coverage); a run stuck inside one time step is killed
+ * with its whole process group at the bound.
+ */
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { ChorusError, silentLogger, throwIfAborted } from '../protocol';
+import { jailCommand } from './sandbox/jail';
+import { parseRuntimeOutput, type FileNamer } from './diagnostics';
+import { runGroup } from './processGroup';
+import { parseStopLine } from './simMain';
+import type { RunInput, RunResult, SimOptions } from './types';
+
+export const DEFAULT_RUN_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_SIM_TIME = 10_000_000;
+const DEFAULT_OUTPUT_CAP = 256 * 1024;
+
+/** Resource limits of one simulation: generous for real testbenches, fatal for runaways. */
+const SIM_MEMORY_BYTES = 8 * 1024 ** 3;
+const SIM_FILE_BYTES = 1024 ** 3;
+
+/** The simulator stops itself this long before the hard bound, so coverage is still written. */
+function softDeadline(timeoutMs: number): number {
+  return Math.max(1, timeoutMs - Math.min(2000, Math.floor(timeoutMs * 0.2)));
+}
+
+export async function runSimulation(input: RunInput, opts: SimOptions & { namer?: FileNamer }): Promise<RunResult> {
+  const logger = opts.logger ?? silentLogger;
+  throwIfAborted(opts.signal);
+  const binary = resolve(input.binary);
+  const bin = await stat(binary).catch(() => undefined);
+  if (!bin?.isFile()) throw new ChorusError('failed', `Simulator ${binary} is missing: build the testbench again (buildSimulation).`, { file: binary });
+  const coverageFile = resolve(input.coverageFile);
+  const cwd = resolve(input.cwd ?? dirname(coverageFile));
+  await mkdir(cwd, { recursive: true });
+  await mkdir(dirname(coverageFile), { recursive: true });
+  await rm(coverageFile, { force: true });
+
+  const timeoutMs = input.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
+  const maxSimTime = input.maxSimTime ?? DEFAULT_MAX_SIM_TIME;
+  const args = [
+    ...(input.plusargs ?? []),
+    `+chorus+coverage=${coverageFile}`,
+    `+chorus+max-time=${Math.max(0, Math.floor(maxSimTime))}`,
+    `+chorus+deadline-ms=${softDeadline(timeoutMs)}`,
+  ];
+  const spec = jailCommand(binary, args, {
+    workDir: cwd,
+    readOnly: [dirname(binary), ...(input.readPaths ?? []).map((p) => resolve(p))],
+    writable: dirname(coverageFile) === cwd ? [] : [dirname(coverageFile)],
+    network: false,
+    limits: { memoryBytes: SIM_MEMORY_BYTES, fileSizeBytes: SIM_FILE_BYTES, cpuSeconds: Math.ceil(timeoutMs / 1000) + 5 },
+  });
+  logger.debug(`simulate: ${spec.command} ${spec.args.join(' ')}`);
+  const run = await runGroup(spec.command, spec.args, {
+    cwd,
+    env: spec.env,
+    timeoutMs,
+    signal: opts.signal,
+    outputCapBytes: input.outputCapBytes ?? DEFAULT_OUTPUT_CAP,
+  });
+  const { stop, output } = parseStopLine(run.output);
+  const coverageWritten = Boolean(await stat(coverageFile).catch(() => undefined));
+  const namer = opts.namer ?? ((p: string) => p);
+  const diagnostics = parseRuntimeOutput(output, namer, input.binary);
+  const base = { ms: run.ms, output, diagnostics, coverageWritten, simTime: stop?.time };
+
+  if (run.timedOut) {
+    return { ...base, status: 'timeout', bounded: true, stop: 'killed' };
+  }
+  if (!stop) {
+    // No final report: the simulator crashed, or a resource limit ended it.
+    const why = run.signal
+      ? `was killed by ${run.signal}${limitHint(run.signal)}`
+      : run.code !== null && run.code > 128
+        ? `was killed by signal ${run.code - 128} (a crash or a resource limit)`
+        : `exited with code ${run.code} before finishing`;
+    diagnostics.push({ file: namer(input.binary), line: 0, column: 0, severity: 'error', message: `The simulator ${why}.` });
+    return { ...base, status: 'sim_error', bounded: false, stop: 'crashed' };
+  }
+  if (stop.stop === 'deadline') {
+    return { ...base, status: 'timeout', bounded: true, stop: stop.stop };
+  }
+  if (stop.stop === 'error' || run.code !== 0) {
+    if (!diagnostics.some((d) => d.severity === 'error')) {
+      diagnostics.push({ file: namer(input.binary), line: 0, column: 0, severity: 'error', message: `The simulation ended with an error (exit code ${run.code}).` });
+    }
+    return { ...base, status: 'sim_error', bounded: false, stop: stop.stop };
+  }
+  return { ...base, status: 'ok', bounded: stop.stop === 'simtime', stop: stop.stop };
+}
+
+function limitHint(signal: NodeJS.Signals): string {
+  if (signal === 'SIGXCPU') return ' (CPU time limit)';
+  if (signal === 'SIGXFSZ') return ' (it wrote a file past the 1 GiB limit)';
+  if (signal === 'SIGSEGV' || signal === 'SIGABRT') return ' (a crash or an internal Verilator error)';
+  return '';
+}

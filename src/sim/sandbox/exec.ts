@@ -1,0 +1,124 @@
+/**
+ * Runs one child process for the sandbox with a wall-clock bound, an output cap and the caller's AbortSignal;
+ * the child leads its own process group, and the whole group is killed on abort, timeout or overflow.
+ */
+import { spawn } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { ChorusError } from '../../protocol';
+import type { JailSpec } from './jail';
+
+export interface CappedRunOptions {
+  cwd: string;
+  signal?: AbortSignal;
+  timeoutMs: number;
+  /** Stdout beyond this many bytes stops the child. */
+  maxStdoutBytes: number;
+}
+
+export interface CappedRunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  overflowed: boolean;
+}
+
+const stderrCap = 256 * 1024;
+
+export function runCapped(spec: JailSpec, opts: CappedRunOptions): Promise<CappedRunResult> {
+  if (opts.signal?.aborted) return Promise.reject(new ChorusError('cancelled', 'Cancelled.'));
+  return new Promise((resolve, reject) => {
+    const child = spawn(spec.command, spec.args, {
+      cwd: opts.cwd,
+      env: spec.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let outBytes = 0;
+    let errBytes = 0;
+    let timedOut = false;
+    let overflowed = false;
+    let aborted = false;
+
+    const killGroup = (): void => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    const onAbort = (): void => {
+      aborted = true;
+      killGroup();
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, opts.timeoutMs);
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout.on('data', (chunk: Buffer) => {
+      outBytes += chunk.length;
+      if (outBytes > opts.maxStdoutBytes) {
+        overflowed = true;
+        killGroup();
+        return;
+      }
+      out.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (errBytes < stderrCap) err.push(chunk);
+      errBytes += chunk.length;
+    });
+    const finish = (): void => {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    };
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      finish();
+      killGroup();
+      if (e.code === 'ENOENT') {
+        reject(new ChorusError('missing_tool', `${spec.command} not found: install it or fix the configured path.`, undefined, { cause: e }));
+      } else {
+        reject(new ChorusError('failed', `Could not start ${spec.command}: ${e.message}`, undefined, { cause: e }));
+      }
+    });
+    // A grandchild holding the pipes open would keep 'close' from firing: end the group when the leader exits.
+    child.on('exit', killGroup);
+    child.on('close', (code, signal) => {
+      finish();
+      // A grandchild may outlive the leader; nothing of the group may stay behind.
+      killGroup();
+      if (aborted) {
+        reject(new ChorusError('cancelled', 'Cancelled.'));
+        return;
+      }
+      resolve({
+        code,
+        signal,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        timedOut,
+        overflowed,
+      });
+    });
+  });
+}
+
+/** The absolute path of an executable: a path as given, or a bare name looked up in PATH; undefined if none. */
+export function findExecutable(command: string, path = process.env.PATH ?? ''): string | undefined {
+  const candidates = command.includes('/') ? [resolve(command)] : path.split(delimiter).filter(isAbsolute).map((d) => join(d, command));
+  return candidates.find((c) => {
+    try {
+      accessSync(c, constants.X_OK);
+      return statSync(c).isFile();
+    } catch {
+      return false;
+    }
+  });
+}

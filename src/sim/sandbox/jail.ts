@@ -1,0 +1,166 @@
+/**
+ * Defence in depth around a simulator (or build) that runs untrusted code: a scrubbed environment, resource
+ * limits (prlimit, or a `sh -c 'ulimit …'` wrapper), and, where bubblewrap works, no network and a read-only
+ * view of the machine with only the work folder writable and home folders, /tmp and /run hidden.
+ * The caller spawns the returned spec with `detached: true` and kills the whole process group on abort.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join, resolve, sep } from 'node:path';
+
+export interface JailLimits {
+  /** CPU time; the process gets SIGXCPU at the limit and SIGKILL a second later. */
+  cpuSeconds?: number;
+  /** Address space (RLIMIT_AS). */
+  memoryBytes?: number;
+  /** Largest file the process may write (RLIMIT_FSIZE); writing past it raises SIGXFSZ. */
+  fileSizeBytes?: number;
+  /** RLIMIT_NPROC: counts every process of the user, not just this tree (see docs/security.md). */
+  processes?: number;
+}
+
+export interface JailOptions {
+  workDir: string;
+  /** Extra paths made visible read-only inside bwrap (on top of the hidden folders). */
+  readOnly?: string[];
+  /** Allow network access (bwrap only); default false. */
+  network?: boolean;
+  limits?: JailLimits;
+  /** true: use bwrap; false: never; undefined: when bwrapAvailable(). */
+  useBwrap?: boolean;
+  /** Extra writable paths inside bwrap, such as a compiler cache. */
+  writable?: string[];
+  /** Folders replaced by empty ones inside bwrap; default: /tmp, /var/tmp, /run, /home, /root and $HOME. */
+  hide?: string[];
+  /** Variables added to the scrubbed environment (HOME and TMPDIR default to workDir). */
+  env?: Record<string, string>;
+  /** How limits are applied; default 'auto' (prlimit when it works, else the shell wrapper). */
+  limiter?: 'auto' | 'prlimit' | 'shell';
+}
+
+export interface JailSpec {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/** Variables passed through from the parent: tool locations and locale, never credentials. */
+const passThrough = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'VERILATOR_ROOT', 'SYSTEMC_INCLUDE', 'SYSTEMC_LIBDIR', 'CCACHE_DIR'];
+
+/**
+ * An allow-listed environment: PATH, locale and tool roots from this process, HOME pointing at a temporary
+ * folder, and `extra`. Everything else (tokens, API keys such as CHORUS_API_KEY, SSH agent sockets) is dropped.
+ */
+export function scrubbedEnv(extra?: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const name of passThrough) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  env.PATH ??= '/usr/local/bin:/usr/bin:/bin';
+  env.LANG ??= 'C.UTF-8';
+  env.HOME = tmpdir();
+  return { ...env, ...extra };
+}
+
+export function jailCommand(command: string, args: string[], opts: JailOptions): JailSpec {
+  const workDir = absolute(opts.workDir);
+  const env = scrubbedEnv({ HOME: workDir, TMPDIR: workDir, ...opts.env });
+  const limited = withLimits(command, args, opts.limits ?? {}, opts.limiter ?? 'auto');
+  const useBwrap = opts.useBwrap ?? bwrapAvailable();
+  if (!useBwrap) return { ...limited, env };
+  return { command: 'bwrap', args: [...bwrapArgs(workDir, opts), '--', limited.command, ...limited.args], env };
+}
+
+function bwrapArgs(workDir: string, opts: JailOptions): string[] {
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  for (const dir of opts.hide ?? defaultHidden()) {
+    const abs = absolute(dir);
+    if (existsSync(abs)) args.push('--tmpfs', abs);
+  }
+  // Later mounts sit on top of the hidden folders, so these reappear inside them.
+  for (const p of opts.readOnly ?? []) {
+    const abs = absolute(p);
+    if (existsSync(abs)) args.push('--ro-bind', abs, abs);
+  }
+  for (const p of opts.writable ?? []) {
+    const abs = absolute(p);
+    if (existsSync(abs)) args.push('--bind', abs, abs);
+  }
+  args.push('--bind', workDir, workDir, '--chdir', workDir);
+  args.push('--unshare-all');
+  if (opts.network) args.push('--share-net');
+  // --new-session: the sandbox cannot push keystrokes into the user's terminal (TIOCSTI).
+  args.push('--die-with-parent', '--new-session');
+  return args;
+}
+
+function defaultHidden(): string[] {
+  const dirs = ['/tmp', '/var/tmp', '/run', '/home', '/root'];
+  const home = absolute(homedir());
+  if (home !== '/' && !dirs.some((d) => home === d || home.startsWith(d + sep))) dirs.push(home);
+  return dirs;
+}
+
+function withLimits(command: string, args: string[], limits: JailLimits, limiter: 'auto' | 'prlimit' | 'shell'): { command: string; args: string[] } {
+  const { cpuSeconds, memoryBytes, fileSizeBytes, processes } = limits;
+  if ([cpuSeconds, memoryBytes, fileSizeBytes, processes].every((v) => v === undefined)) return { command, args };
+  const usePrlimit = limiter === 'prlimit' || (limiter === 'auto' && prlimitAvailable());
+  if (usePrlimit) {
+    // Core dumps off: SIGXCPU and SIGXFSZ would otherwise leave a core file in the work folder.
+    const flags = ['--core=0'];
+    if (cpuSeconds !== undefined) flags.push(`--cpu=${whole(cpuSeconds)}:${whole(cpuSeconds) + 1}`);
+    if (memoryBytes !== undefined) flags.push(`--as=${whole(memoryBytes)}`);
+    if (fileSizeBytes !== undefined) flags.push(`--fsize=${whole(fileSizeBytes)}`);
+    if (processes !== undefined) flags.push(`--nproc=${whole(processes)}`);
+    return { command: 'prlimit', args: [...flags, '--', command, ...args] };
+  }
+  // POSIX sh: -t seconds, -v KiB, -f 512-byte blocks; processes are -u in bash, -p in dash.
+  const steps = ['ulimit -c 0'];
+  if (cpuSeconds !== undefined) steps.push(`ulimit -t ${whole(cpuSeconds)}`);
+  if (memoryBytes !== undefined) steps.push(`ulimit -v ${Math.max(1, Math.floor(whole(memoryBytes) / 1024))}`);
+  if (fileSizeBytes !== undefined) steps.push(`ulimit -f ${Math.floor(whole(fileSizeBytes) / 512)}`);
+  if (processes !== undefined) steps.push(`{ ulimit -u ${whole(processes)} 2>/dev/null || ulimit -p ${whole(processes)}; }`);
+  return { command: '/bin/sh', args: ['-c', `${steps.join(' && ')} && exec "$0" "$@"`, command, ...args] };
+}
+
+function whole(n: number): number {
+  return Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+}
+
+function absolute(p: string): string {
+  const abs = resolve(p);
+  try {
+    return realpathSync(abs);
+  } catch {
+    return abs;
+  }
+}
+
+let prlimitWorks: boolean | undefined;
+function prlimitAvailable(): boolean {
+  prlimitWorks ??= spawnSync('prlimit', ['--core=0', '--', 'true'], { stdio: 'ignore', timeout: 5000 }).status === 0;
+  return prlimitWorks;
+}
+
+let bwrapWorks: boolean | undefined;
+/**
+ * Whether bubblewrap runs here with the flags jailCommand uses: it may be installed yet fail inside a
+ * container without user namespaces. Tried once per process; the answer is cached.
+ */
+export function bwrapAvailable(): boolean {
+  if (bwrapWorks !== undefined) return bwrapWorks;
+  let dir: string | undefined;
+  try {
+    dir = mkdtempSync(join(tmpdir(), 'chorus-bwrap-'));
+    const spec = jailCommand('sh', ['-c', 'echo ok > probe && cat probe'], { workDir: dir, useBwrap: true });
+    const r = spawnSync(spec.command, spec.args, { env: spec.env, cwd: dir, timeout: 10_000, encoding: 'utf8' });
+    bwrapWorks = r.status === 0 && r.stdout.trim() === 'ok';
+  } catch {
+    bwrapWorks = false;
+  } finally {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+  return bwrapWorks;
+}

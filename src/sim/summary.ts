@@ -1,0 +1,70 @@
+/** Totals of coverage points: per kind, per instance, and across merged runs. */
+import { REPORTED_KINDS, type CoveragePoint, type CoverageSummary, type KindTotals } from '../protocol';
+
+/** A point's identity across runs: the same file, place, kind, comment and instance. */
+export function pointId(p: CoveragePoint): string {
+  return [p.file, p.line, p.column, p.kind, p.comment, p.hierarchy].join('\u0000');
+}
+
+function comparePoints(a: CoveragePoint, b: CoveragePoint): number {
+  return (
+    (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) ||
+    a.line - b.line ||
+    a.column - b.column ||
+    a.kind.localeCompare(b.kind) ||
+    a.hierarchy.localeCompare(b.hierarchy) ||
+    a.comment.localeCompare(b.comment, undefined, { numeric: true })
+  );
+}
+
+/** Union of runs: counts of the same point add up. Sorted by file, line, column, kind, instance, comment. */
+export function mergePoints(...sets: CoveragePoint[][]): CoveragePoint[] {
+  const merged = new Map<string, CoveragePoint>();
+  for (const set of sets) {
+    for (const p of set) {
+      const id = pointId(p);
+      const seen = merged.get(id);
+      if (seen) seen.count += p.count;
+      else merged.set(id, { ...p });
+    }
+  }
+  return [...merged.values()].sort(comparePoints);
+}
+
+export function isCovered(p: CoveragePoint): boolean {
+  return p.count > 0;
+}
+
+/** pct: 0..100 with one decimal, rounded down so that only full coverage reads 100. */
+export function kindTotals(covered: number, total: number): KindTotals {
+  return { covered, total, pct: total === 0 ? 100 : Math.floor((covered * 1000) / total) / 10 };
+}
+
+export function summarize(points: CoveragePoint[]): CoverageSummary {
+  const counts = Object.fromEntries(REPORTED_KINDS.map((k) => [k, { covered: 0, total: 0 }])) as Record<string, { covered: number; total: number }>;
+  for (const p of points) {
+    const c = counts[p.kind];
+    if (!c) continue;
+    c.total++;
+    if (isCovered(p)) c.covered++;
+  }
+  return Object.fromEntries(REPORTED_KINDS.map((k) => [k, kindTotals(counts[k].covered, counts[k].total)])) as CoverageSummary;
+}
+
+/** A summary with nothing measured (a failed build or run): 0 of 0 at 0 %, never a misleading 100 %. */
+export function emptySummary(): CoverageSummary {
+  return Object.fromEntries(REPORTED_KINDS.map((k) => [k, { covered: 0, total: 0, pct: 0 }])) as CoverageSummary;
+}
+
+/**
+ * Totals per instance path, cumulative: `TOP.tb.uut` includes `TOP.tb.uut.u_fifo`, as instance targets
+ * expect. Keys are the instance paths that hold DUT points.
+ */
+export function summarizeByInstance(points: CoveragePoint[]): Record<string, CoverageSummary> {
+  const paths = [...new Set(points.map((p) => p.hierarchy).filter(Boolean))].sort();
+  const out: Record<string, CoverageSummary> = {};
+  for (const path of paths) {
+    out[path] = summarize(points.filter((p) => p.hierarchy === path || p.hierarchy.startsWith(`${path}.`)));
+  }
+  return out;
+}

@@ -1,0 +1,103 @@
+/** The simulation core's public shapes: what callers pass in and get back. */
+import type { CoveragePoint, CoverageReport, Diagnostic, Logger } from '../protocol';
+
+export interface SimOptions {
+  /** Verilator executable; `verilator` on PATH when omitted. */
+  verilatorPath?: string;
+  /** Build cache root; CHORUS_CACHE_DIR, else $XDG_CACHE_HOME/chorus, else ~/.cache/chorus. */
+  cacheDir?: string;
+  logger?: Logger;
+  /** Cancels builds and runs: the whole process group is killed. */
+  signal?: AbortSignal;
+  /** Includes outside this folder are rejected by the sandbox check. */
+  workspaceRoot?: string;
+}
+
+export interface VerilatorInfo {
+  path: string;
+  version: string;
+  major: number;
+  minor: number;
+}
+
+export interface BuildInput {
+  /** DUT source files, as the user gave them (relative to the current folder or absolute). */
+  dutFiles: string[];
+  /** Path of the testbench file. */
+  testbench: string;
+  /** Top module of the testbench; found from the testbench file when omitted. */
+  tbTop?: string;
+  /** Extra Verilator arguments (part of the cache key). */
+  extraFlags?: string[];
+  /** `+incdir` folders for `include; part of the cache key. */
+  includeDirs?: string[];
+  /** Wall-clock bound for the whole build (Verilator and the C++ compile); default 10 minutes. */
+  buildTimeoutMs?: number;
+}
+
+export type BuildStatus = 'ok' | 'compile_error' | 'rejected';
+
+export interface BuildResult {
+  status: BuildStatus;
+  /** The simulator executable (inside the cache), when the build succeeded. */
+  binary?: string;
+  diagnostics: Diagnostic[];
+  ms: number;
+  cacheHit: boolean;
+  notes: string[];
+  /** Content key of the build (sources, flags, Verilator version). */
+  key: string;
+}
+
+export interface RunInput {
+  binary: string;
+  /** Where the run writes coverage.dat (atomically); an older file there is removed first. */
+  coverageFile: string;
+  /** Extra plusargs for the testbench, such as `+stim=vectors.txt`. */
+  plusargs?: string[];
+  /** Wall-clock bound; default 60 s. The simulator stops itself shortly before and still writes coverage. */
+  timeoutMs?: number;
+  /** Simulated-time bound in the testbench top's time unit (the unit of `#1`); default 10,000,000. 0: none. */
+  maxSimTime?: number;
+  /** Working folder of the simulator (writable inside the jail); default: the coverage file's folder. */
+  cwd?: string;
+  /** Output kept: the first and last halves of this many bytes; default 256 KiB. */
+  outputCapBytes?: number;
+  /** Files or folders the simulator may read besides its work folder (stimulus files elsewhere). */
+  readPaths?: string[];
+}
+
+export type RunStatus = 'ok' | 'sim_error' | 'timeout';
+
+export interface RunResult {
+  status: RunStatus;
+  ms: number;
+  /** Simulator output (stdout and stderr), capped. */
+  output: string;
+  diagnostics: Diagnostic[];
+  /** True when the run stopped at the simulated-time or wall-clock bound rather than at `$finish` or idle. */
+  bounded: boolean;
+  coverageWritten: boolean;
+  /** Why the simulator stopped, as it reported it: finish, idle, simtime, deadline, error; 'killed' or 'crashed' otherwise. */
+  stop?: string;
+  /** Simulated time reached, in the testbench's time precision (when reported). */
+  simTime?: number;
+}
+
+export interface MeasureInput extends BuildInput {
+  timeoutMs?: number;
+  maxSimTime?: number;
+  /** DUT top module: coverage is scoped to its instances (and their sub-instances) when given. */
+  dutTop?: string;
+  /** Extra plusargs for the run. */
+  plusargs?: string[];
+  /** How files are named in holes and diagnostics; default: as given in dutFiles/testbench. */
+  displayName?: (file: string) => string;
+}
+
+export type MeasureResult = CoverageReport & {
+  /** The DUT's coverage points (after scoping), for merging, lcov and editor overlays. */
+  points: CoveragePoint[];
+  /** The simulator's output (capped), when it ran. */
+  simOutput?: string;
+};

@@ -1,0 +1,43 @@
+/** The remaining holes, one row per source line; a row reveals its line in the DUT editor. */
+import { h } from '../dom';
+import { describeKinds, groupHoles, summarizeDetails } from '../holeGroups';
+import type { RunModel } from '../model';
+import type { ViewContext } from './context';
+
+const FIRST_ROWS = 60;
+
+export function holesList(ctx: ViewContext, run: RunModel, showAll: boolean, onShowAll: () => void): HTMLElement {
+  const groups = groupHoles(run.holes);
+  const measured = run.rounds.some((r) => r.coverage) || run.result !== undefined;
+  if (!groups.length) {
+    return h('p', { class: 'empty' }, measured ? 'No holes left.' : 'Holes appear here after the first simulation.');
+  }
+  const shown = showAll ? groups : groups.slice(0, FIRST_ROWS);
+  const list = h('ul', { class: 'holes', 'aria-label': 'Remaining holes' });
+  for (const g of shown) {
+    const details = summarizeDetails(g.details.map((d) => d.replace(/^toggle /, '')));
+    const button = h(
+      'button',
+      {
+        class: `hole${g.unreachable ? ' unreachable' : ''}`,
+        type: 'button',
+        'data-file': g.file,
+        'data-line': g.line,
+        title: g.unreachable ? `Unreachable: ${g.unreachable}` : `Reveal ${g.file}:${g.line}`,
+        'aria-label': `${g.file} line ${g.line}: ${describeKinds(g.kinds)}: ${g.details.join(', ')}${g.unreachable ? ` (unreachable: ${g.unreachable})` : ''}. Reveal in editor.`,
+      },
+      h('span', { class: 'hole-where' }, `${g.file}:${g.line}`),
+      h('span', { class: 'hole-kinds' }, describeKinds(g.kinds)),
+      h('span', { class: 'hole-detail' }, details),
+      g.source ? h('code', { class: 'hole-source' }, g.source) : null,
+    );
+    button.addEventListener('click', () => ctx.post({ type: 'revealHole', file: g.file, line: g.line, runId: run.info.runId }));
+    list.append(h('li', {}, button));
+  }
+  if (shown.length < groups.length) {
+    const more = h('button', { class: 'link show-all', type: 'button' }, `Show all ${groups.length} lines`);
+    more.addEventListener('click', onShowAll);
+    list.append(h('li', {}, more));
+  }
+  return list;
+}

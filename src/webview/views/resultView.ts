@@ -1,0 +1,76 @@
+/** How a run ended: targets met or not, why it stopped, the final testbench. */
+import { REPORTED_KINDS } from '../../protocol';
+import { fill, h } from '../dom';
+import { formatPct } from '../format';
+import type { EntryView, ViewContext } from './context';
+
+export class ResultView implements EntryView {
+  readonly el = h('article', { class: 'card result' });
+  private seen = '';
+
+  constructor(
+    private readonly ctx: ViewContext,
+    private readonly runId: string,
+  ) {
+    this.el.dataset.run = runId;
+  }
+
+  update(): void {
+    const run = this.ctx.model.runs[this.runId];
+    if (!run) return;
+    const sig = JSON.stringify([run.result?.stopReason, run.result?.pass, run.ended]);
+    if (sig === this.seen) return;
+    this.seen = sig;
+    const result = run.result;
+    const ended = run.ended;
+    const parts: (HTMLElement | null)[] = [];
+    let tone = 'info';
+    if (result) {
+      const n = result.rounds.length;
+      tone = result.pass ? 'ok' : 'warning';
+      const head = result.pass
+        ? `Targets met after ${n} ${n === 1 ? 'round' : 'rounds'}`
+        : `Targets not met: stopped (${result.stopReason}) after ${n} ${n === 1 ? 'round' : 'rounds'}`;
+      parts.push(h('p', { class: 'result-head' }, h('span', { class: 'mark', 'aria-hidden': 'true' }, result.pass ? '✓' : '!'), head));
+      const holes = result.holes.length;
+      parts.push(
+        h(
+          'p',
+          { class: 'result-cov' },
+          REPORTED_KINDS.map((k) => `${k} ${formatPct(result.coverage[k].pct)}`).join(' · ') +
+            ` · ${holes === 0 ? 'no holes left' : `${holes} ${holes === 1 ? 'hole' : 'holes'} left`}`,
+        ),
+      );
+      if (result.testbench) {
+        const lastRound = result.rounds.length ? result.rounds[result.rounds.length - 1].index : 0;
+        const open = h('vscode-button', { secondary: true }, 'Open testbench');
+        open.addEventListener('click', () =>
+          this.ctx.post({ type: 'openTestbench', runId: this.runId, round: lastRound, testbench: result.testbench }),
+        );
+        parts.push(
+          h(
+            'div',
+            { class: 'result-tb' },
+            h('span', {}, result.testbenchPath ? 'Written to ' : 'Not written to a file yet.'),
+            result.testbenchPath ? h('code', {}, result.testbenchPath) : null,
+            open,
+          ),
+        );
+      }
+    }
+    if (ended && !(result && ended.outcome === 'completed' && !ended.message)) {
+      if (!result) tone = ended.outcome === 'failed' ? 'error' : ended.outcome === 'cancelled' ? 'warning' : 'info';
+      const rounds = run.rounds.length;
+      const text =
+        ended.outcome === 'cancelled'
+          ? `Stopped${rounds ? ` during round ${rounds}` : ''}.`
+          : ended.outcome === 'failed'
+            ? 'The run failed.'
+            : 'The run finished.';
+      parts.push(h('p', { class: 'result-head' }, text), ended.message ? h('p', { class: 'result-message' }, ended.message) : null);
+    }
+    this.el.className = `card result ${tone}`;
+    fill(this.el, ...parts);
+    this.ctx.announce(parts.map((p) => p?.textContent ?? '').join(' '));
+  }
+}

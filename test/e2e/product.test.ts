@@ -1,0 +1,237 @@
+// The product end to end, as a new user meets it: the VSIX from `npm run package` installed into a real VS Code
+// (code-server) in headless chromium, the fifo example open, "CHORUS: Generate high-coverage stimulus" run from
+// the palette with the model-free engine, then with a `replay:` model, then stopped during a hanging run.
+// The probe extension rides along only to tell when a settings change has reached the extension host.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { FrameLocator } from 'playwright-core';
+import { startWorkbench, type Workbench } from './harness';
+import { ensureE2eTools } from './install';
+import { buildProbeVsix, PROBE_SETTINGS_ITEM, type ProbeVsix } from './probe-extension';
+import { descendants, isAlive, type ProcessInfo } from './processes';
+import { buildProductVsix, commandTitle, productExtensionId } from './product-vsix';
+import { FIFO_PUSH_POP_LINE, fifoReplay, HANG_PROSE, hangReplay, ROUND2_LINE, ROUND2_PROSE } from './replay';
+import { pollFor, type StatusBarItem } from './workbench-ui';
+
+// Verilator builds and simulations share two cores with code-server and chromium: bounded, generous waits.
+const ACTIVATE_MS = 90_000;
+const RUN_MS = 6 * 60_000;
+const STOP_MS = 30_000;
+const PCT = /\d+(\.\d+)?\s?%/;
+
+/** Compilers, build drivers and wrappers: a server descendant that is none of these is the simulation. */
+const BUILD_TOOLS = new Set([
+  'make', 'gmake', 'g++', 'gcc', 'c++', 'cc', 'cc1plus', 'as', 'ld', 'ld.bfd', 'ld.gold', 'collect2', 'ar', 'ccache',
+  'sh', 'bash', 'dash', 'perl', 'python3', 'verilator', 'verilator_bin', 'bwrap', 'prlimit', 'timeout', 'env', 'node',
+]);
+
+describe('CHORUS in VS Code (code-server + chromium, fifo example)', { timeout: 25 * 60_000 }, () => {
+  let wb: Workbench;
+  let probe: ProbeVsix;
+  let extensionId: string;
+  let testbench: string;
+  const settings: Record<string, unknown> = { 'chorus.engine': 'random', 'chorus.maxRounds': 2, 'chorus.simTimeoutSeconds': 60 };
+  const workspaceSettings: Record<string, unknown> = {};
+
+  const chat = (): FrameLocator => wb.webview(extensionId);
+  const isChorusItem = (i: StatusBarItem) => i.id.startsWith(`${extensionId}.`) && /CHORUS/.test(`${i.text} ${i.label}`);
+
+  /**
+   * Changes settings as a project would (the workspace's .vscode/settings.json; the workbench does not notice a
+   * user settings file changed behind its back) and waits until the extension host sees them: the probe reports.
+   */
+  async function applySettings(patch: Record<string, unknown>): Promise<void> {
+    Object.assign(workspaceSettings, patch);
+    wb.writeWorkspaceSettings(workspaceSettings);
+    await wb.waitForStatusBarItem(
+      (i) => {
+        if (i.id !== PROBE_SETTINGS_ITEM) return false;
+        const seen = JSON.parse(i.label || '{}') as Record<string, unknown>;
+        return Object.entries(patch).every(([k, v]) => JSON.stringify(seen[k]) === JSON.stringify(v));
+      },
+      30_000,
+      `the probe reporting ${JSON.stringify(patch)}`,
+    );
+  }
+
+  /** A test that leaves a screenshot of the workbench when it fails. */
+  function step(name: string, fn: () => Promise<void>): void {
+    it(name, async () => {
+      try {
+        await fn();
+      } catch (err) {
+        await wb?.screenshot(`FAILED-${name.replace(/\W+/g, '-').slice(0, 40)}`).catch(() => undefined);
+        throw err;
+      }
+    });
+  }
+
+  /** The language server process (the extension forks `dist/server.js`). */
+  function server(): ProcessInfo | undefined {
+    return wb.processes().find((p) => /dist\/server\.js/.test(p.cmdline));
+  }
+
+  /** Starts a run on fifo.sv from the palette; a run left going by a failed step is stopped first. */
+  async function generate(): Promise<void> {
+    if ((await wb.progressNotifications()).length) {
+      await wb.runCommand(commandTitle('chorus.stop'));
+      await waitForNoProgress(STOP_MS);
+    }
+    await wb.activateTab('fifo.sv');
+    await wb.runCommand(commandTitle('chorus.generate'));
+  }
+
+  /** Waits until no progress notification is left on screen. */
+  async function waitForNoProgress(timeoutMs: number): Promise<void> {
+    await pollFor(
+      async () => ((await wb.progressNotifications()).length === 0 ? true : undefined),
+      timeoutMs,
+      async () => `A progress notification is still up after ${timeoutMs / 1000} s: ${JSON.stringify(await wb.progressNotifications())}.`,
+    );
+  }
+
+  async function openChat(): Promise<void> {
+    const round = chat().locator('article.round-card').first();
+    if (await round.isVisible().catch(() => false)) return;
+    await wb.runCommand(commandTitle('chorus.openChat'));
+    await round.waitFor({ state: 'visible', timeout: 30_000 });
+  }
+
+  before(async () => {
+    await ensureE2eTools();
+    extensionId = productExtensionId();
+    probe = await buildProbeVsix();
+    const vsix = await buildProductVsix();
+    wb = await startWorkbench({ name: 'product', vsix: [vsix, probe.vsix], example: 'fifo', settings });
+    testbench = join(wb.workspace, 'tb', 'tb_fifo.sv');
+  });
+
+  after(async () => {
+    if (wb) {
+      const left = await wb.stop();
+      if (left.length) process.stderr.write(`e2e: processes left after stop: ${JSON.stringify(left)}\n`);
+    }
+    if (probe) rmSync(probe.dir, { recursive: true, force: true });
+  });
+
+  step('activates on a SystemVerilog file and shows its status bar item', async () => {
+    await wb.openFile('fifo.sv');
+    const item = await wb.waitForStatusBarItem(isChorusItem, ACTIVATE_MS, 'an item with "CHORUS" from the extension');
+    assert.match(item.text, /CHORUS/);
+    await wb.screenshot('activated');
+  });
+
+  step('runs the model-free engine from the palette: testbench, status, Test Coverage view, gutter, chat', async () => {
+    await generate();
+    await wb.screenshot('random-started');
+    await wb.waitForTab(/^tb_fifo\.sv$/, RUN_MS);
+    await waitForNoProgress(RUN_MS);
+    await wb.screenshot('random-done');
+
+    assert.ok(existsSync(testbench), `the testbench is written to ${testbench}`);
+    assert.match(readFileSync(testbench, 'utf8'), /\bfifo\b[\s\S]*\buut\b/, 'the testbench instantiates the DUT as uut');
+
+    const item = await wb.waitForStatusBarItem((i) => isChorusItem(i) && PCT.test(i.text), 30_000, 'the last coverage');
+    assert.match(item.text, PCT);
+
+    const rows = await wb.openTestCoverageView(new RegExp(`fifo\\.sv.*${PCT.source}`), 30_000);
+    assert.ok(rows.some((r) => /fifo\.sv/.test(r)), JSON.stringify(rows));
+
+    await wb.activateTab('fifo.sv');
+    const icons = (await wb.gutter()).flatMap((l) => l.glyphs.map((g) => g.icon));
+    assert.ok(icons.includes('covered.svg'), `covered lines carry the covered icon; gutter icons: ${JSON.stringify(icons)}`);
+
+    await openChat();
+    assert.ok((await chat().locator('article.round-card').count()) >= 1, 'a round card');
+    assert.ok((await chat().locator('svg.coverage-chart .point').count()) >= 1, 'the chart has points');
+    await wb.screenshot('random-chat');
+  });
+
+  step('runs a replay: model: two rounds streamed into the chat, holes in the gutter', async () => {
+    const replay = join(wb.root, 'fifo-replay.json');
+    writeFileSync(replay, fifoReplay());
+    await applySettings({ 'chorus.engine': 'llm', 'chorus.model': `replay:${replay}`, 'chorus.maxRounds': 2 });
+    await wb.clearNotifications();
+    await generate();
+    await pollFor(
+      async () => (existsSync(testbench) && readFileSync(testbench, 'utf8').includes(ROUND2_LINE) ? true : undefined),
+      RUN_MS,
+      async () => `The testbench was not replaced by the replay's round 2 within ${RUN_MS / 1000} s; notifications: ${JSON.stringify(await wb.notifications())}.`,
+    );
+    await waitForNoProgress(RUN_MS);
+
+    await openChat();
+    const card2 = chat().locator('article.round-card[data-round="2"]').last();
+    await card2.waitFor({ state: 'visible', timeout: 30_000 });
+    assert.match(await card2.innerText(), new RegExp(ROUND2_PROSE.slice(0, 40)));
+    const points = chat().locator('svg.coverage-chart').last().locator('.point[data-round="2"]');
+    assert.ok((await points.count()) >= 1, 'the chart has round 2 points');
+    await wb.screenshot('replay-chat', { element: wb.page.locator('iframe.webview').filter({ visible: true }).first(), readme: 'chat-panel.png' });
+
+    await wb.activateTab('fifo.sv');
+    await wb.goToLine(FIFO_PUSH_POP_LINE);
+    const lines = await wb.gutter();
+    const at = (n: number) => lines.find((l) => l.line === n)?.glyphs.map((g) => g.icon) ?? [];
+    assert.ok(at(FIFO_PUSH_POP_LINE).includes('uncovered.svg'), `line ${FIFO_PUSH_POP_LINE} (2'b11, never driven) is uncovered: ${JSON.stringify(at(FIFO_PUSH_POP_LINE))}`);
+    assert.ok(lines.some((l) => l.glyphs.some((g) => g.icon === 'covered.svg')), 'some lines are covered');
+    await wb.screenshot('replay-gutter', { element: wb.page.locator('.part.editor'), readme: 'gutter-holes.png' });
+
+    const item = await wb.waitForStatusBarItem((i) => isChorusItem(i) && PCT.test(i.text), 30_000, 'the last coverage');
+    assert.match(item.text, PCT);
+  });
+
+  step('stops a run whose simulation hangs, and ends its processes', async () => {
+    const replay = join(wb.root, 'fifo-hang.json');
+    writeFileSync(replay, hangReplay());
+    await applySettings({ 'chorus.model': `replay:${replay}`, 'chorus.maxRounds': 1, 'chorus.simTimeoutSeconds': 300 });
+    await wb.clearNotifications();
+    await generate();
+
+    const srv = await pollFor(async () => server(), 30_000, async () => `No language server process: ${JSON.stringify(wb.processes().map((p) => p.cmdline))}`);
+    // The chat shows this run's reply with its Simulation stage running; the server's child that is no build tool
+    // and stays up is the simulation.
+    await openChat();
+    const card = chat().locator('article.round-card.live');
+    await card.locator('.chip.active[data-stage="simulation"]').waitFor({ state: 'visible', timeout: RUN_MS });
+    assert.ok((await card.innerText()).includes(HANG_PROSE), 'the live round is the hanging reply');
+    let seen: ProcessInfo[] = [];
+    const sim = await pollFor(
+      async () => {
+        const now = descendants(srv.pid).filter((p) => !BUILD_TOOLS.has(p.comm));
+        const steady = now.find((p) => seen.some((q) => q.pid === p.pid));
+        seen = now;
+        return steady;
+      },
+      RUN_MS,
+      async () => `The hanging simulation never showed up; server children: ${JSON.stringify(descendants(srv.pid).map((p) => p.comm))}.`,
+      1000,
+    );
+    await wb.screenshot('stop-mid-run', { readme: 'chat-mid-run.png' });
+
+    await wb.runCommand(commandTitle('chorus.stop'));
+    await pollFor(
+      async () => (descendants(srv.pid).length === 0 ? true : undefined),
+      STOP_MS,
+      async () => `Stop left the server's children running: ${JSON.stringify(descendants(srv.pid).map((p) => `${p.pid} ${p.comm}`))}.`,
+    );
+    assert.equal(isAlive(sim.pid), false, `the simulation ${sim.pid} (${sim.comm}) is gone`);
+    assert.ok(isAlive(srv.pid), 'the language server survives a Stop');
+    await waitForNoProgress(STOP_MS);
+    const result = chat().locator('article.card.result').last();
+    await pollFor(
+      async () => (/Stopped/.test(await result.innerText()) ? true : undefined),
+      STOP_MS,
+      async () => `The chat panel does not say the run stopped: ${JSON.stringify(await result.innerText())}.`,
+    );
+    await wb.screenshot('stopped');
+  });
+
+  it('leaves no process behind when the session ends', async () => {
+    const before = wb.processes();
+    assert.ok(before.length > 0);
+    assert.deepEqual(await wb.stop(), []);
+    for (const p of before) assert.equal(isAlive(p.pid), false, `${p.pid} ${p.comm} is still alive`);
+  });
+});

@@ -1,0 +1,89 @@
+import './stub/register';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Hole, LineCoverage } from '../../src/protocol';
+import { groupByFile, lineMarks, lineState, resolveDutFile } from '../../src/extension/coverageModel';
+import { decorationPlan } from '../../src/extension/gutter';
+import { statementSpecs } from '../../src/extension/statements';
+
+const F = '/w/rtl/fifo.sv';
+const lc = (line: number, hits: number, branches: [string, number][] = [], missingToggles: string[] = []): LineCoverage => ({
+  file: F,
+  line,
+  hits,
+  branches: branches.map(([label, count]) => ({ label, count })),
+  missingToggles,
+});
+const hole = (line: number, kind: Hole['kind'], detail: string, extra: Partial<Hole> = {}): Hole => ({ file: 'fifo.sv', line, kind, detail, ...extra });
+
+test('a line is covered, uncovered or partly covered', () => {
+  assert.equal(lineState(lc(3, 12), []), 'covered');
+  assert.equal(lineState(lc(4, 0), [hole(4, 'line', 'block')]), 'uncovered');
+  assert.equal(lineState(lc(5, 7, [['if', 7], ['else', 0]]), [hole(5, 'branch', 'else arm of if')]), 'partial');
+  assert.equal(lineState(lc(6, 0, [['if', 0], ['else', 0]]), []), 'uncovered', 'no arm taken: never ran');
+  assert.equal(lineState(lc(7, 0, [['if', 0], ['else', 3]]), []), 'partial', 'an arm ran, so the line ran');
+  assert.equal(lineState(lc(8, 0, [], ['q[3] 0->1']), [hole(8, 'toggle', 'q[3] 0->1')]), 'partial', 'a declaration with missing bits');
+  assert.equal(lineState(undefined, [hole(9, 'branch', 'else')]), 'partial', 'only a branch hole known');
+  assert.equal(lineState(undefined, [hole(9, 'line', 'block')]), 'uncovered');
+});
+
+test('events → gutter decorations: one mark per line, split by state, with hover text for each hole', () => {
+  const lines = [lc(3, 12), lc(5, 7, [['if', 7], ['else', 0]]), lc(9, 0), lc(12, 4, [], ['count[2] 1->0'])];
+  const holes = [
+    hole(5, 'branch', 'else arm of if (full)'),
+    hole(9, 'line', 'block', { unreachable: 'default of a full case' }),
+    hole(12, 'toggle', 'count[2] 1->0'),
+  ];
+  const plan = decorationPlan({ lines, holes }, 10);
+  assert.deepEqual(plan.covered.map((m) => m.line), [3]);
+  assert.deepEqual(plan.partial.map((m) => m.line), [5], 'line 12 is past the end of a 10-line document');
+  assert.deepEqual(plan.uncovered.map((m) => m.line), [9]);
+  const partial = plan.partial[0].hover;
+  assert.match(partial, /partly covered/);
+  assert.match(partial, /\*\*else never taken\*\*/);
+  assert.match(partial, /else arm of if \(full\)/);
+  assert.match(plan.uncovered[0].hover, /not covered/);
+  assert.match(plan.uncovered[0].hover, /likely unreachable: default of a full case/);
+  assert.doesNotMatch(plan.uncovered[0].hover, /Generate high-coverage stimulus/, 'an unreachable hole is not chased');
+  const all = decorationPlan({ lines, holes }, 20);
+  assert.match(all.partial.find((m) => m.line === 12)!.hover, /Toggle bits never seen: `count\[2\] 1->0`/);
+  assert.match(all.covered[0].hover, /12 hits/);
+});
+
+test('records of one line from several instances add up', () => {
+  const marks = lineMarks({ lines: [lc(5, 2, [['if', 2], ['else', 0]]), lc(5, 3, [['if', 0], ['else', 3]])], holes: [] });
+  assert.equal(marks.length, 1);
+  assert.equal(marks[0].state, 'covered', 'each arm was taken in some instance');
+  assert.match(marks[0].hover, /5 hits/);
+});
+
+test('hole file names resolve to the DUT files', () => {
+  const dut = ['/w/rtl/fifo.sv', '/w/rtl/sub/mem.sv'];
+  assert.equal(resolveDutFile('fifo.sv', dut, '/w/rtl'), '/w/rtl/fifo.sv');
+  assert.equal(resolveDutFile('mem.sv', dut, '/w/rtl'), '/w/rtl/sub/mem.sv');
+  assert.equal(resolveDutFile('sub/mem.sv', dut, '/w/rtl'), '/w/rtl/sub/mem.sv');
+  assert.equal(resolveDutFile('/abs/x.sv', dut, '/w/rtl'), '/abs/x.sv');
+  assert.equal(resolveDutFile('other.sv', dut, '/w/rtl'), '/w/rtl/other.sv');
+  const grouped = groupByFile([lc(3, 1), { ...lc(4, 0), file: 'mem.sv' }], [hole(4, 'line', 'block')], dut, '/w/rtl');
+  assert.deepEqual([...grouped.keys()].sort(), ['/w/rtl/fifo.sv', '/w/rtl/sub/mem.sv']);
+  assert.equal(grouped.get('/w/rtl/fifo.sv')!.holes.length, 1);
+  assert.equal(grouped.get('/w/rtl/sub/mem.sv')!.lines[0].line, 4);
+});
+
+test('signal declarations (toggle points only) are never "not executed" and are not statements', () => {
+  const decl = (hits: number, missing: string[], kinds?: LineCoverage['kinds']): LineCoverage => ({ ...lc(10, hits, [], missing), kinds });
+  // The producer's `kinds` decides when present.
+  assert.equal(lineState(decl(3, [], ['toggle']), []), 'covered');
+  assert.equal(lineState(decl(0, ['count[7] 1->0'], ['toggle']), [hole(10, 'toggle', 'count[7] 1->0')]), 'partial');
+  assert.equal(lineState(decl(0, [], ['line']), [hole(10, 'line', 'block')]), 'uncovered');
+  assert.equal(lineState(decl(0, ['x[0] 0->1'], ['line', 'toggle']), []), 'uncovered', 'a statement that never ran');
+  // Without `kinds`: missing bits and only toggle holes mean a declaration.
+  assert.equal(lineState(decl(0, ['q[1] 0->1']), [hole(10, 'toggle', 'q[1] 0->1')]), 'partial');
+  const [mark] = lineMarks({ lines: [decl(5, [], ['toggle'])], holes: [] });
+  assert.match(mark.hover, /every bit of these signals toggled/);
+  assert.doesNotMatch(mark.hover, /5 hits/, 'toggle counts are not shown as executions');
+  assert.deepEqual(
+    statementSpecs([decl(5, [], ['toggle']), decl(0, ['a[0] 0->1'], ['toggle']), { ...lc(12, 4), kinds: ['line', 'toggle'] }]).map((s) => s.line),
+    [12],
+  );
+});

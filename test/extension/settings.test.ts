@@ -1,0 +1,80 @@
+import './stub/register';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  changedRestartSettings,
+  expectedEngine,
+  generateParams,
+  needsModel,
+  readSettings,
+  resolveEngine,
+  safeRelativeFolder,
+  DEFAULT_SETTINGS,
+  type ConfigurationLike,
+} from '../../src/extension/settings';
+
+function cfg(values: Record<string, unknown>): ConfigurationLike {
+  return { get: <T>(k: string) => values[k] as T | undefined };
+}
+
+test('unset settings read as the documented defaults', () => {
+  assert.deepEqual(readSettings(cfg({})), DEFAULT_SETTINGS);
+});
+
+test('bad values fall back to defaults instead of reaching the server', () => {
+  const s = readSettings(
+    cfg({ maxRounds: -4, engine: 'gpt', gpu: 'tpu', targets: { line: 140, branch: 'x', bogus: 5 }, testbenchFolder: '../outside', contextSize: 'big' }),
+  );
+  assert.equal(s.maxRounds, 1, 'clamped to the minimum');
+  assert.equal(s.engine, 'auto');
+  assert.equal(s.gpu, 'auto');
+  assert.deepEqual(s.targets, { line: 100, branch: 100 }, 'no valid target: the defaults');
+  assert.equal(s.testbenchFolder, 'tb', 'a folder outside the workspace is refused');
+  assert.equal(s.contextSize, 0);
+});
+
+test('testbench folders stay inside the workspace', () => {
+  assert.equal(safeRelativeFolder('tb'), 'tb');
+  assert.equal(safeRelativeFolder('./verif//tb/'), 'verif/tb');
+  assert.equal(safeRelativeFolder('.'), '.');
+  assert.equal(safeRelativeFolder('/etc'), undefined);
+  assert.equal(safeRelativeFolder('a/../../b'), undefined);
+  assert.equal(safeRelativeFolder('C:\\tb'), undefined);
+});
+
+test('auto engine: the server decides as the CLI does; the display guesses llm with a model, random without', () => {
+  assert.equal(resolveEngine(readSettings(cfg({}))), undefined);
+  assert.equal(expectedEngine(readSettings(cfg({}))), 'random');
+  assert.equal(expectedEngine(readSettings(cfg({ model: '/m/chorus.gguf' }))), 'llm');
+  assert.equal(expectedEngine(readSettings(cfg({ endpoint: 'http://localhost:8000/v1' }))), 'llm');
+  assert.equal(resolveEngine(readSettings(cfg({ engine: 'hybrid', endpoint: 'http://x' }))), 'hybrid');
+  assert.equal(needsModel(readSettings(cfg({ engine: 'llm' }))), true);
+  assert.equal(needsModel(readSettings(cfg({ engine: 'hybrid', model: 'replay:x.json' }))), false);
+  assert.equal(needsModel(readSettings(cfg({ engine: 'random' }))), false);
+  assert.equal(needsModel(readSettings(cfg({}))), false, 'auto never blocks a run');
+});
+
+test('settings become the generate request', () => {
+  const s = readSettings(cfg({ model: 'replay:run.json', maxRounds: 5, targets: { line: 90, toggle: 80 }, engine: 'llm' }));
+  const p = generateParams(s, { uri: 'file:///w/counter.sv', runId: 'r1', top: 'counter' });
+  assert.deepEqual(p, {
+    uri: 'file:///w/counter.sv',
+    runId: 'r1',
+    engine: 'llm',
+    targets: { line: 90, toggle: 80 },
+    rounds: 5,
+    top: 'counter',
+    model: 'replay:run.json',
+  });
+  const bare = generateParams(readSettings(cfg({})), { uri: 'file:///w/a.v', runId: 'r2' });
+  assert.equal(bare.top, undefined, 'no top: the server decides');
+  assert.equal(bare.model, undefined);
+  assert.equal('engine' in bare, false, 'auto: no engine, the server decides');
+  assert.equal('testbenchUri' in bare, false, 'the client writes the testbench itself');
+});
+
+test('only settings read at model load offer a restart', () => {
+  assert.deepEqual(changedRestartSettings((k) => k === 'chorus.gpu'), ['chorus.gpu']);
+  assert.deepEqual(changedRestartSettings((k) => k === 'chorus.contextSize' || k === 'chorus.maxRounds'), ['chorus.contextSize']);
+  assert.deepEqual(changedRestartSettings((k) => k === 'chorus.model'), []);
+});

@@ -1,0 +1,83 @@
+// Literals and constant expressions as they appear in declarations: the width arithmetic ports depend on.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { evaluate, parseNumber, type ConstScope, type ConstValue } from '../../src/hdl';
+
+const scope = (values: Record<string, ConstValue>, types: Record<string, number> = {}, macros: Record<string, string> = {}): ConstScope => ({
+  value: (n) => values[n],
+  typeWidth: (n) => types[n],
+  macro: (n) => macros[n],
+});
+const empty = scope({});
+const ev = (text: string, s: ConstScope = empty) => evaluate(text, s)?.value;
+
+test('number literals: sizes, bases, signs, underscores and don\'t-care bits', () => {
+  assert.deepEqual(parseNumber("8'hFF"), { value: 255n, unknownMask: 0n, width: 8, signed: false });
+  assert.deepEqual(parseNumber("4'sb1010"), { value: 10n, unknownMask: 0n, width: 4, signed: true });
+  assert.deepEqual(parseNumber('1_000'), { value: 1000n, unknownMask: 0n, width: 32, signed: true });
+  assert.deepEqual(parseNumber("'o17"), { value: 15n, unknownMask: 0n, width: undefined, signed: false });
+  assert.deepEqual(parseNumber("4'b1?0x"), { value: 0b1000n, unknownMask: 0b0101n, width: 4, signed: false });
+  assert.deepEqual(parseNumber("16'd 300"), { value: 300n, unknownMask: 0n, width: 16, signed: false });
+  assert.equal(parseNumber("'1")?.fill, '1');
+  // a value wider than its size is truncated to it, as Verilog does
+  assert.equal(parseNumber("4'hFF")?.value, 15n);
+  assert.equal(parseNumber('WIDTH'), undefined);
+  assert.equal(parseNumber('1.5'), undefined);
+  assert.equal(parseNumber("2'b12"), undefined);
+});
+
+test('widths from parameters: arithmetic, $clog2, shifts, ternaries, casts, macros, package names', () => {
+  const s = scope(
+    { WIDTH: { value: 8n }, DEPTH: { value: 12n }, 'pkg::N': { value: 3n }, ON: { value: 1n, width: 1 } },
+    { state_t: 3 },
+    { BYTE: '8', TWICE: '(`BYTE * 2)' },
+  );
+  assert.equal(ev('WIDTH-1', s), 7n);
+  assert.equal(ev('$clog2(DEPTH)', s), 4n);
+  assert.equal(ev('$clog2(DEPTH+4)', s), 4n);
+  assert.equal(ev('$clog2(1)', s), 0n);
+  assert.equal(ev('(WIDTH << 1) - 1', s), 15n);
+  assert.equal(ev('WIDTH / 3 + WIDTH % 3', s), 4n);
+  assert.equal(ev('2 ** 3 ** 2', s), 512n, '** is right-associative');
+  assert.equal(ev('DEPTH > 8 ? 1 : 0', s), 1n);
+  assert.equal(ev('pkg::N * 2', s), 6n);
+  assert.equal(ev('`TWICE - 1', s), 15n);
+  assert.equal(ev("{WIDTH{1'b1}}", s), 255n);
+  assert.equal(ev("{2'b10, 4'h3}", s), 0b100011n);
+  assert.equal(ev("3'(WIDTH + 1)", s), 1n, 'a size cast truncates');
+  assert.equal(ev('state_t\'(9)', s), 1n, 'a type cast truncates to the type width');
+  assert.equal(ev('$bits(state_t)', s), 3n);
+  assert.equal(ev('WIDTH[2:1]', s), 0n);
+  assert.equal(ev('DEPTH[3:2]', s), 3n);
+  assert.equal(ev('-WIDTH + 10', s), 2n);
+  assert.equal(ev('~ON', s), 0n);
+});
+
+test('unknown names, x bits and malformed text give undefined instead of a guess', () => {
+  assert.equal(evaluate('W - 1', empty), undefined);
+  assert.equal(evaluate("4'bx000 + 1", empty), undefined);
+  assert.equal(evaluate('1 / 0', empty), undefined);
+  assert.equal(evaluate('(3 + ', empty), undefined);
+  assert.equal(evaluate('`UNDEFINED_MACRO', empty), undefined);
+  assert.equal(evaluate('', empty), undefined);
+});
+
+test('property: binary arithmetic on decimal literals matches bigint arithmetic', () => {
+  const ops: [string, (a: bigint, b: bigint) => bigint][] = [
+    ['+', (a, b) => a + b],
+    ['-', (a, b) => a - b],
+    ['*', (a, b) => a * b],
+    ['&', (a, b) => a & b],
+    ['|', (a, b) => a | b],
+    ['^', (a, b) => a ^ b],
+    ['<<', (a, b) => a << (b % 16n)],
+  ];
+  fc.assert(
+    fc.property(fc.bigInt(0n, 1n << 40n), fc.bigInt(0n, 1n << 40n), fc.integer({ min: 0, max: ops.length - 1 }), (a, b, k) => {
+      const [op, f] = ops[k];
+      const rhs = op === '<<' ? b % 16n : b;
+      assert.equal(ev(`${a} ${op} (${rhs})`), f(a, rhs));
+    }),
+  );
+});
