@@ -1,4 +1,5 @@
 /** The engine's entry: one closure run as an AsyncIterable of loop events, ending with `final`. */
+import { rm } from 'node:fs/promises';
 import { ChorusError, type GenerateResult, type LoopEvent } from '../protocol';
 import type { EngineServices, GenerateRequest } from './api';
 import { channel, type Emit } from './channel';
@@ -50,17 +51,19 @@ async function run(req: GenerateRequest, services: EngineServices, ctx: RunConte
 export function generate(req: GenerateRequest, services: EngineServices): AsyncIterable<LoopEvent> {
   return channel<LoopEvent>(async (emit) => {
     const ctx = await prepareRun(req);
-    emit({
-      type: 'start',
-      top: ctx.top.name,
-      engine: req.engine,
-      targets: ctx.targets,
-      model: services.backend?.label,
-      files: ctx.rtlFiles,
-    });
-    const result = await run(req, services, ctx, emit);
-    emit({ type: 'final', result });
+    try {
+      await runAndReport(req, services, ctx, emit);
+    } finally {
+      // A run folder the engine made for itself goes away with the run; the result carries the testbench text.
+      if (!req.workDir) await rm(ctx.workDir, { recursive: true, force: true });
+    }
   });
+}
+
+async function runAndReport(req: GenerateRequest, services: EngineServices, ctx: RunContext, emit: Emit<LoopEvent>): Promise<void> {
+  emit({ type: 'start', top: ctx.top.name, engine: req.engine, targets: ctx.targets, model: services.backend?.label, files: ctx.rtlFiles });
+  const result = await run(req, services, ctx, emit);
+  emit({ type: 'final', result });
 }
 
 /** Runs to the end and returns the final result, passing every event to `onEvent`. */
