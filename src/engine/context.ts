@@ -36,7 +36,9 @@ export async function prepareRun(req: GenerateRequest): Promise<RunContext> {
     const c = analysis.topCandidates;
     throw new ChorusError(
       'bad_input',
-      c.length ? `Several top module candidates (${c.join(', ')}): pass --top <module>.` : 'No module found in the RTL files.',
+      c.length
+        ? `Several top module candidates (${c.join(', ')}): pass --top <module>.`
+        : `No module found in ${rtlFiles.join(', ')}: pass the RTL files that define the DUT.`,
     );
   }
   const top = moduleByName(analysis, topName);

@@ -50,6 +50,8 @@ export async function runSimulation(input: RunInput, opts: SimOptions & { namer?
     readOnly: [dirname(binary), ...(input.readPaths ?? []).map((p) => resolve(p))],
     writable: dirname(coverageFile) === cwd ? [] : [dirname(coverageFile)],
     network: false,
+    // Code CHORUS generated itself (the vector harness around the user's DUT) skips bubblewrap; limits still apply.
+    useBwrap: input.trusted ? false : undefined,
     limits: { memoryBytes: SIM_MEMORY_BYTES, fileSizeBytes: SIM_FILE_BYTES, cpuSeconds: Math.ceil(timeoutMs / 1000) + 5 },
   });
   logger.debug(`simulate: ${spec.command} ${spec.args.join(' ')}`);

@@ -65,6 +65,11 @@ export interface RunInput {
   outputCapBytes?: number;
   /** Files or folders the simulator may read besides its work folder (stimulus files elsewhere). */
   readPaths?: string[];
+  /**
+   * The testbench is CHORUS's own generated code (the vector harness), not model or third-party output: run it
+   * without the bubblewrap jail, which costs a process start per run. Resource limits still apply.
+   */
+  trusted?: boolean;
 }
 
 export type RunStatus = 'ok' | 'sim_error' | 'timeout';

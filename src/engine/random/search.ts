@@ -156,7 +156,7 @@ export async function runRandomSearch(
     await writeFile(stimPath, stimulusText(candidate));
     await rm(covPath, { force: true });
     const run = await runSimulation(
-      { binary: build.binary!, coverageFile: covPath, plusargs: [`+stim=${stimPath}`], timeoutMs: opts.simTimeoutMs, cwd: ctx.workDir },
+      { binary: build.binary!, coverageFile: covPath, plusargs: [`+stim=${stimPath}`], timeoutMs: opts.simTimeoutMs, cwd: ctx.workDir, trusted: true },
       sim,
     );
     runs++;
