@@ -50,7 +50,7 @@ export function benchMarkdown(r: BenchReport, title: string): string {
     '| figure | value |',
     '|---|---|',
     `| Pass@1 | ${pct(r.pass_at_1)} |`,
-    `| Pass@${r.k} | ${pct(r.pass_at_k)} |`,
+    ...(r.k > 1 ? [`| Pass@${r.k} | ${pct(r.pass_at_k)} |`] : []),
     `| Cov@1 (overall, mean) | ${r.cov_at_1.toFixed(1)}% |`,
     `| compiled | ${pct(r.compile_rate)} |`,
     ...(r.tokens ? [`| tokens | ${r.tokens} (${r.tokens_per_second ?? '-'} tok/s) |`] : []),

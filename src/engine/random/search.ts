@@ -83,6 +83,7 @@ function minimize(kept: Kept[]): Chosen[] {
     chosen.push({ kept: k, gain });
   }
   // Found order reads better than gain order; every sequence starts from reset, so order does not change coverage.
+  if (!chosen.length && kept.length) chosen.push({ kept: kept[0], gain: new Set() });
   return chosen.sort((a, b) => kept.indexOf(a.kept) - kept.indexOf(b.kept));
 }
 
@@ -274,7 +275,12 @@ export async function runRandomSearch(
   if (stopReason === 'cancelled') throw new ChorusError('cancelled', 'Cancelled.');
   if (roundRuns > 0 || rounds.length === 0) closeRound();
   if (!kept.length) {
-    throw new ChorusError('failed', `No candidate stimulus produced coverage in ${runs} run(s): check the simulation log with CHORUS_LOG=debug.`);
+    if (!merged.length) {
+      throw new ChorusError('failed', `No candidate stimulus produced coverage in ${runs} run(s): check the simulation log with CHORUS_LOG=debug.`);
+    }
+    // Nothing a stimulus can reach (a design with constant outputs): keep one short sequence so the testbench exists.
+    const c = gen.fresh();
+    kept.push({ candidate: { cycles: c.cycles.slice(0, gen.prologue + 4), origin: 'minimal' }, newPoints: 0, covered: new Set() });
   }
 
   // Emit and re-simulate: the reported coverage is the testbench's own.
