@@ -43,6 +43,7 @@ export class DeclarationReader {
     }
   }
 
+  /** `import pkg::*;` adds `pkg`; `import pkg::name;` adds `pkg::name`. */
   imports(scope: RawScope): void {
     this.w.each((t) => {
       if (t === 'package_import_item') {
@@ -52,6 +53,7 @@ export class DeclarationReader {
     });
   }
 
+  /** The data type whose node (data_type, net_port_type, …) the cursor is on. */
   dataType(): RawDataType {
     const t: RawDataType = { text: this.w.flatText(), packed: [] };
     this.typeParts(t);
@@ -74,9 +76,8 @@ export class DeclarationReader {
         case 'net_type':
           t.netType = this.w.text();
           return;
-        case 'signed':
+        case 'signed': // the keyword token
         case 'unsigned':
-          if (this.w.named) return;
           if (t.structDef && !t.structDef.members.length) t.structDef.signing = type;
           t.signing = type;
           return;
@@ -139,7 +140,6 @@ export class DeclarationReader {
   }
 
   /** Names (with their unpacked dimensions) of a list of declarations. */
-
   declNames(names: string[], unpacked?: Map<string, string[]>): void {
     this.w.each((t) => {
       if (t === 'variable_decl_assignment' || t === 'net_decl_assignment' || t === 'variable_identifier') {
@@ -187,7 +187,7 @@ export class DeclarationReader {
         const inner = this.dataType();
         Object.assign(type, { ...inner, netType: type.netType, packed: inner.packed });
         texts.push(inner.text);
-      } else if ((t === 'signed' || t === 'unsigned') && !this.w.named) {
+      } else if (t === 'signed' || t === 'unsigned') {
         type.signing = t;
         texts.push(t);
       } else if (t === 'list_of_net_decl_assignments') {
@@ -213,7 +213,6 @@ export class DeclarationReader {
   }
 
   /** Parameter declarations: `parameter [int] A = 1, B = 2`, `localparam …`, `parameter type T = …`. */
-
   params(out: RawParam[], local: boolean, inherited?: RawDataType): void {
     let type = inherited;
     this.w.each((t) => {

@@ -1,6 +1,7 @@
 /**
- * A whole design from its files: per-file syntax walks (cached by content), cross-file resolution of
- * packages and typedefs, the instance hierarchy, the top, and clock/reset carried up through instances.
+ * A whole design from its files: per-file syntax walks (cached by content; an edited file is reparsed
+ * incrementally, see parser.ts), cross-file resolution of packages and typedefs, the instance hierarchy,
+ * the top, and clock/reset carried up through instances.
  */
 import { createHash } from 'node:crypto';
 import type { DesignAnalysis, ModuleInfo, ResetInfo, SourceFile } from '../protocol';
@@ -9,7 +10,7 @@ import type { RawFile } from './raw';
 import { resolveModule } from './resolve';
 import { Design, Scope } from './scope';
 
-/** Least-recently-used map: re-analysis on every keystroke re-parses only the file that changed. */
+/** Least-recently-used map: re-analysis on every keystroke re-walks only the file that changed. */
 class Lru<V> {
   private readonly map = new Map<string, V>();
   constructor(private readonly size: number) {}
@@ -56,10 +57,7 @@ export function analyzeSources(files: SourceFile[], opts: { top?: string } = {})
   const key = hash(...extracted.map((e) => e.key), opts.top ?? '');
   const cached = designCache.get(key);
   if (cached) return cached;
-  const analysis = build(
-    extracted.map((e) => e.raw),
-    opts.top,
-  );
+  const analysis = build(extracted.map((e) => e.raw), opts.top);
   designCache.set(key, analysis);
   return analysis;
 }

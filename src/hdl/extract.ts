@@ -42,7 +42,7 @@ class FileExtractor {
   constructor(file: string, original: string) {
     // positions survive: inactive `ifdef branches become spaces, not gaps
     const source = resolveConditionals(original);
-    const tree = parseText(source);
+    const tree = parseText(source, file);
     this.w = new Walker(tree.walk(), source, file);
     this.decls = new DeclarationReader(this.w);
     this.header = new HeaderReader(this.w, this.decls);

@@ -1,4 +1,8 @@
-/** The tree-sitter SystemVerilog parser, loaded once (setting the language costs tens of milliseconds). */
+/**
+ * The tree-sitter SystemVerilog parser, loaded once (setting the language costs tens of milliseconds).
+ * The last trees of a few files are kept: when a file comes back edited (the editor re-analyses on every
+ * keystroke), tree-sitter reparses only around the edit.
+ */
 import Parser from 'tree-sitter';
 import { ChorusError } from '../protocol';
 
@@ -22,9 +26,54 @@ function load(): Parser {
   }
 }
 
-export function parseText(text: string): Parser.Tree {
+/** Trees kept for incremental reparsing, by file name, least recently used first. */
+const recent = new Map<string, { text: string; tree: Parser.Tree }>();
+const KEEP = 4;
+
+function pointAt(text: string, index: number): Parser.Point {
+  let row = 0;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < index; i = text.indexOf('\n', i + 1)) {
+    row++;
+    lineStart = i + 1;
+  }
+  return { row, column: index - lineStart };
+}
+
+/** The single edit that turns `before` into `after`: common prefix and suffix kept, the middle replaced. */
+export function editBetween(before: string, after: string): Parser.Edit {
+  const max = Math.min(before.length, after.length);
+  let start = 0;
+  while (start < max && before.charCodeAt(start) === after.charCodeAt(start)) start++;
+  let tail = 0;
+  while (tail < max - start && before.charCodeAt(before.length - 1 - tail) === after.charCodeAt(after.length - 1 - tail)) tail++;
+  const oldEnd = before.length - tail;
+  const newEnd = after.length - tail;
+  return {
+    startIndex: start,
+    oldEndIndex: oldEnd,
+    newEndIndex: newEnd,
+    startPosition: pointAt(before, start),
+    oldEndPosition: pointAt(before, oldEnd),
+    newEndPosition: pointAt(after, newEnd),
+  };
+}
+
+/** Parses a text; with a file name, reuses that file's previous tree when the text is an edit of it. */
+export function parseText(text: string, file?: string): Parser.Tree {
   parser ??= load();
-  return parser.parse(text);
+  const prev = file !== undefined ? recent.get(file) : undefined;
+  let tree: Parser.Tree;
+  if (prev && prev.text !== text) {
+    prev.tree.edit(editBetween(prev.text, text));
+    tree = parser.parse(text, prev.tree);
+  } else tree = prev ? prev.tree : parser.parse(text);
+  if (file !== undefined) {
+    recent.delete(file);
+    recent.set(file, { text, tree });
+    if (recent.size > KEEP) recent.delete(recent.keys().next().value as string);
+  }
+  return tree;
 }
 
 export type { Parser };

@@ -221,6 +221,8 @@ export class Scope implements ConstScope {
       base = { width: b.width, signed: b.signed, enumMembers: t.enumDef.members.map((m) => m.name) };
     } else if (t.keyword && ATOM_WIDTHS[t.keyword] !== undefined) {
       base = { width: ATOM_WIDTHS[t.keyword], signed: SIGNED_BY_DEFAULT.has(t.keyword) };
+    } else if (t.keyword === 'string' || t.keyword === 'chandle' || t.keyword === 'event') {
+      base = { width: undefined, signed: false }; // not bit vectors
     } else if (t.userType) {
       const u = this.lookupType(t.userType);
       base = u ? { ...u } : { width: undefined, signed: false };

@@ -54,6 +54,10 @@ const NOT_A_STATEMENT = new Set([
 const COMPOUND_STATEMENT =
   /^\s*(?:(?:if|case|casez|casex|unique|unique0|priority|randcase|randsequence|begin|fork|for|foreach|while|repeat|forever|do|wait|wait_order|assert|assume|cover|disable)\b|[#@]|\(\*|[A-Za-z_][\w$]*\s*:(?!:))/;
 
+const TIMING = new Set(['event_control', 'delay_control']);
+/** Where the search for an always block's timing control stops: past these it would find inner ones. */
+const PAST_TIMING = new Set(['seq_block', 'conditional_statement', 'case_statement', 'nonblocking_assignment', 'blocking_assignment']);
+
 interface StatementContext {
   module: RawModule;
   /** The always block being walked. */
@@ -85,12 +89,12 @@ export class StatementReader {
     });
     // The event control sits on the first statement: `always @(posedge clk) …`.
     this.w.find(
-      new Set(['event_control', 'delay_control']),
+      TIMING,
       () => {
         timing = this.w.flatText();
         if (this.w.type === 'event_control') block.events = parseEvents(timing);
       },
-      new Set(['seq_block', 'conditional_statement', 'case_statement', 'nonblocking_assignment', 'blocking_assignment']),
+      PAST_TIMING,
     );
     mod.always.push(block);
     mod.sites.push({ kind: 'always', label: timing ? `${keyword} ${timing}` : keyword, range });
@@ -98,7 +102,6 @@ export class StatementReader {
   }
 
   /** Walks the statements below the cursor. */
-
   private statements(ctx: StatementContext): void {
     this.w.each((t) => this.statement(t, ctx));
   }

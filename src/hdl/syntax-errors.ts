@@ -5,7 +5,8 @@ import type { Parser } from './parser';
 const MAX_SHOWN = 40;
 
 function describeToken(text: string): string {
-  const t = text.replace(/\s+/g, ' ').trim();
+  // control characters (a binary file handed in as text) would garble a terminal
+  const t = text.replace(/\s+/g, ' ').replace(/[\x00-\x1f\x7f]/g, '?').trim();
   return t.length > MAX_SHOWN ? `${t.slice(0, MAX_SHOWN)}…` : t;
 }
 
