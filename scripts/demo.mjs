@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-const example = process.env.CHORUS_DEMO_EXAMPLE ?? 'uart_tx';
+const example = process.env.CHORUS_DEMO_EXAMPLE ?? 'fifo';
 const outDir = join('.chorus', 'demo');
 mkdirSync(outDir, { recursive: true });
 const args = [
@@ -13,6 +13,8 @@ const args = [
   `examples/${example}/${example}.sv`,
   '--spec',
   `examples/${example}/${example}.md`,
+  '--target',
+  'line=100,branch=100,toggle=100',
   '--out',
   join(outDir, `tb_${example}.sv`),
   ...process.argv.slice(2),
