@@ -119,7 +119,10 @@ export function applyPatch(content: string, hunks: PatchHunk[]): PatchOutcome {
       return;
     }
     const at = hits[0];
-    lines = [...lines.slice(0, at), ...h.pre, ...h.added, ...h.post, ...lines.slice(at + before.length)];
+    // Context lines stay as the file has them (a loose match may differ in trailing blanks); only the change is the patch's.
+    const pre = lines.slice(at, at + h.pre.length);
+    const post = lines.slice(at + h.pre.length + h.removed.length, at + before.length);
+    lines = [...lines.slice(0, at), ...pre, ...h.added, ...post, ...lines.slice(at + before.length)];
     applied += 1;
   });
   return { content: lines.join('\n'), applied, failures };

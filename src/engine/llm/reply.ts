@@ -41,8 +41,9 @@ export function parseReply(raw: string): ParsedReply {
     return { type: 'file', filename, code: chosen.body.replace(/\s+$/, '') + '\n', notes };
   }
 
-  // Hunks may come bare or inside a fence (```diff).
-  const patchText = /^@@/m.test(trimmed) ? trimmed : (blocks.find((b) => /^@@/m.test(b.body))?.body ?? '');
+  // Hunks may come inside a fence (```diff), which then holds the whole patch, or bare.
+  const fenced = blocks.find((b) => /^@@/m.test(b.body))?.body;
+  const patchText = fenced ?? (/^@@/m.test(trimmed) ? trimmed : '');
   if (patchText) {
     const patch = parsePatch(patchText);
     if (patch.ok) return { type: 'patch', hunks: patch.hunks, notes };

@@ -74,10 +74,10 @@ export function emitTestbench(plan: HarnessPlan, kept: KeptSequence[], meta: { s
   const fields = [{ name: 'cycles', width: 32 }, ...inputs.map((i) => ({ name: i.name, width: i.width }))];
   const rowWidth = fields.reduce((a, f) => a + f.width, 0);
   lines.push(
-    `  // One row: hold the inputs for \`cycles\` ${plan.clock ? 'clock cycles' : 'steps'}, then move on.`,
+    `  // One row: hold the inputs for the given number of ${plan.clock ? 'clock cycles' : 'steps'}, then move on.`,
     `  // Row layout: {${fields.map((f) => `${f.name}${f.width > 1 ? `[${f.width - 1}:0]` : ''}`).join(', ')}}`,
-    `  localparam int ROWS = ${table.length};`,
-    `  localparam logic [${rowWidth - 1}:0] STIMULUS [ROWS] = '{`,
+    `  localparam int CHORUS_ROWS = ${table.length};`,
+    `  localparam logic [${rowWidth - 1}:0] CHORUS_STIMULUS [CHORUS_ROWS] = '{`,
   );
   table.forEach((r, idx) => {
     if (r.comment) lines.push(`    // ${r.comment}`);
@@ -85,9 +85,9 @@ export function emitTestbench(plan: HarnessPlan, kept: KeptSequence[], meta: { s
     lines.push(`    {${cells.join(', ')}}${idx < table.length - 1 ? ',' : ''}`);
   });
   lines.push('  };', '');
-  lines.push('  initial begin', '    for (int r = 0; r < ROWS; r++) begin', '      logic [31:0] cycles;');
-  lines.push(inputs.length ? `      {cycles, ${inputs.map((i) => i.name).join(', ')}} = STIMULUS[r];` : '      cycles = STIMULUS[r];');
-  lines.push('      repeat (cycles) begin');
+  lines.push('  initial begin', '    for (int chorus_row = 0; chorus_row < CHORUS_ROWS; chorus_row++) begin', '      logic [31:0] chorus_cycles;');
+  lines.push(inputs.length ? `      {chorus_cycles, ${inputs.map((i) => i.name).join(', ')}} = CHORUS_STIMULUS[chorus_row];` : '      chorus_cycles = CHORUS_STIMULUS[chorus_row];');
+  lines.push('      repeat (chorus_cycles) begin');
   if (plan.clock) lines.push(`        #${HALF_PERIOD} ${plan.clock} = 1'b1;`, `        #${HALF_PERIOD} ${plan.clock} = 1'b0;`);
   else lines.push(`        #${HALF_PERIOD * 2};`);
   lines.push('      end', '    end', '    $finish;', '  end', 'endmodule', '');

@@ -68,11 +68,11 @@ export function harnessSource(plan: HarnessPlan): string {
   // combinational logic that reads it in Verilator, which made the harness see glitches the testbench never has.
   const body = n
     ? [
-        `      got = $fscanf(fd, "${fmt}\\n", ${plan.inputs.map((i) => `${i.name}_v`).join(', ')});`,
-        `      if (got != ${n}) break;`,
-        ...plan.inputs.map((i) => `      ${i.name} = ${i.name}_v;`),
+        `      chorus_got = $fscanf(chorus_fd, "${fmt}\\n", ${plan.inputs.map((i) => `chorus_v_${i.name}`).join(', ')});`,
+        `      if (chorus_got != ${n}) break;`,
+        ...plan.inputs.map((i) => `      ${i.name} = chorus_v_${i.name};`),
       ]
-    : ['      got = $fscanf(fd, "%h\\n", dummy);', '      if (got != 1) break;'];
+    : ['      chorus_got = $fscanf(chorus_fd, "%h\\n", chorus_dummy);', '      if (chorus_got != 1) break;'];
   const cycle = plan.clock
     ? [`      #${HALF_PERIOD} ${plan.clock} = 1'b1;`, `      #${HALF_PERIOD} ${plan.clock} = 1'b0;`]
     : [`      #${HALF_PERIOD * 2};`];
@@ -81,20 +81,21 @@ export function harnessSource(plan: HarnessPlan): string {
     '`timescale 1ns/1ps',
     'module chorus_vector_harness;',
     ...portDecls(plan),
-    ...plan.inputs.map((i) => `  ${decl(i.width)} ${i.name}_v;`),
-    '  integer fd, got;',
-    '  logic [31:0] dummy;',
-    '  string path;',
+    ...plan.inputs.map((i) => `  ${decl(i.width)} chorus_v_${i.name};`),
+    '  // Internal names carry a chorus_ prefix so they never clash with the DUT\'s port names.',
+    '  integer chorus_fd, chorus_got;',
+    '  logic [31:0] chorus_dummy;',
+    '  string chorus_path;',
     ...instanceLines(plan),
     '  initial begin',
-    '    if (!$value$plusargs("stim=%s", path)) $fatal(1, "chorus harness: no +stim=<file> given");',
-    '    fd = $fopen(path, "r");',
-    '    if (fd == 0) $fatal(1, "chorus harness: cannot open the stimulus file");',
-    '    while (!$feof(fd)) begin',
+    '    if (!$value$plusargs("stim=%s", chorus_path)) $fatal(1, "chorus harness: no +stim=<file> given");',
+    '    chorus_fd = $fopen(chorus_path, "r");',
+    '    if (chorus_fd == 0) $fatal(1, "chorus harness: cannot open the stimulus file");',
+    '    while (!$feof(chorus_fd)) begin',
     ...body,
     ...cycle,
     '    end',
-    '    $fclose(fd);',
+    '    $fclose(chorus_fd);',
     '    $finish;',
     '  end',
     'endmodule',
