@@ -63,9 +63,17 @@ export function benchMarkdown(r: BenchReport, title: string): string {
     '',
   ];
   if (failed.length) {
-    lines.push(`## Items not passed (${failed.length})`, '', '| item | line | branch | toggle | why |', '|---|---|---|---|---|');
+    const unreachable = failed.filter((f) => f.unreachable_only).length;
+    lines.push(
+      `## Items not passed (${failed.length})`,
+      '',
+      `${unreachable} of them miss only points that analysis marks unreachable (the \`default\` of a case whose items cover every value).`,
+      '',
+      '| item | line | branch | toggle | why |',
+      '|---|---|---|---|---|',
+    );
     for (const f of failed) {
-      const why = f.error ?? f.targets.filter((t) => !t.met).map((t) => `${t.metric} ${t.value === null ? (t.note ?? 'n/a') : `${t.value.toFixed(1)}%`} < ${t.target}%`).join('; ');
+      const why = (f.unreachable_only ? 'only unreachable points left: ' : '') + (f.error ?? f.targets.filter((t) => !t.met).map((t) => `${t.metric} ${t.value === null ? (t.note ?? 'n/a') : `${t.value.toFixed(1)}%`} < ${t.target}%`).join('; '));
       lines.push(`| ${f.id} | ${f.coverage.line.pct}% | ${f.coverage.branch.pct}% | ${f.coverage.toggle.pct}% | ${why.replace(/\|/g, '\\|').replace(/\n/g, ' ').slice(0, 200)} |`);
     }
     lines.push('');

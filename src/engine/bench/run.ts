@@ -42,6 +42,8 @@ export interface SampleMs {
 
 export interface SampleResult {
   pass: boolean;
+  /** Not passed, but every line/branch hole left is one analysis marks unreachable. */
+  unreachableOnly: boolean;
   compiled: boolean;
   coverage: CoverageSummary;
   overall: number;
@@ -56,6 +58,8 @@ export interface ItemResult {
   id: string;
   /** Sample 1's outcome. */
   pass: boolean;
+  /** Sample 1 failed only on points analysis marks unreachable. */
+  unreachable_only: boolean;
   passes: number;
   samples: number;
   coverage: CoverageSummary & { overall: number };
@@ -171,8 +175,11 @@ async function runSample(item: BenchItem, k: number, opts: BenchOptions, service
     }
     const coverage = result?.coverage ?? emptySummary();
     const compiled = Boolean(result && result.rounds.some((r) => r.status === 'ok'));
+    const pass = Boolean(result) && targets.every((t) => t.met);
+    const structural = (result?.holes ?? []).filter((h) => h.kind === 'line' || h.kind === 'branch');
     return {
-      pass: Boolean(result) && targets.every((t) => t.met),
+      pass,
+      unreachableOnly: !pass && Boolean(result) && structural.length > 0 && structural.every((h) => h.unreachable),
       compiled,
       coverage,
       overall: metricValue(coverage, 'overall'),
@@ -189,7 +196,7 @@ async function runSample(item: BenchItem, k: number, opts: BenchOptions, service
 
 function failedItem(id: string, error: string, samples: number): ItemResult {
   const coverage = { ...emptySummary(), overall: 0 };
-  return { id, pass: false, passes: 0, samples, coverage, ms: { generate: 0, build: 0, sim: 0, total: 0 }, rounds: 0, tokens: 0, targets: [], error, overall_samples: [], all: [] };
+  return { id, pass: false, unreachable_only: false, passes: 0, samples, coverage, ms: { generate: 0, build: 0, sim: 0, total: 0 }, rounds: 0, tokens: 0, targets: [], error, overall_samples: [], all: [] };
 }
 
 export async function runBench(
@@ -216,6 +223,7 @@ export async function runBench(
         results[idx] = {
           id: line.item.id,
           pass: first.pass,
+          unreachable_only: first.unreachableOnly,
           passes: all.filter((s) => s.pass).length,
           samples: all.length,
           coverage: { ...first.coverage, overall: first.overall },
