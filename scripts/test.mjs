@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 
 const root = process.cwd();
 // Cheap suites first so a broken basic fails fast.
-const order = ['unit', 'hdl', 'sim', 'llm', 'engine', 'bench', 'server', 'extension', 'webview', 'e2e'];
+const order = ['unit', 'hdl', 'sim', 'llm', 'engine', 'hardening', 'bench', 'server', 'extension', 'webview', 'e2e'];
 const only = process.argv.slice(2);
 
 function step(name, cmd, argv, env = {}) {

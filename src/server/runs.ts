@@ -95,10 +95,10 @@ export class RunManager {
         send,
       );
       if (backend) this.models.publish({ ...this.models.status, state: 'ready' });
-      if (result.stopReason !== 'cancelled') {
-        this.results.set({ result, files: selection.files, finishedAt: Date.now() });
-        this.onFinished(selection.files);
-      }
+      // A stopped run answers as cancelled: its partial figures must not replace the last finished run's.
+      if (result.stopReason === 'cancelled' || controller.signal.aborted) throw new ChorusError('cancelled', 'Stopped.');
+      this.results.set({ result, files: selection.files, finishedAt: Date.now() });
+      this.onFinished(selection.files);
       return result;
     } finally {
       cancel.dispose();

@@ -71,21 +71,25 @@ export function parseCoverageDat(text: string, dutFiles: string[], sourceName: s
     if (!m) throw bad(i + 1, 'Malformed coverage line');
     const fields = parseKey(m[1]);
     const recorded = fields.get('f');
-    const lineNo = Number(fields.get('l'));
+    const lineText = fields.get('l') ?? '';
     const page = fields.get('page');
-    if (recorded === undefined || !Number.isInteger(lineNo) || page === undefined) throw bad(i + 1, 'Coverage point without file, line or page');
+    // Digits only: Number() would also take '', ' 12', '-3' or '1e3' from a damaged key.
+    if (recorded === undefined || !/^\d{1,9}$/.test(lineText) || page === undefined) throw bad(i + 1, 'Coverage point without file, line or page');
+    const count = Number(m[2]);
+    if (!Number.isSafeInteger(count)) throw bad(i + 1, 'Coverage count out of range');
+    const lineNo = Number(lineText);
     const file = isDut(recorded);
     if (!file) continue;
     const column = Number(fields.get('n') ?? 0);
     const point: CoveragePoint = {
       file,
       line: lineNo,
-      column: Number.isInteger(column) ? column : 0,
+      column: Number.isSafeInteger(column) && column >= 0 ? column : 0,
       kind: kindOf(page, fields.get('t')),
       comment: fields.get('o') ?? '',
       hierarchy: fields.get('h') ?? '',
       module: page.includes('/') ? page.slice(page.indexOf('/') + 1) : '',
-      count: Number(m[2]),
+      count,
     };
     const span = fields.get('S');
     if (span) point.span = span;

@@ -3,11 +3,29 @@ import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ChorusError } from '../protocol';
 
+/** The same limit as DUT analysis (src/hdl/files.ts): Verilator would spend minutes on a larger file. */
+export const MAX_DUT_FILE_BYTES = 16 * 1024 * 1024;
+
 export interface SourceFile {
   /** As the caller gave it. */
   given: string;
   absolute: string;
   text: string;
+}
+
+/**
+ * An empty, binary or oversized DUT file is a user mistake (a wrong path, a netlist, a log): say so instead of
+ * letting Verilator report a missing module or spend minutes on it. Testbenches are left to Verilator, whose
+ * located error is the better message for code (so a model's reply is never refused here).
+ */
+function dutFileProblem(size: number, bytes?: Buffer): string | undefined {
+  if (size > MAX_DUT_FILE_BYTES) {
+    return `DUT file of ${(size / 1048576).toFixed(1)} MB, over the ${MAX_DUT_FILE_BYTES / 1048576} MB limit: pass the design's source files, not a netlist or a log.`;
+  }
+  if (!bytes) return undefined;
+  if (!bytes.toString('utf8').trim()) return 'The DUT file is empty: pass the Verilog/SystemVerilog files that define the design.';
+  if (bytes.subarray(0, 8192).includes(0)) return 'The DUT file looks binary, not Verilog/SystemVerilog text: pass the RTL source files.';
+  return undefined;
 }
 
 export async function readSource(given: string, role: 'DUT file' | 'testbench'): Promise<SourceFile> {
@@ -16,7 +34,13 @@ export async function readSource(given: string, role: 'DUT file' | 'testbench'):
   if (!s || !s.isFile()) {
     throw new ChorusError('bad_input', `${role === 'testbench' ? 'Testbench' : 'DUT file'} not found: ${given}. Check the path (relative paths start at ${process.cwd()}).`, { file: given });
   }
-  return { given, absolute, text: await readFile(absolute, 'utf8') };
+  const isDut = role === 'DUT file';
+  const tooBig = isDut ? dutFileProblem(s.size) : undefined;
+  if (tooBig) throw new ChorusError('bad_input', tooBig, { file: given });
+  const bytes = await readFile(absolute);
+  const notRtl = isDut ? dutFileProblem(s.size, bytes) : undefined;
+  if (notRtl) throw new ChorusError('bad_input', notRtl, { file: given });
+  return { given, absolute, text: bytes.toString('utf8') };
 }
 
 export async function readInputs(dutFiles: string[], testbench: string): Promise<{ dut: SourceFile[]; tb: SourceFile }> {

@@ -60,10 +60,30 @@ export interface WorkbenchOptions {
   viewport?: { width: number; height: number };
 }
 
+// Sessions not stopped yet. If the test process exits or is signalled (a runner timeout) before `stop()`, their
+// processes are killed on the way out.
+const liveRuns = new Set<string>();
+let exitHooked = false;
+
+function track(runId: string): void {
+  liveRuns.add(runId);
+  if (exitHooked) return;
+  exitHooked = true;
+  const killAll = () => {
+    for (const id of liveRuns) killMarkedSync(id);
+  };
+  process.on('exit', killAll);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(sig, () => {
+      killAll();
+      process.kill(process.pid, sig); // the handler is gone now: the default action ends the process
+    });
+  }
+}
+
 /** A running session. `stop()` is idempotent; call it from `after` so a failed test still cleans up. */
 export class Workbench extends WorkbenchUi {
   private stopped = false;
-  private readonly onExit = () => killMarkedSync(this.runId);
 
   constructor(
     page: Page,
@@ -81,7 +101,6 @@ export class Workbench extends WorkbenchUi {
     readonly runId: string,
   ) {
     super(page, artifacts);
-    process.on('exit', this.onExit);
   }
 
   /** Every live process this session started. */
@@ -109,7 +128,7 @@ export class Workbench extends WorkbenchUi {
     this.stopped = true;
     await Promise.race([this.browser.close().catch(() => undefined), new Promise((r) => setTimeout(r, 10_000))]);
     const left = await killMarked(this.runId);
-    process.off('exit', this.onExit);
+    liveRuns.delete(this.runId);
     try {
       cpSync(join(this.userDataDir, 'logs'), join(this.artifacts, 'logs'), { recursive: true });
     } catch {
@@ -198,8 +217,9 @@ export async function startWorkbench(opts: WorkbenchOptions): Promise<Workbench>
   writeSettingsFile(userDataDir, opts.settings ?? {});
 
   const runId = `${process.pid}-${randomBytes(6).toString('hex')}`;
+  const { NODE_TEST_CONTEXT: _testRunner, ...inherited } = process.env; // the product is no node:test child
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
+    ...inherited,
     [RUN_MARK]: runId,
     // code-server keeps its own config and state under XDG folders: keep them out of the user's home. The cache
     // folder stays shared, so the product reuses its Verilator build cache across sessions and test suites.
@@ -208,8 +228,10 @@ export async function startWorkbench(opts: WorkbenchOptions): Promise<Workbench>
   };
   const dirs = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
   // Until the Workbench owns them, a failure here must still end what was started.
+  track(runId);
   const cleanup = async () => {
     await killMarked(runId);
+    liveRuns.delete(runId);
     if (!process.env.CHORUS_E2E_KEEP) rmSync(root, { recursive: true, force: true });
   };
   let browser: Browser | undefined;

@@ -1,6 +1,6 @@
 /** The real product under test: its VSIX built by `npm run package`, and its manifest's ids and command titles. */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from './install';
@@ -44,6 +44,7 @@ function vsixFilesSince(since: number): string[] {
 }
 
 let cached: Promise<string> | undefined;
+let outDir: string | undefined;
 
 /**
  * Runs `npm run package -- --out <temporary folder>/<name>.vsix` (scripts/package.mjs) and returns the VSIX: that
@@ -57,7 +58,8 @@ export function buildProductVsix(): Promise<string> {
       return;
     }
     const started = Date.now() - 1000;
-    const out = join(mkdtempSync(join(tmpdir(), 'chorus-e2e-vsix-')), `${manifest().name}.vsix`);
+    outDir = mkdtempSync(join(tmpdir(), 'chorus-e2e-vsix-'));
+    const out = join(outDir, `${manifest().name}.vsix`);
     const child = spawn('npm', ['run', 'package', '--', '--out', out], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
@@ -77,4 +79,11 @@ export function buildProductVsix(): Promise<string> {
     });
   });
   return cached;
+}
+
+/** Removes the temporary folder the VSIX was written to (call from `after`). */
+export function removeProductVsix(): void {
+  if (outDir) rmSync(outDir, { recursive: true, force: true });
+  outDir = undefined;
+  cached = undefined;
 }

@@ -113,9 +113,10 @@ export class WorkbenchUi {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const labels = await this.quickInputRows();
-      const index = labels.findIndex(matches);
-      if (index >= 0) {
-        await rows.nth(index).click();
+      const found = labels.find(matches);
+      if (found !== undefined) {
+        // By its label, not its index: Playwright finds the row again at click time, should the list re-render.
+        await rows.and(this.page.locator(`[aria-label=${JSON.stringify(found)}]`)).first().click();
         await this.quickInput.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
         return;
       }

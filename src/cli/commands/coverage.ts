@@ -1,9 +1,7 @@
 /** `chorus coverage`: build and run one testbench against the DUT with Verilator and report its coverage. */
-import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
+import { writeFileAtomic } from '../../engine';
 import { measureCoverage, toLcov, type MeasureResult } from '../../sim';
 import type { CoverageReport, Diagnostic } from '../../protocol';
 import type { CliContext } from '../context';
@@ -28,16 +26,6 @@ export function exitCodeForStatus(status: CoverageReport['status']): number {
   if (status === 'ok') return 0;
   if (status === 'rejected') return 2;
   return 1;
-}
-
-async function writeAtomic(path: string, text: string): Promise<void> {
-  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    await writeFile(tmp, text);
-    await rename(tmp, path);
-  } finally {
-    await rm(tmp, { force: true });
-  }
 }
 
 function diagnosticLine(d: Diagnostic): string {
@@ -93,10 +81,7 @@ async function run(rtl: string[], flags: CoverageFlags, ctx: CliContext): Promis
       workspaceRoot: process.cwd(),
     },
   );
-  if (flags.lcov) {
-    if (report.points.length) await writeAtomic(flags.lcov, toLcov(report.points));
-    else ctx.logger.warn(`No coverage was measured, so ${flags.lcov} was not written.`);
-  }
+  // The report first: a failed lcov write (a full disk) must not cost the user the measured coverage.
   if (flags.json) {
     const { points: _points, simOutput: _output, ...json } = report;
     ctx.out(JSON.stringify(json, null, 2));
@@ -104,6 +89,10 @@ async function run(rtl: string[], flags: CoverageFlags, ctx: CliContext): Promis
     ctx.out(render(report, rtl, flags));
   }
   process.exitCode = exitCodeForStatus(report.status);
+  if (flags.lcov) {
+    if (report.points.length) await writeFileAtomic(flags.lcov, toLcov(report.points));
+    else ctx.logger.warn(`No coverage was measured, so ${flags.lcov} was not written.`);
+  }
 }
 
 export const registerCoverage: RegisterCommand = (program: Command, ctx: CliContext) => {

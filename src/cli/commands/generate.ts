@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import pc from 'picocolors';
-import { generateToEnd, parseTargets, writeTestbench, formatSummary, overallPct, type GenerateRequest } from '../../engine';
+import { checkTestbenchTarget, generateToEnd, parseTargets, writeTestbench, formatSummary, overallPct, type GenerateRequest } from '../../engine';
 import { findDefaultModel, openBackend } from '../../llm';
 import type { ChatBackend } from '../../llm/backend';
 import { DEFAULT_TARGETS, type EngineName, type GenerateResult, type LoopEvent } from '../../protocol';
@@ -116,6 +116,8 @@ async function chooseModel(flags: GenerateFlags, ctx: CliContext): Promise<{ eng
 
 async function action(files: string[], flags: GenerateFlags, ctx: CliContext): Promise<void> {
   const targets = flags.target ? parseTargets(flags.target) : DEFAULT_TARGETS;
+  // Refuse an --out CHORUS may not replace before the run, not after minutes of work (checked again on write).
+  if (flags.out) await checkTestbenchTarget(resolve(flags.out), Boolean(flags.force));
   const { engine, backend } = await chooseModel(flags, ctx);
   const req: GenerateRequest = {
     rtlFiles: files.map((f) => resolve(f)),
@@ -133,7 +135,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
   const progress = progressRenderer(ctx, Boolean(flags.json));
   let result: GenerateResult;
   try {
-    result = await generateToEnd(req, { logger: ctx.logger, signal: ctx.signal, backend }, (e) => progress.onEvent(e));
+    result = await generateToEnd(req, { logger: ctx.logger, signal: ctx.signal, backend, verilatorPath: process.env.CHORUS_VERILATOR }, (e) => progress.onEvent(e));
   } finally {
     progress.stop();
     await backend?.dispose();
