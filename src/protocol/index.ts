@@ -6,3 +6,4 @@ export * from './loop';
 export * from './model';
 export * from './lsp';
 export * from './webview';
+export * from './settings';

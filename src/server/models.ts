@@ -6,7 +6,7 @@ import type { Connection } from 'vscode-languageserver';
 import { BackendPool, findDefaultModel, openBackend } from '../llm';
 import type { ChatBackend } from '../llm/backend';
 import { Methods, type EngineName, type Logger, type ModelStatus } from '../protocol';
-import type { ServerSettings } from './settings';
+import type { ChorusSettings } from '../protocol';
 
 export class ModelHost {
   private readonly pool = new BackendPool({ idleMs: 10 * 60_000 });
@@ -28,17 +28,17 @@ export class ModelHost {
   }
 
   /** The model a run would use: the setting, or a GGUF found in the model folders. */
-  configuredModel(settings: ServerSettings): string | undefined {
+  configuredModel(settings: ChorusSettings): string | undefined {
     return settings.model || (settings.endpoint ? undefined : findDefaultModel(this.modelDirs));
   }
 
-  engineFor(settings: ServerSettings, requested?: EngineName): EngineName {
+  engineFor(settings: ChorusSettings, requested?: EngineName): EngineName {
     if (requested) return requested;
     if (settings.engine !== 'auto') return settings.engine;
     return this.configuredModel(settings) || settings.endpoint ? 'llm' : 'random';
   }
 
-  async backendFor(settings: ServerSettings, modelOverride: string | undefined, signal: AbortSignal): Promise<ChatBackend> {
+  async backendFor(settings: ChorusSettings, modelOverride: string | undefined, signal: AbortSignal): Promise<ChatBackend> {
     const model = modelOverride || this.configuredModel(settings);
     const endpoint = !modelOverride && settings.endpoint ? { baseUrl: settings.endpoint, model: settings.apiModel || undefined, apiKey: process.env.CHORUS_API_KEY } : undefined;
     if (!model && !endpoint) {

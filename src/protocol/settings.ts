@@ -1,0 +1,105 @@
+/** The `chorus.*` settings as one typed value, read and validated the same way by the extension and the server. */
+import { DEFAULT_TARGETS, type TargetMetric, type Targets } from './coverage';
+import type { EngineName } from './loop';
+
+export type EngineSetting = EngineName | 'auto';
+export type GpuSetting = 'auto' | 'cuda' | 'vulkan' | 'metal' | 'cpu';
+
+export interface ChorusSettings {
+  /** Path, `hf:` URI, manifest id or `replay:` file; empty when none is configured. */
+  model: string;
+  /** Base URL of an OpenAI-compatible endpoint; empty when none. */
+  endpoint: string;
+  apiModel: string;
+  verilatorPath: string;
+  targets: Targets;
+  maxRounds: number;
+  engine: EngineSetting;
+  gpu: GpuSetting;
+  contextSize: number;
+  simTimeoutSeconds: number;
+  testbenchFolder: string;
+  showHolesAsDiagnostics: boolean;
+}
+
+/** The part of `vscode.WorkspaceConfiguration` read here, so tests can pass a plain object. */
+export interface ConfigurationLike {
+  get<T>(section: string): T | undefined;
+}
+
+export const SETTINGS_SECTION = 'chorus';
+
+const ENGINES: readonly EngineSetting[] = ['auto', 'random', 'llm', 'hybrid'];
+const GPUS: readonly GpuSetting[] = ['auto', 'cuda', 'vulkan', 'metal', 'cpu'];
+const METRICS: readonly TargetMetric[] = ['line', 'branch', 'toggle', 'overall'];
+
+export const DEFAULT_SETTINGS: ChorusSettings = {
+  model: '',
+  endpoint: '',
+  apiModel: '',
+  verilatorPath: '',
+  targets: DEFAULT_TARGETS,
+  maxRounds: 3,
+  engine: 'auto',
+  gpu: 'auto',
+  contextSize: 0,
+  simTimeoutSeconds: 30,
+  testbenchFolder: 'tb',
+  showHolesAsDiagnostics: false,
+};
+
+function str(cfg: ConfigurationLike, key: string, fallback: string): string {
+  const v = cfg.get<unknown>(key);
+  return typeof v === 'string' ? v.trim() : fallback;
+}
+
+function int(cfg: ConfigurationLike, key: string, fallback: number, min: number, max: number): number {
+  const v = cfg.get<unknown>(key);
+  if (typeof v !== 'number' || !Number.isFinite(v)) return fallback;
+  return Math.min(max, Math.max(min, Math.round(v)));
+}
+
+function oneOf<T extends string>(cfg: ConfigurationLike, key: string, allowed: readonly T[], fallback: T): T {
+  const v = cfg.get<unknown>(key);
+  return typeof v === 'string' && (allowed as readonly string[]).includes(v) ? (v as T) : fallback;
+}
+
+/** Keeps only known metrics with a percentage in 0..100; an empty or invalid object means the defaults. */
+export function sanitizeTargets(value: unknown): Targets {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return { ...DEFAULT_TARGETS };
+  const out: Targets = {};
+  for (const [key, pct] of Object.entries(value as Record<string, unknown>)) {
+    if ((METRICS as readonly string[]).includes(key) && typeof pct === 'number' && pct >= 0 && pct <= 100) {
+      out[key as TargetMetric] = pct;
+    }
+  }
+  return Object.keys(out).length ? out : { ...DEFAULT_TARGETS };
+}
+
+/** Reads and validates every setting; a bad value falls back to its default instead of reaching the server. */
+export function readSettings(cfg: ConfigurationLike): ChorusSettings {
+  const d = DEFAULT_SETTINGS;
+  const folder = str(cfg, 'testbenchFolder', d.testbenchFolder);
+  return {
+    model: str(cfg, 'model', d.model),
+    endpoint: str(cfg, 'endpoint', d.endpoint),
+    apiModel: str(cfg, 'apiModel', d.apiModel),
+    verilatorPath: str(cfg, 'verilatorPath', d.verilatorPath),
+    targets: sanitizeTargets(cfg.get<unknown>('targets')),
+    maxRounds: int(cfg, 'maxRounds', d.maxRounds, 1, 50),
+    engine: oneOf(cfg, 'engine', ENGINES, d.engine),
+    gpu: oneOf(cfg, 'gpu', GPUS, d.gpu),
+    contextSize: int(cfg, 'contextSize', d.contextSize, 0, 1 << 20),
+    simTimeoutSeconds: int(cfg, 'simTimeoutSeconds', d.simTimeoutSeconds, 1, 3600),
+    testbenchFolder: safeRelativeFolder(folder) ?? d.testbenchFolder,
+    showHolesAsDiagnostics: cfg.get<unknown>('showHolesAsDiagnostics') === true,
+  };
+}
+
+/** A workspace-relative folder without `..` or an absolute root; undefined when the value escapes the folder. */
+export function safeRelativeFolder(value: string): string | undefined {
+  const parts = value.replace(/\\/g, '/').split('/').filter((p) => p && p !== '.');
+  if (value.startsWith('/') || /^[a-zA-Z]:/.test(value) || parts.includes('..')) return undefined;
+  return parts.join('/') || '.';
+}
+
