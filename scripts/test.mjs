@@ -29,7 +29,7 @@ function testFiles(dir) {
 }
 
 const suites = readdirSync(join(root, 'test'))
-  .filter((d) => statSync(join(root, 'test', d)).isDirectory() && d !== 'fixtures')
+  .filter((d) => statSync(join(root, 'test', d)).isDirectory() && d !== 'fixtures' && d !== 'helpers')
   .sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
 const unknown = suites.filter((s) => !order.includes(s));
 if (unknown.length) {
