@@ -5,7 +5,7 @@
  * of timed statements would not.
  */
 import { GENERATED_MARKER } from '../fs';
-import { HALF_PERIOD, type HarnessPlan } from './harness';
+import { HALF_PERIOD, instanceLines, portDecls, type HarnessPlan } from './harness';
 import type { Candidate, Cycle } from './stimulus';
 
 function literal(v: bigint, width: number): string {
@@ -60,16 +60,7 @@ export function emitTestbench(plan: HarnessPlan, kept: KeptSequence[], meta: { s
     '`timescale 1ns/1ps',
     `module ${meta.tbName};`,
   ];
-  if (plan.clock) lines.push(`  logic ${plan.clock} = 1'b0;`);
-  for (const i of inputs) lines.push(`  logic ${i.width > 1 ? `[${i.width - 1}:0] ` : ''}${i.name};`);
-  for (const o of [...plan.outputs, ...plan.inouts]) lines.push(`  wire ${o.width > 1 ? `[${o.width - 1}:0] ` : ''}${o.name};`);
-  lines.push('');
-  const conns = [plan.clock, ...inputs.map((i) => i.name), ...plan.outputs.map((o) => o.name), ...plan.inouts.map((o) => o.name)].filter(
-    (n): n is string => Boolean(n),
-  );
-  lines.push(`  ${plan.top} ${plan.instance} (`);
-  conns.forEach((n, k) => lines.push(`    .${n}(${n})${k < conns.length - 1 ? ',' : ''}`));
-  lines.push('  );', '');
+  lines.push(...portDecls(plan), '', ...instanceLines(plan), '');
 
   const fields = [{ name: 'cycles', width: 32 }, ...inputs.map((i) => ({ name: i.name, width: i.width }))];
   const rowWidth = fields.reduce((a, f) => a + f.width, 0);

@@ -43,7 +43,8 @@ function decl(width: number): string {
   return width > 1 ? `logic [${width - 1}:0]` : 'logic';
 }
 
-function portDecls(plan: HarnessPlan): string[] {
+/** The clock, input and output declarations shared by the harness and the emitted testbench. */
+export function portDecls(plan: HarnessPlan): string[] {
   const lines: string[] = [];
   if (plan.clock) lines.push(`  logic ${plan.clock} = 1'b0;`);
   for (const i of plan.inputs) lines.push(`  ${decl(i.width)} ${i.name};`);
@@ -51,7 +52,8 @@ function portDecls(plan: HarnessPlan): string[] {
   return lines;
 }
 
-function instanceLines(plan: HarnessPlan): string[] {
+/** The DUT instance with every port connected by name. */
+export function instanceLines(plan: HarnessPlan): string[] {
   const names = [plan.clock, ...plan.inputs.map((i) => i.name), ...plan.outputs.map((o) => o.name), ...plan.inouts.map((o) => o.name)]
     .filter((n): n is string => Boolean(n));
   const conns = names.map((n, i) => `    .${n}(${n})${i < names.length - 1 ? ',' : ''}`);
