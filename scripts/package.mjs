@@ -169,7 +169,15 @@ const copyIn = (rel, filter = () => true) => {
 copyIn('dist', (src) => !src.endsWith('.map'));
 copyIn('media');
 for (const f of readdirSync(join(root, 'models')).filter((f) => /^manifest.*\.json$/.test(f))) copyIn(join('models', f));
-for (const f of ['README.md', 'LICENSE', '.vscodeignore']) copyIn(f);
+for (const f of ['LICENSE', '.vscodeignore']) copyIn(f);
+// vsce cannot resolve relative image links without a public repository URL, so the packaged README leaves the
+// screenshots (and the sentence about them) out.
+writeFileSync(
+  join(stage, 'README.md'),
+  readFileSync(join(root, 'README.md'), 'utf8')
+    .replace(/^!\[[^\]]*\]\(docs\/images\/[^)]+\)\n\n?/gm, '')
+    .replace(/^These pictures are screenshots[^]*?refreshes them\)\.\n\n?/m, ''),
+);
 
 // The staged manifest has no scripts (vsce would run `vscode:prepublish`) and no dev dependencies.
 const { devDependencies: _dev, scripts: _scripts, ...shipped } = manifest;
