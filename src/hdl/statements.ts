@@ -70,7 +70,12 @@ interface StatementContext {
   collectors: RawAssign[][];
 }
 
+/** How deeply nested statements are followed (see `statement`). */
+export const MAX_STATEMENT_NESTING = 400;
+
 export class StatementReader {
+  private nesting = 0;
+
   constructor(private readonly w: Walker) {}
 
   /** Statements of an initial block, a function or a task: sites and assignments, no clock or reset. */
@@ -107,6 +112,18 @@ export class StatementReader {
   }
 
   private statement(type: string, ctx: StatementContext): void {
+    // Each level of statement nesting costs several stack frames here; a machine-written else-if chain of
+    // thousands of arms must not overflow the stack. Statements nested deeper than this are not analysed.
+    if (this.nesting >= MAX_STATEMENT_NESTING) return;
+    this.nesting++;
+    try {
+      this.statementAt(type, ctx);
+    } finally {
+      this.nesting--;
+    }
+  }
+
+  private statementAt(type: string, ctx: StatementContext): void {
     if (type === 'statement_or_null' || type === 'function_statement_or_null') {
       // Most statements are plain assignments: read them from the text instead of walking four wrapper
       // nodes each. Anything with nested statements or timing goes through the tree.
