@@ -4,9 +4,9 @@
  * the top, and clock/reset carried up through instances.
  */
 import { createHash } from 'node:crypto';
-import type { DesignAnalysis, ModuleInfo, ResetInfo, SourceFile } from '../protocol';
+import { ChorusError, type DesignAnalysis, type ModuleInfo, type ResetInfo, type SourceFile } from '../protocol';
 import { extractFile } from './extract';
-import type { RawFile } from './raw';
+import { emptyScope, type RawFile } from './raw';
 import { resolveModule } from './resolve';
 import { Design, Scope } from './scope';
 
@@ -42,7 +42,13 @@ function extractCached(f: SourceFile): { key: string; raw: RawFile } {
   const key = hash(f.name, f.content);
   let raw = fileCache.get(key);
   if (!raw) {
-    raw = extractFile(f.name, f.content);
+    try {
+      raw = extractFile(f.name, f.content);
+    } catch (err) {
+      // The parser gave up (see parseText's budget): the file reads as one error, not as a crash.
+      if (!(err instanceof ChorusError)) throw err;
+      raw = { file: f.name, modules: [], packages: [], unit: emptyScope(), macros: {}, errors: [{ file: f.name, line: 1, column: 1, message: err.message }] };
+    }
     fileCache.set(key, raw);
   }
   return { key, raw };

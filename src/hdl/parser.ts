@@ -59,15 +59,33 @@ export function editBetween(before: string, after: string): Parser.Edit {
   };
 }
 
+/** Wall-clock budget of one parse: generous for real files, finite for inputs that send error recovery in circles. */
+export function parseBudgetMs(text: string): number {
+  return 2000 + Math.ceil(text.length / 50);
+}
+
 /** Parses a text; with a file name, reuses that file's previous tree when the text is an edit of it. */
 export function parseText(text: string, file?: string): Parser.Tree {
   parser ??= load();
   const prev = file !== undefined ? recent.get(file) : undefined;
-  let tree: Parser.Tree;
+  // tree-sitter's error recovery can loop on some malformed input (seen on a mutated example): stop it.
+  const budget = parseBudgetMs(text);
+  const deadline = Date.now() + budget;
+  const options = { progressCallback: () => Date.now() > deadline };
+  let tree: Parser.Tree | undefined;
   if (prev && prev.text !== text) {
     prev.tree.edit(editBetween(prev.text, text));
-    tree = parser.parse(text, prev.tree);
-  } else tree = prev ? prev.tree : parser.parse(text);
+    tree = parser.parse(text, prev.tree, options);
+  } else tree = prev ? prev.tree : parser.parse(text, null, options);
+  if (!tree || Date.now() > deadline) {
+    if (file !== undefined) recent.delete(file);
+    parser.reset();
+    throw new ChorusError(
+      'bad_input',
+      `The SystemVerilog parser gave up after ${(budget / 1000).toFixed(1)} s on this text: check the syntax near your last edit.`,
+      file !== undefined ? { file } : undefined,
+    );
+  }
   if (file !== undefined) {
     recent.delete(file);
     recent.set(file, { text, tree });

@@ -112,7 +112,8 @@ export async function readCoverageFile(path: string, dutFiles: string[]): Promis
 export function pointLines(point: Pick<CoveragePoint, 'line' | 'span'>): number[] {
   const lines = new Set<number>([point.line]);
   for (const part of (point.span ?? '').split(',')) {
-    const m = /^\s*(\d+)(?:\s*-\s*(\d+))?\s*$/.exec(part);
+    // At most 9 digits: a damaged span such as 99999999999999999999 would make `l++` stand still (1e20 + 1 === 1e20).
+    const m = /^\s*(\d{1,9})(?:\s*-\s*(\d{1,9}))?\s*$/.exec(part);
     if (!m) continue;
     const from = Number(m[1]);
     const to = Math.min(Number(m[2] ?? m[1]), from + 10_000);

@@ -1,0 +1,16 @@
+/** Input that sends tree-sitter's error recovery in circles (a mutated example found by a property test). */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { analyzeSources } from '../../src/hdl';
+import { repoRoot } from '../helpers/cli';
+
+test('a parse that never ends is stopped and reported as an error of the file', () => {
+  const content = readFileSync(join(repoRoot, 'test', 'fixtures', 'hdl', 'parser-loop.sv'), 'utf8');
+  const analysis = analyzeSources([{ name: 'parser-loop.sv', content }]);
+  assert.equal(analysis.errors.length, 1);
+  assert.equal(analysis.errors[0].file, 'parser-loop.sv');
+  assert.match(analysis.errors[0].message, /parser gave up after \d+\.\d s/);
+  assert.deepEqual(analysis.modules, []);
+});
