@@ -187,3 +187,19 @@ test('cli-deep: a 1,200-arm else-if chain that Verilator accepts is analysed by 
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual((JSON.parse(r.stdout) as { modules: { name: string }[] }).modules.map((m) => m.name), ['deep']);
 });
+
+// Found by the DUT-analysis property: tree-sitter's error recovery looped forever on this line (the CLI then
+// ignored Ctrl-C too, its handler never got to run). runCli kills a child that passes its time bound.
+test('a line that sends the parser in circles is a syntax error of the file (exit 2), not a hang, in inspect and generate', async () => {
+  const file = join(work, 'loop.sv');
+  writeFileSync(file, 'module m; initial begin if (a) begin b = 1; default \u00e9 c = 1; end end endmodule\n');
+  const [inspect, gen] = await Promise.all([
+    runCli(['inspect', file], { env, cwd: work, timeoutMs: 60_000 }),
+    runCli(['generate', file, '--engine', 'random'], { env, cwd: work, timeoutMs: 60_000 }),
+  ]);
+  for (const [command, r] of [['inspect', inspect], ['generate', gen]] as const) {
+    assert.notEqual(r.code, null, `${command} never returned`);
+    assert.equal(r.code, 2, `${command}: ${r.stderr}`);
+    assert.ok(r.stderr.includes(`${file}:1:1: The SystemVerilog parser gave up`), `${command}: ${r.stderr}`);
+  }
+});

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import fc from 'fast-check';
 import { join } from 'node:path';
 import { cliPath, repoRoot, type CliResult } from '../helpers/cli';
 import { descendants } from '../helpers/procs';
@@ -149,3 +150,36 @@ export function nestedDesign(shape: 'elseif' | 'begin' | 'if' | 'case', depth: n
 
 /** How deep Verilator 5.006 still parses each shape here (deeper exhausts its own parser): designs users can have. */
 export const verilatorDepth = { elseif: 1400, begin: 3000, if: 1700, case: 1700 } as const;
+
+/** One edit of a text: a cut, an insertion, a replaced span, a duplicated or dropped line, a flipped character. */
+export const textEdit = fc.oneof(
+  fc.record({ op: fc.constant('cut' as const), at: fc.nat(), len: fc.nat({ max: 200 }) }),
+  fc.record({ op: fc.constant('insert' as const), at: fc.nat(), text: fc.string({ maxLength: 12, unit: 'binary' }) }),
+  fc.record({ op: fc.constant('replace' as const), at: fc.nat(), len: fc.nat({ max: 20 }), text: fc.constantFrom("'", ' ', '\n', '\x01', '\x02', 'C ', '-1', '99999999999999999999', 'l\x02', 'f\x02', '#', '') }),
+  fc.record({ op: fc.constant('dupLine' as const), at: fc.nat() }),
+  fc.record({ op: fc.constant('dropLine' as const), at: fc.nat() }),
+  fc.record({ op: fc.constant('flip' as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 6 }) }),
+);
+export type TextEdit = typeof textEdit extends fc.Arbitrary<infer T> ? T : never;
+
+export function applyEdit(text: string, e: TextEdit): string {
+  if (!text.length) return text;
+  const at = e.at % text.length;
+  switch (e.op) {
+    case 'cut':
+      return text.slice(0, at) + text.slice(at + e.len);
+    case 'insert':
+      return text.slice(0, at) + e.text + text.slice(at);
+    case 'replace':
+      return text.slice(0, at) + e.text + text.slice(at + e.len);
+    case 'flip':
+      return text.slice(0, at) + String.fromCharCode(text.charCodeAt(at) ^ (1 << e.bit)) + text.slice(at + 1);
+    default: {
+      const lines = text.split('\n');
+      const i = e.at % lines.length;
+      if (e.op === 'dupLine') lines.splice(i, 0, lines[i]);
+      else lines.splice(i, 1);
+      return lines.join('\n');
+    }
+  }
+}

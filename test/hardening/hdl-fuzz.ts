@@ -1,0 +1,82 @@
+// The DUT-analysis properties, run as a child process by properties.test.ts: the parser is native code, and an
+// input that makes it loop forever must fail that test (the parent's time bound), not stall the whole suite.
+// Each input is written to the file named on the command line before it is analysed, so that file holds the
+// input that hung. Exit 0: every property held.
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { analyzeSources, findSite, literalsOf, unreachableDefaults } from '../../src/hdl';
+import { applyEdit, example, textEdit } from './support';
+
+const log = process.argv[2];
+
+const exampleNames = ['counter', 'fifo', 'alu', 'vending', 'uart_tx'];
+const exampleTexts = exampleNames.map((n) => readFileSync(example(n), 'utf8'));
+
+/** Verilog-ish tokens: keywords, operators, literals and directives that stress the grammar and the resolvers. */
+const hdlTokens = [
+  'module', 'endmodule', 'input', 'output', 'inout', 'logic', 'wire', 'reg', '[', ']', '(', ')', '{', '}', ';', ',', ':',
+  'parameter', 'localparam', '#(', '=', '<=', '==', '?', 'always_ff', 'always_comb', '@(posedge clk)', 'begin', 'end',
+  'case', 'endcase', 'default', 'if', 'else', "8'hFF", "'1", "4'b1x0?", '32', '-1', 'W-1:0', '$clog2(W)', 'typedef enum',
+  'package', 'endpackage', 'import p::*;', '`define W 8', '`W', '`ifdef X', '`endif', '`include "x.svh"', 'generate',
+  'for (genvar i = 0; i < W; i++)', 'function', 'endfunction', 'struct packed', 'x', 'clk', 'rst_n', '\n', ' ', '//', '/*', '*/', '"',
+];
+
+function checkAnalysis(files: { name: string; content: string }[], top?: string): void {
+  writeFileSync(log, JSON.stringify({ files, top }));
+  const analysis = analyzeSources(files, top === undefined ? {} : { top });
+  const byName = new Map(files.map((f) => [f.name, f.content.split('\n')]));
+  for (const e of analysis.errors) {
+    const lines = byName.get(e.file);
+    assert.ok(lines, `error in an unknown file ${e.file}`);
+    assert.ok(Number.isInteger(e.line) && e.line >= 1 && e.line <= lines.length, `${e.file}:${e.line} of ${lines.length} lines`);
+    assert.ok(Number.isInteger(e.column) && e.column >= 1 && e.column <= lines[e.line - 1].length + 1, `${e.file}:${e.line}:${e.column}`);
+    assert.match(e.message, /^syntax error/);
+  }
+  for (const m of analysis.modules) {
+    assert.ok(byName.has(m.file), m.file);
+    assert.ok(m.line >= 1 && m.line <= byName.get(m.file)!.length, `${m.name} at line ${m.line}`);
+    for (const p of m.ports) assert.ok(Number.isInteger(p.width) && p.width >= 0, `${m.name}.${p.name} width ${p.width}`);
+  }
+  assert.ok(analysis.top === null || analysis.modules.some((m) => m.name === analysis.top));
+  for (const f of files) findSite(analysis, f.name, 1);
+  literalsOf(analysis);
+  unreachableDefaults(analysis);
+}
+
+/** Random text and token soup never throw; errors point inside the text. */
+function randomText(): void {
+  fc.assert(
+    fc.property(
+      fc.oneof(fc.string({ maxLength: 300, unit: 'binary' }), fc.array(fc.constantFrom(...hdlTokens), { maxLength: 60 }).map((t) => t.join(' '))),
+      (text) => checkAnalysis([{ name: 'soup.sv', content: text }]),
+    ),
+    { numRuns: 200 },
+  );
+}
+
+/** Mutated examples, alone or as a two-file design, never throw; errors point inside their file. */
+function mutatedExamples(): void {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 0, max: exampleTexts.length - 1 }),
+      fc.integer({ min: 0, max: exampleTexts.length - 1 }),
+      fc.array(textEdit, { minLength: 1, maxLength: 4 }),
+      fc.array(fc.tuple(fc.nat(), fc.constantFrom(...hdlTokens)), { maxLength: 3 }),
+      fc.option(fc.constantFrom(...exampleNames, 'nope'), { nil: undefined }),
+      (k, k2, edits, tokens, top) => {
+        let text = edits.reduce(applyEdit, exampleTexts[k]);
+        for (const [at, tok] of tokens) {
+          const i = text.length ? at % text.length : 0;
+          text = `${text.slice(0, i)} ${tok} ${text.slice(i)}`;
+        }
+        checkAnalysis([{ name: `${exampleNames[k]}.sv`, content: text }], top);
+        if (k2 !== k) checkAnalysis([{ name: `${exampleNames[k]}.sv`, content: text }, { name: `${exampleNames[k2]}.sv`, content: exampleTexts[k2] }], top);
+      },
+    ),
+    { numRuns: 200 },
+  );
+}
+
+randomText();
+mutatedExamples();
