@@ -1,4 +1,4 @@
-/** Input that sends tree-sitter's error recovery in circles (a mutated example found by a property test). */
+/** Input that sends tree-sitter's error recovery in circles (reduced from a mutated example a property test found). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
