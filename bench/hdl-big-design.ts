@@ -2,19 +2,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const EXAMPLES = ['counter', 'fifo', 'alu', 'vending', 'uart_tx'];
+export const EXAMPLES = ['counter', 'fifo', 'alu', 'vending', 'uart_tx'];
 
-export function bigDesign(minLines: number): { text: string; copies: number; names: string[] } {
+/** At least `minLines` lines of renamed copies of the given examples (all five by default), in turn. */
+export function bigDesign(minLines: number, examples: readonly string[] = EXAMPLES): { text: string; copies: number; names: string[] } {
   const root = join(__dirname, '..');
-  const sources = EXAMPLES.map((n) => readFileSync(join(root, 'examples', n, `${n}.sv`), 'utf8'));
+  const sources = examples.map((n) => readFileSync(join(root, 'examples', n, `${n}.sv`), 'utf8'));
   const parts: string[] = [];
   let lines = 0;
   for (let round = 0; lines < minLines; round++) {
-    for (const [i, n] of EXAMPLES.entries()) {
+    for (const [i, n] of examples.entries()) {
       const copy = sources[i].replace(new RegExp(`\\bmodule ${n}\\b`), `module ${n}_${round}`);
       parts.push(copy);
       lines += copy.split('\n').length - 1;
     }
   }
-  return { text: parts.join(''), copies: parts.length, names: EXAMPLES };
+  return { text: parts.join(''), copies: parts.length, names: [...examples] };
 }

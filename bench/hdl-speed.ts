@@ -2,12 +2,13 @@
  * Speed of DUT analysis on a 10,000-line file (renamed copies of the example DUTs): tree-sitter parse alone,
  * parse + full analysis of a file never seen before, re-analysis after a one-line edit (the editor's case:
  * the previous tree is reused), and a cached re-analysis of unchanged text. Medians of several runs in one
- * process, as wall-clock and as this process's CPU time (steadier when other work shares the cores).
+ * process, as wall-clock and as this process's CPU time (steadier when other work shares the cores). Last,
+ * tree-sitter alone on 10,000 lines of copies of each example, since its speed depends on the code.
  * Run: `npx tsx bench/hdl-speed.ts [lines] [runs]`.
  */
 import { analyzeSources } from '../src/hdl';
 import { parseText } from '../src/hdl/parser';
-import { bigDesign } from './hdl-big-design';
+import { bigDesign, EXAMPLES } from './hdl-big-design';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const cpuMs = () => {
@@ -51,6 +52,13 @@ function main(): void {
     const typed = `${text.slice(0, middle)}    // edit ${i}\n${text.slice(middle)}`;
     edited.push(measure(() => analyzeSources([{ name: 'edited.sv', content: typed }])));
   }
+  // What tree-sitter alone costs depends on the code: expression-heavy RTL builds deeper trees.
+  const parseByDesign: Record<string, { bytes: number; wallMs: number; cpuMs: number }> = {};
+  for (const name of EXAMPLES) {
+    const one = bigDesign(lines, [name]).text;
+    const xs = Array.from({ length: runs }, (_, i) => measure(() => parseText(`${one}// run ${i}\n`)));
+    parseByDesign[name] = { bytes: one.length, wallMs: +median(xs.map((x) => x.wall)).toFixed(1), cpuMs: +median(xs.map((x) => x.cpu)).toFixed(1) };
+  }
   const stats = (xs: Sample[]) => ({ wallMs: +median(xs.map((x) => x.wall)).toFixed(1), cpuMs: +median(xs.map((x) => x.cpu)).toFixed(1) });
   const p = stats(parse);
   const f = stats(full);
@@ -66,6 +74,7 @@ function main(): void {
         analysisOverParseCpu: +(f.cpuMs / p.cpuMs).toFixed(2),
         afterOneLineEdit: stats(edited),
         cachedWallMs: +median(cached.map((x) => x.wall)).toFixed(2),
+        parseAloneByDesign: parseByDesign,
       },
       null,
       2,

@@ -2,7 +2,7 @@
  * Evaluates constant expressions as written in declarations (`WIDTH-1`, `$clog2(DEPTH)`, `{W{1'b1}}`,
  * `pkg::N*2`). Works on text, so it needs no syntax tree: widths and parameters are short expressions.
  */
-import { bitLength, clog2, parseNumber } from './numbers';
+import { bitLength, clog2, mask, parseNumber } from './numbers';
 
 export interface ConstValue {
   value: bigint;
@@ -77,7 +77,6 @@ const BINARY: Record<string, number> = {
   '**': 11,
 };
 
-const mask = (w: number) => (1n << BigInt(w)) - 1n;
 const bool = (b: boolean): ConstValue => ({ value: b ? 1n : 0n, width: 1 });
 const maxWidth = (a: ConstValue, b: ConstValue) =>
   a.width !== undefined && b.width !== undefined ? Math.max(a.width, b.width) : undefined;

@@ -2,7 +2,7 @@
  * Declarations read from the syntax tree: data types (with enum and struct bodies), variables and nets,
  * typedefs, parameters and package imports. Shared by modules, packages and the compilation unit.
  */
-import type { RawDataType, RawParam, RawScope } from './raw';
+import type { RawDataType, RawDecl, RawParam, RawScope } from './raw';
 import type { Walker } from './walker';
 
 /** Nodes that wrap a data type's parts. */
@@ -140,18 +140,21 @@ export class DeclarationReader {
   }
 
   /** Names (with their unpacked dimensions) of a list of declarations. */
-  declNames(names: string[], unpacked?: Map<string, string[]>): void {
+  declNames(names: string[], unpacked?: Map<string, string[]>, inits?: Map<string, string>): void {
     this.w.each((t) => {
       if (t === 'variable_decl_assignment' || t === 'net_decl_assignment' || t === 'variable_identifier') {
         let name = '';
+        let init: string | undefined;
         const dims: string[] = [];
         this.w.each((u) => {
           if (u === 'simple_identifier' && !name) name = this.w.text();
           else if (u === 'unpacked_dimension' || u === 'variable_dimension') dims.push(this.w.flatText());
+          else if (u === 'expression' || u === 'class_new' || u === 'dynamic_array_new') init = this.w.flatText();
         });
         if (name) {
           names.push(name);
           unpacked?.set(name, dims);
+          if (init !== undefined) inits?.set(name, init);
         }
       } else if (t === 'simple_identifier') names.push(this.w.text());
     });
@@ -166,8 +169,9 @@ export class DeclarationReader {
       else if (t === 'list_of_variable_decl_assignments') {
         const names: string[] = [];
         const dims = new Map<string, string[]>();
-        this.declNames(names, dims);
-        for (const name of names) scope.decls.push({ name, type, unpacked: dims.get(name) ?? [] });
+        const inits = new Map<string, string>();
+        this.declNames(names, dims, inits);
+        for (const name of names) scope.decls.push(declOf(name, type, dims, inits));
       }
     });
   }
@@ -194,8 +198,9 @@ export class DeclarationReader {
         type.text = texts.join(' ');
         const names: string[] = [];
         const dims = new Map<string, string[]>();
-        this.declNames(names, dims);
-        for (const name of names) scope.decls.push({ name, type, unpacked: dims.get(name) ?? [] });
+        const inits = new Map<string, string>();
+        this.declNames(names, dims, inits);
+        for (const name of names) scope.decls.push(declOf(name, type, dims, inits));
       }
     });
   }
@@ -248,4 +253,11 @@ export class DeclarationReader {
     });
     if (name) out.push({ name, default: def, local, isType: false, type });
   }
+}
+
+function declOf(name: string, type: RawDataType, dims: Map<string, string[]>, inits: Map<string, string>): RawDecl {
+  const decl: RawDecl = { name, type, unpacked: dims.get(name) ?? [] };
+  const init = inits.get(name);
+  if (init !== undefined) decl.init = init;
+  return decl;
 }

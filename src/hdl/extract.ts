@@ -120,6 +120,7 @@ class FileExtractor {
       always: [],
       cases: [],
       assigns: [],
+      otherWrites: [],
       exprs: [],
       sites: [],
       ...emptyScope(),
@@ -195,7 +196,9 @@ class FileExtractor {
       this.w.each((u) => {
         if (u !== 'net_assignment') return;
         const split = splitAssignment(this.w.flatText());
-        if (split) mod.exprs.push({ text: split.rhs, line });
+        if (!split) return;
+        mod.exprs.push({ text: split.rhs, line });
+        mod.assigns.push({ lhs: split.lhs, rhs: split.rhs, line, continuous: true });
       });
     });
   }

@@ -3,7 +3,7 @@
  * dictionary (exact literals are what plain random stimulus misses) and the input to unreachable-default checks.
  */
 import type { CaseInfo, CaseItemInfo, LiteralInfo } from '../protocol';
-import { parseNumber } from './numbers';
+import { mask, parseNumber } from './numbers';
 import type { RawCase, RawModule } from './raw';
 import type { Scope } from './scope';
 
@@ -18,7 +18,6 @@ export interface SignalTable {
 
 /** A name or a struct member path: `state`, `req.op`. */
 const PATH = /^[A-Za-z_][\w$]*(\.[A-Za-z_][\w$]*)*$/;
-const mask = (w: number) => (1n << BigInt(w)) - 1n;
 
 /** Width of a simple expression: a name, a bit or part select, a concatenation of those. */
 export function exprWidth(text: string, scope: Scope, signals: SignalTable): number | undefined {

@@ -12,6 +12,9 @@ export interface NumberLiteral {
   fill?: '0' | '1' | 'x' | 'z';
 }
 
+/** The low `w` bits set. */
+export const mask = (w: number): bigint => (1n << BigInt(w)) - 1n;
+
 const BASE_BITS: Record<string, number> = { b: 1, o: 3, h: 4 };
 
 // size? ' s? base digits

@@ -76,6 +76,9 @@ export function parseText(text: string, file?: string): Parser.Tree {
   if (prev && prev.text !== text) {
     prev.tree.edit(editBetween(prev.text, text));
     tree = parser.parse(text, prev.tree, options);
+    // Error recovery can settle differently when it starts from an old tree: a broken text is parsed afresh,
+    // so the editor reports the same syntax errors as `chorus inspect` does.
+    if (tree?.rootNode.hasError) tree = parser.parse(text, null, options);
   } else tree = prev ? prev.tree : parser.parse(text, null, options);
   if (!tree || Date.now() > deadline) {
     if (file !== undefined) recent.delete(file);

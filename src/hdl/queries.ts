@@ -1,5 +1,6 @@
 /** Questions the engine and the editor ask of an analysis. */
-import type { BranchSite, CaseInfo, DesignAnalysis, LiteralInfo, ModuleInfo } from '../protocol';
+import type { BranchSite, CaseInfo, CaseItemInfo, DesignAnalysis, LiteralInfo, ModuleInfo } from '../protocol';
+import { mask } from './numbers';
 
 export function moduleByName(analysis: DesignAnalysis, name: string): ModuleInfo | undefined {
   return analysis.modules.find((m) => m.name === name);
@@ -107,6 +108,28 @@ function coversEnum(c: CaseInfo): boolean {
   return c.enumMembers.every((m) => labels.has(m));
 }
 
+/** The item an (x/z-free) value of the subject selects, by value and don't-care mask; undefined when none. */
+export function caseItemFor(c: CaseInfo, value: bigint): { item: CaseItemInfo; label: string } | undefined {
+  for (const item of c.items) {
+    for (const [k, v] of item.values.entries()) {
+      if (!v) continue;
+      const care = ~BigInt(v.wildcardMask ?? '0');
+      if (((value ^ BigInt(v.value)) & care & mask(c.subjectWidth ?? 64)) === 0n) return { item, label: item.labels[k] };
+    }
+  }
+  return undefined;
+}
+
+function holdsOnlyItemValues(c: CaseInfo): boolean {
+  return (c.subjectValues ?? []).every((v) => caseItemFor(c, BigInt(v)) !== undefined);
+}
+
+/** `S_IDLE, S_RUN, 2'd3`: the held values named by the items that select them. */
+function heldLabels(c: CaseInfo): string {
+  const labels = (c.subjectValues ?? []).map((v) => caseItemFor(c, BigInt(v))?.label.trim() ?? v);
+  return labels.length > 8 ? `${labels.slice(0, 8).join(', ')} and ${labels.length - 8} more` : labels.join(', ');
+}
+
 /** The `default` items no stimulus can reach, so the engine marks their holes unreachable instead of chasing them. */
 export function unreachableDefaults(scope: ModuleInfo | DesignAnalysis, module?: string): UnreachableDefault[] {
   const out: UnreachableDefault[] = [];
@@ -121,6 +144,14 @@ export function unreachableDefaults(scope: ModuleInfo | DesignAnalysis, module?:
           subject: c.subject,
           reason: `default of ${subject}: the items cover all ${2 ** c.subjectWidth!} values of the ${c.subjectWidth}-bit subject`,
           exhaustive: true,
+        });
+      } else if (c.subjectValues && holdsOnlyItemValues(c)) {
+        out.push({
+          file: m.file,
+          line: c.defaultLine,
+          subject: c.subject,
+          reason: `default of ${subject}: ${c.subject} only ever holds ${heldLabels(c)} (its initial value and what is assigned to it), and each has an item`,
+          exhaustive: false,
         });
       } else if (coversEnum(c)) {
         out.push({

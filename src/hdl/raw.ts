@@ -61,12 +61,25 @@ export interface RawDecl {
   name: string;
   type: RawDataType;
   unpacked: string[];
+  /** The initializer of `logic [1:0] s = S0;`, as written. */
+  init?: string;
 }
 
 export interface RawAssign {
   lhs: string;
   rhs: string;
   line: number;
+  /** `+=`, `<<=`, …: the right-hand side is not the new value. */
+  compound?: boolean;
+  /** A continuous `assign`. */
+  continuous?: boolean;
+  /** The case statements whose `default` arm holds this write: it runs only when that default does. */
+  underDefaultOf?: RawCase[];
+}
+
+/** A statement that may write variables without being `lhs = rhs`. */
+export interface RawOtherWrite extends RawExpr {
+  underDefaultOf?: RawCase[];
 }
 
 export interface RawExpr {
@@ -134,6 +147,11 @@ export interface RawModule extends RawScope {
   always: RawAlways[];
   cases: RawCase[];
   assigns: RawAssign[];
+  /**
+   * Statements that may write variables without being `lhs = rhs`: `x++`, task and system calls with output
+   * arguments, `for` headers. Analysis that needs every write of a variable gives up when one mentions it.
+   */
+  otherWrites: RawOtherWrite[];
   /** Conditions and right-hand sides, scanned for comparison constants. */
   exprs: RawExpr[];
   sites: BranchSite[];

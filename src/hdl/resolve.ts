@@ -1,10 +1,42 @@
 /** Turns one module's raw extraction into the protocol's ModuleInfo, with names resolved in its scope. */
-import type { ModuleInfo, ParamInfo, PortInfo } from '../protocol';
+import type { CaseInfo, ModuleInfo, ParamInfo, PortInfo } from '../protocol';
 import { toNumber } from './const-eval';
 import { detectClockReset, detectFsms } from './behaviour';
 import { buildCases, harvestLiterals, type SignalTable } from './literals';
+import { caseItemFor } from './queries';
+import { HeldValues } from './reachable';
 import type { RawDataType, RawDecl, RawModule, RawPort } from './raw';
 import { Scope, type Design, type TypeInfo } from './scope';
+
+const SUBJECT = /^[A-Za-z_][\w$]*$/;
+
+/**
+ * Sets `subjectValues` on the cases with a default whose subject is a variable analysis can enumerate and
+ * whose items match every one of those values. Cases on the same variable are proven together: the writes in
+ * their default arms are left out of its values, so the group shrinks until every member covers the values
+ * computed without its members' defaults (see HeldValues.valuesOf).
+ */
+function listHeldValues(raw: RawModule, cases: CaseInfo[], held: HeldValues): void {
+  const groups = new Map<string, number[]>();
+  for (const [k, c] of cases.entries()) {
+    const subject = c.subject.replace(/^\((.*)\)$/, '$1').trim();
+    if (c.defaultLine === undefined || c.inside || !SUBJECT.test(subject)) continue;
+    groups.set(subject, [...(groups.get(subject) ?? []), k]);
+  }
+  for (const [subject, members] of groups) {
+    let group = members;
+    while (group.length) {
+      const values = held.valuesOf(subject, group.map((k) => raw.cases[k]));
+      if (!values) break;
+      const covering = group.filter((k) => values.every((v) => caseItemFor(cases[k], v) !== undefined));
+      if (covering.length === group.length) {
+        for (const k of group) cases[k].subjectValues = values.map(String);
+        break;
+      }
+      group = covering;
+    }
+  }
+}
 
 /** A type says nothing of its own when it has no keyword, typedef, enum/struct body or packed range. */
 function isBare(t: RawDataType | undefined): boolean {
@@ -105,6 +137,7 @@ export function resolveModule(raw: RawModule, design: Design): ModuleInfo {
   const signals = signalTable(portList, portTypes, decls, scope);
   const { clock, reset } = detectClockReset(raw, portList, scope);
   const cases = buildCases(raw, scope, signals);
+  listHeldValues(raw, cases, new HeldValues({ raw, scope, signals, ports: portList }));
   return {
     name: raw.name,
     file: raw.file,

@@ -4,7 +4,7 @@
  * walked node by node, which keeps large files fast.
  */
 import type { BranchSite } from '../protocol';
-import type { RawAlways, RawAssign, RawCase, RawCaseItem, RawEvent, RawModule } from './raw';
+import type { RawAlways, RawAssign, RawCase, RawCaseItem, RawEvent, RawModule, RawOtherWrite } from './raw';
 import { flatten, type Walker } from './walker';
 
 /** Nodes that only wrap statements. */
@@ -68,6 +68,8 @@ interface StatementContext {
   depth: number;
   /** Assignment lists that want every assignment walked (the first arm of each top-level `if`). */
   collectors: RawAssign[][];
+  /** The case statements whose `default` arm is being walked. */
+  defaultArms?: RawCase[];
 }
 
 /** How deeply nested statements are followed (see `statement`). */
@@ -156,6 +158,10 @@ export class StatementReader {
       case 'operator_assignment':
         this.assignment(this.w.flatText(), ctx);
         return;
+      case 'for_initialization':
+      case 'for_step':
+        this.otherWrite(this.w.flatText(), ctx);
+        return;
       default:
         // Function and task bodies, loops in odd shapes: keep looking for statements inside.
         if (type.endsWith('_statement') || type.endsWith('_block') || type.endsWith('_declaration')) this.statements(ctx);
@@ -171,11 +177,22 @@ export class StatementReader {
 
   private assignment(text: string, ctx: StatementContext): void {
     const split = splitAssignment(text);
-    if (!split) return;
+    if (!split) {
+      this.otherWrite(text, ctx);
+      return;
+    }
     const a: RawAssign = { lhs: split.lhs, rhs: split.rhs, line: this.w.line() };
+    if (split.compound) a.compound = true;
+    if (ctx.defaultArms?.length) a.underDefaultOf = [...ctx.defaultArms];
     ctx.module.assigns.push(a);
     ctx.module.exprs.push({ text: a.rhs, line: a.line });
     for (const c of ctx.collectors) c.push(a);
+  }
+
+  private otherWrite(text: string, ctx: StatementContext): void {
+    const w: RawOtherWrite = { text, line: this.w.line() };
+    if (ctx.defaultArms?.length) w.underDefaultOf = [...ctx.defaultArms];
+    ctx.module.otherWrites.push(w);
   }
 
   private conditional(ctx: StatementContext, first: boolean): void {
@@ -260,7 +277,12 @@ export class StatementReader {
                   ? { kind: 'case_default', label: `default item of ${of}`, subject: c.subject, range }
                   : { kind: 'case_item', label: `case item ${item.labels.join(', ')} of ${of}`, subject: c.subject, range },
               );
-              this.statement(u, ctx);
+              if (item.isDefault) {
+                const arms = ctx.defaultArms;
+                ctx.defaultArms = [...(arms ?? []), c];
+                this.statement(u, ctx);
+                ctx.defaultArms = arms;
+              } else this.statement(u, ctx);
             }
           });
           c.items.push(item);
@@ -275,7 +297,7 @@ export class StatementReader {
 }
 
 /** `lhs <= rhs`, `lhs = rhs`, `lhs += rhs`: split at the first assignment operator outside brackets. */
-export function splitAssignment(text: string): { lhs: string; rhs: string } | undefined {
+export function splitAssignment(text: string): { lhs: string; rhs: string; compound: boolean } | undefined {
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
@@ -286,7 +308,9 @@ export function splitAssignment(text: string): { lhs: string; rhs: string } | un
       // compound operators: <= += -= <<= >>>= …
       while (j > 0 && /[<>+\-*/%&|^]/.test(text[j - 1])) j--;
       const lhs = text.slice(0, j).trim();
-      if (lhs) return { lhs, rhs: text.slice(i + 1).trim() };
+      // `<=` is the non-blocking operator here, not a compound one
+      const op = text.slice(j, i);
+      if (lhs) return { lhs, rhs: text.slice(i + 1).trim(), compound: op !== '' && op !== '<' };
     }
   }
   return undefined;

@@ -109,6 +109,11 @@ export interface CaseInfo {
   items: CaseItemInfo[];
   /** Line of the `default` item, when there is one. */
   defaultLine?: number;
+  /**
+   * Every value the subject can hold, when analysis can list them (a state register only ever assigned
+   * constants, directly or through a next-state variable); decimal text. Only worked out for cases with a default.
+   */
+  subjectValues?: string[];
   range: SourceRange;
 }
 

@@ -23,6 +23,7 @@ const cases: [file: string, top: string][] = [
   ['test/fixtures/hdl/no_clock.sv', 'no_clock'],
   ['test/fixtures/hdl/casez_full.sv', 'casez_full'],
   ['test/fixtures/hdl/ifdefs.sv', 'ifdefs'],
+  ['test/fixtures/hdl/fsm_defaults.sv', 'fsm_defaults'],
 ];
 
 let work: string;
