@@ -62,6 +62,8 @@ function ensureSystemTools() {
   else if (v[0] < 5 || (v[0] === 5 && v[1] < 6)) fail(3, `Verilator ${v.join('.')} is too old; CHORUS needs 5.006 or newer.`);
   if (!has('ccache')) missing.push('ccache');
   if (!has('g++') || !has('make')) missing.push('g++', 'make');
+  // node-gyp builds tree-sitter's addon from source: its linux-x64 prebuild needs a newer libstdc++ than Debian 12 has
+  if (!has('python3')) missing.push('python3');
   if (args.has('--browser') && !existsSync('/usr/bin/chromium')) missing.push('chromium');
   if (missing.length) aptInstall(missing, `Missing ${missing.join(', ')}`);
 }
@@ -86,8 +88,22 @@ function ensureNodeModules() {
   const stamp = join(root, 'node_modules', '.chorus-lock-sha256');
   const want = hashFiles(['package-lock.json']);
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want) return;
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  run('npm', ['ci', '--no-audit', '--no-fund'], { env: { ...process.env, ...nodeHeaders() } });
   writeFileSync(stamp, want);
+}
+
+/**
+ * Native addons built from source need Node's headers. node-gyp downloads them from nodejs.org unless told where
+ * they are; the headers of the running Node (Debian/NodeSource packages and the official tarballs ship them) work
+ * offline and always match.
+ */
+function nodeHeaders() {
+  const configured = spawnSync('npm', ['config', 'get', 'nodedir'], { encoding: 'utf8' }).stdout?.trim();
+  if (configured && configured !== 'undefined' && configured !== 'null') return {};
+  const prefix = dirname(dirname(process.execPath));
+  if (!existsSync(join(prefix, 'include', 'node', 'node_api.h'))) return {};
+  say(`native addons build against the headers in ${prefix}/include/node`);
+  return { npm_config_nodedir: prefix };
 }
 
 function ensureBuild() {
