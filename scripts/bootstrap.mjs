@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeHeadersEnv } from './node-headers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
@@ -88,22 +89,8 @@ function ensureNodeModules() {
   const stamp = join(root, 'node_modules', '.chorus-lock-sha256');
   const want = hashFiles(['package-lock.json']);
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want) return;
-  run('npm', ['ci', '--no-audit', '--no-fund'], { env: { ...process.env, ...nodeHeaders() } });
+  run('npm', ['ci', '--no-audit', '--no-fund'], { env: { ...process.env, ...nodeHeadersEnv(say) } });
   writeFileSync(stamp, want);
-}
-
-/**
- * Native addons built from source need Node's headers. node-gyp downloads them from nodejs.org unless told where
- * they are; the headers of the running Node (Debian/NodeSource packages and the official tarballs ship them) work
- * offline and always match.
- */
-function nodeHeaders() {
-  const configured = spawnSync('npm', ['config', 'get', 'nodedir'], { encoding: 'utf8' }).stdout?.trim();
-  if (configured && configured !== 'undefined' && configured !== 'null') return {};
-  const prefix = dirname(dirname(process.execPath));
-  if (!existsSync(join(prefix, 'include', 'node', 'node_api.h'))) return {};
-  say(`native addons build against the headers in ${prefix}/include/node`);
-  return { npm_config_nodedir: prefix };
 }
 
 function ensureBuild() {

@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeHeadersEnv } from './node-headers.mjs';
 
 const CODE_SERVER_VERSION = '4.100.3';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -155,18 +156,19 @@ function installCodeServer() {
   mkdirSync(tmp, { recursive: true });
   writeFileSync(join(tmp, 'package.json'), JSON.stringify({ name: 'chorus-e2e-code-server', private: true }, null, 2));
   const npmFlags = ['--no-audit', '--no-fund', '--loglevel=error'];
+  const headers = nodeHeadersEnv(say);
 
   run('npm', ['install', '--ignore-scripts', '--prefix', tmp, ...npmFlags, `code-server@${CODE_SERVER_VERSION}`], tmp);
   const vscodeDir = join(tmp, 'node_modules', 'code-server', 'lib', 'vscode');
   run('npm', ['install', '--omit=dev', '--ignore-scripts', '--prefix', vscodeDir, ...npmFlags], vscodeDir);
   // node-pty does not build here and is left out: terminals are not needed.
-  run('npm', ['rebuild', '--prefix', vscodeDir, 'kerberos', '@parcel/watcher', '@vscode/spdlog', '@vscode/deviceid'], vscodeDir);
+  run('npm', ['rebuild', '--prefix', vscodeDir, 'kerberos', '@parcel/watcher', '@vscode/spdlog', '@vscode/deviceid'], vscodeDir, headers);
   const rgDir = join(vscodeDir, 'node_modules', '@vscode', 'ripgrep', 'bin');
   mkdirSync(rgDir, { recursive: true });
   copyFileSync('/usr/bin/rg', join(rgDir, 'rg'));
   rmSync(join(vscodeDir, 'node_modules.asar'), { force: true });
   symlinkSync('node_modules', join(vscodeDir, 'node_modules.asar'));
-  run('npm', ['rebuild', '--prefix', tmp, 'argon2'], tmp);
+  run('npm', ['rebuild', '--prefix', tmp, 'argon2'], tmp, headers);
 
   const tmpEntry = join(tmp, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
   const v = spawnSync(process.execPath, [tmpEntry, '--version'], { encoding: 'utf8', env: cleanEnv(), timeout: 120_000 });
