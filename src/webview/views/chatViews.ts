@@ -2,7 +2,7 @@
 import { fill, h } from '../dom';
 import type { Entry } from '../model';
 import { splitFences } from '../responseText';
-import type { EntryView, ViewContext } from './context';
+import { ChangeGate, type EntryView, type ViewContext } from './context';
 import { SegmentsView } from './segmentsView';
 
 type SteerEntry = Extract<Entry, { kind: 'steer' }>;
@@ -12,7 +12,7 @@ type NoticeEntry = Extract<Entry, { kind: 'notice' }>;
 export class SteerView implements EntryView {
   readonly el = h('article', { class: 'bubble user steer' });
   private readonly state = h('p', { class: 'steer-state' });
-  private seen = '';
+  private readonly gate = new ChangeGate();
 
   constructor(private readonly entry: SteerEntry) {
     this.el.append(h('div', { class: 'who' }, 'You → next round'), h('p', { class: 'user-text' }, entry.text), this.state);
@@ -20,9 +20,7 @@ export class SteerView implements EntryView {
 
   update(): void {
     const e = this.entry;
-    const sig = `${e.state}|${e.round}|${e.message}`;
-    if (sig === this.seen) return;
-    this.seen = sig;
+    if (!this.gate.changed([e.state, e.round, e.message])) return;
     this.el.dataset.state = e.state;
     this.state.textContent =
       e.state === 'sent'
@@ -40,7 +38,7 @@ export class AskView implements EntryView {
   private readonly question = h('p', { class: 'user-text' });
   private readonly answer = new SegmentsView('answer');
   private readonly state = h('p', { class: 'answer-state' });
-  private seen = '';
+  private readonly gate = new ChangeGate();
 
   constructor(
     private readonly ctx: ViewContext,
@@ -56,9 +54,7 @@ export class AskView implements EntryView {
 
   update(): void {
     const e = this.entry;
-    const sig = `${e.question.length}|${e.answer.length}|${e.state}`;
-    if (sig === this.seen) return;
-    this.seen = sig;
+    if (!this.gate.changed([e.question.length, e.answer.length, e.state])) return;
     this.question.textContent = e.question || '(question)';
     this.answer.update(splitFences(e.answer));
     this.state.className = `answer-state ${e.state}`;

@@ -1,25 +1,16 @@
 /** The top of a run: what the user asked for (DUT, targets, model). */
 import { fill, h } from '../dom';
 import { formatClock, formatTargets } from '../format';
-import type { EntryView, ViewContext } from './context';
+import { RunEntryView, type ViewContext } from './context';
 
-export class RequestView implements EntryView {
-  readonly el = h('article', { class: 'bubble user request' });
-  private seen = '';
-
-  constructor(
-    private readonly ctx: ViewContext,
-    private readonly runId: string,
-  ) {
-    this.el.dataset.run = runId;
+export class RequestView extends RunEntryView {
+  constructor(ctx: ViewContext, runId: string) {
+    super(h('article', { class: 'bubble user request' }), ctx, runId);
   }
 
   update(): void {
     const info = this.ctx.model.runs[this.runId]?.info;
-    if (!info) return;
-    const sig = JSON.stringify(info);
-    if (sig === this.seen) return;
-    this.seen = sig;
+    if (!info || !this.gate.changed(info)) return;
     const meta: [string, string][] = [['Targets', formatTargets(info.targets)]];
     meta.push(['Engine', info.maxRounds ? `${info.engine}, up to ${info.maxRounds} rounds` : info.engine]);
     if (info.model) meta.push(['Model', info.model]);

@@ -2,25 +2,16 @@
 import { REPORTED_KINDS } from '../../protocol';
 import { fill, h } from '../dom';
 import { formatPct } from '../format';
-import type { EntryView, ViewContext } from './context';
+import { RunEntryView, type ViewContext } from './context';
 
-export class ResultView implements EntryView {
-  readonly el = h('article', { class: 'card result' });
-  private seen = '';
-
-  constructor(
-    private readonly ctx: ViewContext,
-    private readonly runId: string,
-  ) {
-    this.el.dataset.run = runId;
+export class ResultView extends RunEntryView {
+  constructor(ctx: ViewContext, runId: string) {
+    super(h('article', { class: 'card result' }), ctx, runId);
   }
 
   update(): void {
     const run = this.ctx.model.runs[this.runId];
-    if (!run) return;
-    const sig = JSON.stringify([run.result?.stopReason, run.result?.pass, run.ended]);
-    if (sig === this.seen) return;
-    this.seen = sig;
+    if (!run || !this.gate.changed([run.result?.stopReason, run.result?.pass, run.ended])) return;
     const result = run.result;
     const ended = run.ended;
     const parts: (HTMLElement | null)[] = [];
