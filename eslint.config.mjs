@@ -7,9 +7,10 @@ const layers = {
   hdl: ['protocol'],
   sim: ['protocol'],
   llm: ['protocol'],
-  engine: ['hdl', 'sim', 'llm', 'protocol'],
-  server: ['engine', 'hdl', 'sim', 'llm', 'protocol'],
-  cli: ['engine', 'hdl', 'sim', 'llm', 'protocol'],
+  formal: ['hdl', 'protocol'],
+  engine: ['hdl', 'sim', 'llm', 'formal', 'protocol'],
+  server: ['engine', 'protocol'],
+  cli: ['engine', 'protocol'],
   extension: ['protocol'],
   webview: ['protocol'],
 };

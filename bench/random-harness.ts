@@ -9,7 +9,7 @@ import { prepareRun } from '../src/engine/context';
 import { emitTestbench } from '../src/engine/random/emit';
 import { harnessSource, planHarness } from '../src/engine/random/harness';
 import { Rng } from '../src/engine/random/rng';
-import { StimulusGenerator, stimulusText } from '../src/engine/random/stimulus';
+import { StimulusGenerator, stimulusText, totalCycles } from '../src/engine/random/stimulus';
 import { literalsOf } from '../src/hdl';
 import { buildSimulation, measureCoverage, runSimulation } from '../src/sim';
 
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   let cycles = 0;
   for (const c of candidates) {
     writeFileSync(stim, stimulusText(c));
-    cycles += c.cycles.length;
+    cycles += totalCycles(c.rows);
     const r = await runSimulation({ binary: build.binary, coverageFile: join(workDir, 'c.dat'), plusargs: [`+stim=${stim}`], cwd: workDir, trusted: true }, sim);
     if (!r.coverageWritten) throw new Error(`run failed: ${r.output}`);
   }

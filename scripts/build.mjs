@@ -6,7 +6,8 @@ const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 
 // Native or ESM-only packages stay outside the bundle and ship as dependencies.
-const nativeExternals = ['node-llama-cpp', '@node-llama-cpp/*', 'tree-sitter', 'tree-sitter-systemverilog'];
+// @yowasp/yosys: ESM with a 30 MB WebAssembly module, loaded by the formal engine's worker with import().
+const nativeExternals = ['node-llama-cpp', '@node-llama-cpp/*', 'tree-sitter', 'tree-sitter-systemverilog', '@yowasp/yosys'];
 
 const common = {
   bundle: true,

@@ -6,16 +6,20 @@ import { join, relative } from 'node:path';
 
 const root = process.cwd();
 // Cheap suites first so a broken basic fails fast.
-const order = ['unit', 'hdl', 'sim', 'llm', 'engine', 'hardening', 'bench', 'server', 'extension', 'webview', 'e2e'];
+const order = ['unit', 'protocol', 'hdl', 'sim', 'llm', 'engine', 'formal', 'cli', 'hardening', 'bench', 'server', 'extension', 'webview', 'e2e'];
 const only = process.argv.slice(2);
 
+// Each step's wall time is printed, so a slow run (a busy CI machine) shows where the time went.
 function step(name, cmd, argv, env = {}) {
   process.stderr.write(`\n== ${name}\n`);
+  const started = Date.now();
   const r = spawnSync(cmd, argv, { stdio: 'inherit', env: { ...process.env, ...env } });
+  const took = `${((Date.now() - started) / 1000).toFixed(0)} s`;
   if (r.status !== 0) {
-    process.stderr.write(`\n${name} failed (exit ${r.status ?? r.signal}).\n`);
+    process.stderr.write(`\n${name} failed (exit ${r.status ?? r.signal}) after ${took}.\n`);
     process.exit(r.status || 1);
   }
+  process.stderr.write(`== ${name}: done in ${took}\n`);
 }
 
 function testFiles(dir) {
@@ -45,6 +49,12 @@ const files = chosen.flatMap((s) => (existsSync(join(root, 'test', s)) ? testFil
 if (!files.length) {
   process.stderr.write('No test files found.\n');
   process.exit(1);
+}
+// The suites that install the product's VSIX share one, packaged here once for the content of dist/ (and reused
+// while that is unchanged), so no test waits on packaging and no test file packages its own (test/helpers/vsix.ts).
+const installsVsix = ['e2e'];
+if (chosen.some((s) => installsVsix.includes(s))) {
+  step('package the VSIX the tests install', process.execPath, ['--import', 'tsx', join('test', 'helpers', 'package-vsix.ts')]);
 }
 step(`tests (${chosen.join(', ')})`, process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
   CHORUS_TEST: '1',

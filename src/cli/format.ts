@@ -1,6 +1,24 @@
 /** Terminal rendering of coverage: a per-kind table and the holes with their source lines. */
+import { resolve } from 'node:path';
 import pc from 'picocolors';
 import { REPORTED_KINDS, type CoverageSummary, type Hole, type Targets } from '../protocol';
+
+/** How output names a file (results carry absolute paths). */
+export type FileNamer = (file: string) => string;
+
+/**
+ * Names files as the user typed them on the command line (`rtl/fifo.sv`); a file the user did not name by
+ * `fallback` (default: its path).
+ */
+export function givenNames(given: string[], fallback: FileNamer = (f) => f): FileNamer {
+  const byPath = new Map(given.map((g) => [resolve(g), g]));
+  return (file) => byPath.get(file) ?? fallback(file);
+}
+
+/** Holes with their files named for output. */
+export function namedHoles(holes: Hole[], name: FileNamer): Hole[] {
+  return holes.map((h) => ({ ...h, file: name(h.file) }));
+}
 
 export function pctColour(pct: number, target?: number): string {
   const text = `${pct.toFixed(1)}%`;

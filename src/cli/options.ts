@@ -35,3 +35,11 @@ export function oneOf<T extends string>(name: string, allowed: readonly T[]) {
     return value as T;
   };
 }
+
+export function numberIn(name: string, min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a number from ${min} to ${max}.`);
+    return n;
+  };
+}

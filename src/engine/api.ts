@@ -1,6 +1,7 @@
 /** The engine's entry contract, shared by the CLI, the language server and tests. */
-import type { EngineName, Logger, Targets } from '../protocol';
-import type { ChatBackend } from '../llm/backend';
+import type { CoveragePoint, EngineName, GenerateResult, Logger, Targets } from '../protocol';
+import type { ChatBackend } from '../llm';
+import type { ModelProvider } from './models';
 
 export interface GenerateRequest {
   /** DUT source files (absolute paths). */
@@ -22,21 +23,32 @@ export interface GenerateRequest {
   simTimeoutSeconds?: number;
   /** Stop after this many rounds without a coverage gain. */
   stallRounds?: number;
-  /** A starting testbench (hybrid engine, or a user's own). */
-  initialTestbench?: string;
   /** Folder for generated files of this run; a fresh temporary folder when omitted. */
   workDir?: string;
-  /** Workspace root: includes outside it are rejected by the sandbox check. */
-  workspaceRoot?: string;
+  /** The model's context in tokens, for fitting prompts (a local model reports its own; an endpoint's is unknown). */
+  contextSize?: number;
+  /** Sampling for model replies; `seed` above also seeds it, one derived seed per round. */
+  sampling?: { temperature?: number; topP?: number; maxTokens?: number; thinking?: boolean };
 }
 
 export interface EngineServices {
   logger: Logger;
   signal: AbortSignal;
-  /** The chat backend for `llm`/`hybrid`; opened by the caller, kept warm across runs. */
+  /** The chat backend for `llm`/`hybrid`, opened by the caller; else `models` opens one when the engine needs it. */
   backend?: ChatBackend;
+  /** The adapter's models: what is configured and how to open it (the engine calls it for `llm`/`hybrid`). */
+  models?: ModelProvider;
   /** User instructions queued from the chat panel; the loop drains them at the start of each round. */
   steering?: { take(): string[] };
   verilatorPath?: string;
   cacheDir?: string;
+  /** Memory limit of each tool that reads a testbench (Verilator, g++, the simulator); default 4 GiB. */
+  memoryLimitBytes?: number;
+  /** Byte cap of the build cache; default 2 GiB. */
+  cacheMaxBytes?: number;
+}
+
+/** The engine's result: what goes on the wire, plus the measured points the engine side keeps (lcov export). */
+export interface EngineResult extends GenerateResult {
+  points: CoveragePoint[];
 }

@@ -1,5 +1,5 @@
 /** Measures one testbench against the DUT: write it, check it, build, run, read coverage, explain the holes. */
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { findSite, unreachableDefaults } from '../hdl';
 import { holesFeedback, measureCoverage, type SimOptions } from '../sim';
 import type { CoveragePoint, CoverageReport, Hole } from '../protocol';
@@ -30,12 +30,12 @@ export function instantiationProblem(testbench: string, top: string, instance: s
   return null;
 }
 
+/** Adds what analysis knows to each hole: the source site it stands for, and why it cannot be reached. */
 export function explainHoles(ctx: RunContext, holes: Hole[]): Hole[] {
   const unreachable = unreachableDefaults(ctx.analysis);
   return holes.map((h) => {
-    const file = ctx.rtlFiles.find((f) => ctx.displayName(f) === h.file || f === h.file) ?? h.file;
-    const site = findSite(ctx.analysis, file, h.line);
-    const why = unreachable.find((u) => u.line === h.line && ctx.displayName(u.file) === h.file);
+    const site = findSite(ctx.analysis, h.file, h.line);
+    const why = unreachable.find((u) => u.line === h.line && u.file === h.file);
     const out: Hole = { ...h };
     if (site && !h.detail.includes(site.label)) out.detail = `${h.detail} — ${site.label}`;
     if (why && h.kind !== 'toggle') out.unreachable = why.reason;
@@ -53,7 +53,6 @@ export async function evaluateTestbench(ctx: RunContext, testbench: string, opts
       timeoutMs: opts.timeoutMs,
       maxSimTime: opts.maxSimTime,
       dutTop: ctx.top.name,
-      displayName: ctx.displayName,
     },
     opts.sim,
   );
@@ -62,15 +61,18 @@ export async function evaluateTestbench(ctx: RunContext, testbench: string, opts
   return { report, points, testbenchPath };
 }
 
-/** The holes worth reaching, for the model: unreachable ones are named as such, not chased. */
-export function holesForModel(holes: Hole[], maxLines = 40): string {
+/**
+ * The holes worth reaching, for the model: unreachable ones are named as such, not chased. `name` renders a file
+ * (the run's `displayName`; default: the base name).
+ */
+export function holesForModel(holes: Hole[], maxLines = 40, name: (file: string) => string = basename): string {
   const reachable = holes.filter((h) => !h.unreachable);
   const unreachable = holes.filter((h) => h.unreachable);
-  let text = holesFeedback(reachable, maxLines);
+  let text = holesFeedback(reachable, maxLines, name);
   if (unreachable.length) {
     text += `\n(${unreachable.length} more point(s) look unreachable and can be ignored: ${unreachable
       .slice(0, 5)
-      .map((h) => `${h.file}:${h.line} ${h.unreachable}`)
+      .map((h) => `${name(h.file)}:${h.line} ${h.unreachable}`)
       .join('; ')})`;
   }
   return text;

@@ -1,82 +1,48 @@
 /** The engine's entry: one closure run as an AsyncIterable of loop events, ending with `final`. */
 import { rm } from 'node:fs/promises';
-import { ChorusError, type GenerateResult, type LoopEvent } from '../protocol';
-import type { EngineServices, GenerateRequest } from './api';
+import type { LoopEvent } from '../protocol';
+import type { EngineResult, EngineServices, GenerateRequest } from './api';
 import { channel, type Emit } from './channel';
 import { prepareRun, type RunContext } from './context';
-import { runLlmLoop } from './llm/loop';
-import { runRandomSearch } from './random/search';
+import { generatorFor, runSettings } from './generators';
 
-export const DEFAULT_ROUNDS = 3;
-export const DEFAULT_STALL_ROUNDS = 2;
+export { DEFAULT_ROUNDS, DEFAULT_STALL_ROUNDS } from './generators';
 
-async function run(req: GenerateRequest, services: EngineServices, ctx: RunContext, emit: Emit<LoopEvent>): Promise<GenerateResult> {
-  const budgetMs = req.budgetSeconds !== undefined ? req.budgetSeconds * 1000 : undefined;
-  const simTimeoutMs = (req.simTimeoutSeconds ?? 30) * 1000;
-  const llmOptions = {
-    rounds: req.rounds ?? DEFAULT_ROUNDS,
-    stallRounds: req.stallRounds ?? DEFAULT_STALL_ROUNDS,
-    budgetMs,
-    simTimeoutMs,
-  };
-  switch (req.engine) {
-    case 'random': {
-      const out = await runRandomSearch(ctx, services, { seed: req.seed ?? 1, ...(budgetMs ? { budgetMs } : {}), simTimeoutMs }, emit);
-      return out.result;
-    }
-    case 'llm':
-      return runLlmLoop(ctx, services, { ...llmOptions, engineName: 'llm' }, emit);
-    case 'hybrid': {
-      // The model-free search closes the easy points; the model gets its testbench and only the remaining holes.
-      const searchBudget = budgetMs ? Math.max(5_000, Math.floor(budgetMs / 3)) : 30_000;
-      const first = await runRandomSearch(ctx, services, { seed: req.seed ?? 1, budgetMs: searchBudget, simTimeoutMs }, emit);
-      if (first.result.pass || services.signal.aborted) return { ...first.result, engine: 'hybrid' };
-      return runLlmLoop(
-        ctx,
-        services,
-        {
-          ...llmOptions,
-          engineName: 'hybrid',
-          priorRounds: first.result.rounds,
-          seed: { testbench: first.result.testbench, report: first.report, points: first.points, filename: first.filename },
-        },
-        emit,
-      );
-    }
-    default:
-      throw new ChorusError('bad_input', `Unknown engine '${String(req.engine)}': use random, llm or hybrid.`);
-  }
+/** Runs the request's generator, looked up by engine name. */
+async function run(req: GenerateRequest, services: EngineServices, ctx: RunContext, emit: Emit<LoopEvent>): Promise<EngineResult> {
+  const outcome = await generatorFor(req.engine, runSettings(req)).generate(ctx, services, emit);
+  return { ...outcome.result, points: outcome.points };
 }
 
+/** One closure run as loop events; `final` carries the wire result. */
 export function generate(req: GenerateRequest, services: EngineServices): AsyncIterable<LoopEvent> {
   return channel<LoopEvent>(async (emit) => {
-    const ctx = await prepareRun(req);
-    try {
-      await runAndReport(req, services, ctx, emit);
-    } finally {
-      // A run folder the engine made for itself goes away with the run; the result carries the testbench text.
-      if (!req.workDir) await rm(ctx.workDir, { recursive: true, force: true });
-    }
+    await generateRun(req, services, emit);
   });
 }
 
-async function runAndReport(req: GenerateRequest, services: EngineServices, ctx: RunContext, emit: Emit<LoopEvent>): Promise<void> {
-  emit({ type: 'start', top: ctx.top.name, engine: req.engine, targets: ctx.targets, model: services.backend?.label, files: ctx.rtlFiles });
-  const result = await run(req, services, ctx, emit);
-  emit({ type: 'final', result });
+/** Runs to the end and returns the engine's result (with its points), passing every event to `onEvent`. */
+export async function generateToEnd(req: GenerateRequest, services: EngineServices, onEvent?: (e: LoopEvent) => void): Promise<EngineResult> {
+  return generateRun(req, services, (e) => onEvent?.(e));
 }
 
-/** Runs to the end and returns the final result, passing every event to `onEvent`. */
-export async function generateToEnd(
-  req: GenerateRequest,
-  services: EngineServices,
-  onEvent?: (e: LoopEvent) => void,
-): Promise<GenerateResult> {
-  let result: GenerateResult | undefined;
-  for await (const e of generate(req, services)) {
-    onEvent?.(e);
-    if (e.type === 'final') result = e.result;
+async function generateRun(req: GenerateRequest, services: EngineServices, emit: Emit<LoopEvent>): Promise<EngineResult> {
+  const ctx = await prepareRun(req);
+  try {
+    return await runAndReport(req, services, ctx, emit);
+  } finally {
+    // A run folder the engine made for itself goes away with the run; the result carries the testbench text.
+    if (!req.workDir) await rm(ctx.workDir, { recursive: true, force: true });
   }
-  if (!result) throw new ChorusError('failed', 'The engine ended without a result.');
+}
+
+async function runAndReport(req: GenerateRequest, services: EngineServices, ctx: RunContext, emit: Emit<LoopEvent>): Promise<EngineResult> {
+  // The model is opened once the DUT is known to be sound: a bad file fails before minutes of model loading.
+  const backend = services.backend ?? (req.engine !== 'random' ? await services.models?.open(services.signal) : undefined);
+  const withModel = { ...services, backend };
+  emit({ type: 'start', top: ctx.top.name, engine: req.engine, targets: ctx.targets, model: backend?.label, files: ctx.rtlFiles });
+  const result = await run(req, withModel, ctx, emit);
+  const { points: _points, ...wire } = result;
+  emit({ type: 'final', result: wire });
   return result;
 }

@@ -6,7 +6,20 @@ export { buildOpeningMessages } from './llm/prompt';
 export { parseReply } from './llm/reply';
 export { parsePatch, applyPatch } from './llm/patch';
 export { prepareRun } from './context';
-export { parseItems, type BenchItem } from './bench/schema';
-export { runBench, type BenchReport, type BenchOptions } from './bench/run';
-export { benchMarkdown, benchSvg } from './bench/report';
-export { passAtK, mapMetric } from './bench/metrics';
+// Run planning: DUT files, top and engine decided once for every adapter.
+export { planRun, selectDut, findTop, type RunInput, type RunPlan, type DutRequest, type DutSelection } from './plan';
+export { chooseEngine, findModel, openModel, type ModelProvider } from './models';
+export { ask, askMessages, type AskRequest } from './ask';
+export { measure, lcov, type MeasureRequest, type MeasureServices, type MeasureResult } from './measure';
+export { designNames } from './names';
+// The build cache (`chorus cache`) and the resource limits' units.
+export * from './cache';
+// Model management for adapters (`chorus model`, the server's model list and its warm backend pool).
+export { BackendPool, listModels, pullModel, modelInfo, type ChatBackend, type ModelInfo } from '../llm';
+// Design analysis: of files for `chorus inspect`, of an editor's unsaved text for the language server.
+export { analyzeFiles, analyzeSources, moduleByName } from '../hdl';
+export { findTops, topsOf } from './tops';
+// Per-instance coverage of a result's points, for adapters that check per-instance targets (`chorus bench`).
+export { summarizeByInstance as coverageByInstance } from '../sim';
+// Formal closure (Yosys in WebAssembly): proven-unreachable points, witness traces, `chorus prove`.
+export { proveHoles, provePoints, type ProveHolesRequest, type ProveHolesReport, type FormalOptions, type FormalServices, type TargetVerdict, type Witness, type Verdict, type StimulusRow, type FormalTarget } from './prove';

@@ -1,5 +1,6 @@
 /** Coverage targets: parsing `line=100,branch=90`, checking a summary against them, the overall figure. */
 import { ChorusError, REPORTED_KINDS, type CoverageSummary, type TargetMetric, type Targets } from '../protocol';
+export { overallPct, metricPct, unmetTargets, meetsTargets, emptySummary, coveredGain as gain } from '../protocol';
 
 const METRICS: TargetMetric[] = ['line', 'branch', 'toggle', 'overall'];
 
@@ -18,25 +19,6 @@ export function parseTargets(text: string): Targets {
   return targets;
 }
 
-/** Mean of the kinds that have points. */
-export function overallPct(s: CoverageSummary): number {
-  const present = REPORTED_KINDS.filter((k) => s[k].total > 0);
-  if (!present.length) return 0;
-  return Math.round((present.reduce((a, k) => a + s[k].pct, 0) / present.length) * 10) / 10;
-}
-
-export function metricPct(s: CoverageSummary, metric: TargetMetric): number {
-  return metric === 'overall' ? overallPct(s) : s[metric].pct;
-}
-
-export function unmetTargets(s: CoverageSummary, targets: Targets): TargetMetric[] {
-  return (Object.keys(targets) as TargetMetric[]).filter((m) => metricPct(s, m) + 1e-9 < (targets[m] ?? 0));
-}
-
-export function meetsTargets(s: CoverageSummary, targets: Targets): boolean {
-  return unmetTargets(s, targets).length === 0;
-}
-
 export function formatSummary(s: CoverageSummary): string {
   return REPORTED_KINDS.filter((k) => s[k].total > 0)
     .map((k) => `${k} ${s[k].pct}% (${s[k].covered}/${s[k].total})`)
@@ -47,15 +29,3 @@ export function formatTargets(t: Targets): string {
   return Object.entries(t).map(([k, v]) => `${k}=${v}`).join(',');
 }
 
-export function emptySummary(): CoverageSummary {
-  return {
-    line: { covered: 0, total: 0, pct: 0 },
-    branch: { covered: 0, total: 0, pct: 0 },
-    toggle: { covered: 0, total: 0, pct: 0 },
-  };
-}
-
-/** Covered points gained from a to b, over all reported kinds. */
-export function gain(a: CoverageSummary, b: CoverageSummary): number {
-  return REPORTED_KINDS.reduce((n, k) => n + (b[k].covered - a[k].covered), 0);
-}

@@ -1,11 +1,11 @@
 /** What the chat panel's messages do: steer → `chorus/steer`, ask → `chorus/ask`, stop, retry, testbench, holes. */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HostToWebview } from '../protocol';
 import type { ChatActions } from './chatHost';
 import { describeError } from './errors';
-import { resolveDutFile } from './coverageModel';
-import type { Runs } from './runs';
+import type { RunLauncher } from './runLauncher';
+import type { RunPublisher } from './runPublisher';
+import type { RunRegistry } from './runRegistry';
 import type { ChorusServer } from './server';
 import type { CoverageStore } from './store';
 import { withMarker } from './testbench';
@@ -13,7 +13,9 @@ import { restrictedMessage } from './trust';
 
 export interface ChatActionDeps {
   server: ChorusServer;
-  runs: () => Runs;
+  runs: Pick<RunRegistry, 'get' | 'current' | 'stop'>;
+  launcher: Pick<RunLauncher, 'retry'>;
+  publisher: Pick<RunPublisher, 'writeTestbench'>;
   store: CoverageStore;
   post(msg: HostToWebview): void;
   noteQuestion(askId: string, question: string): void;
@@ -22,7 +24,7 @@ export interface ChatActionDeps {
 export function chatActions(d: ChatActionDeps): ChatActions {
   return {
     steer: async (m) => {
-      const run = m.runId ? d.runs().get(m.runId) : d.runs().current();
+      const run = m.runId ? d.runs.get(m.runId) : d.runs.current();
       if (!run?.running) {
         d.post({
           type: 'steerResult',
@@ -33,8 +35,8 @@ export function chatActions(d: ChatActionDeps): ChatActions {
         return;
       }
       try {
-        const answer = (await d.server.steer({ runId: run.runId, text: m.text })) as { accepted?: unknown } | undefined;
-        if (answer && answer.accepted === false) {
+        const answer = await d.server.steer({ runId: run.runId, text: m.text });
+        if (!answer.accepted) {
           d.post({
             type: 'steerResult',
             steerId: m.steerId,
@@ -54,7 +56,7 @@ export function chatActions(d: ChatActionDeps): ChatActions {
         d.post({ type: 'askChunk', askId: m.askId, text: '', done: true, error: restrictedMessage('ask the model') });
         return;
       }
-      const run = m.runId ? d.runs().get(m.runId) : undefined;
+      const run = m.runId ? d.runs.get(m.runId) : undefined;
       const active = vscode.window.activeTextEditor?.document.uri;
       const dut = run?.dut ?? d.store.latest()?.dut ?? active;
       if (!dut) {
@@ -69,12 +71,12 @@ export function chatActions(d: ChatActionDeps): ChatActions {
       }
     },
     stop: (m) => {
-      d.runs().stop(m.runId);
+      d.runs.stop(m.runId);
     },
-    retry: (m) => d.runs().retry(m.runId),
+    retry: (m) => d.launcher.retry(m.runId),
     openTestbench: async (m) => {
       // The file CHORUS wrote when it holds this testbench; otherwise an unsaved editor (nothing is written).
-      const run = d.runs().get(m.runId);
+      const run = d.runs.get(m.runId);
       const entry = run ? d.store.get(run.dut) : undefined;
       if (entry?.testbench) {
         const text = await Promise.resolve(vscode.workspace.fs.readFile(entry.testbench)).then(
@@ -90,7 +92,7 @@ export function chatActions(d: ChatActionDeps): ChatActions {
       await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: true });
     },
     applyTestbench: async (m) => {
-      const run = d.runs().get(m.runId);
+      const run = d.runs.get(m.runId);
       const entry = run ? d.store.get(run.dut) : d.store.latest();
       const dut = run?.dut ?? entry?.dut;
       const top = run?.top ?? entry?.top;
@@ -98,19 +100,14 @@ export function chatActions(d: ChatActionDeps): ChatActions {
         d.post({ type: 'notice', level: 'warning', text: 'That run is no longer known here: open the testbench and save it yourself.' });
         return;
       }
-      await d.runs().writeTestbench(dut, top, m.testbench);
+      await d.publisher.writeTestbench(dut, top, m.testbench);
     },
     copy: async (m) => {
       await vscode.env.clipboard.writeText(m.text);
     },
     revealHole: async (m) => {
-      const run = m.runId ? d.runs().get(m.runId) : undefined;
-      const entry = run ? d.store.get(run.dut) : d.store.latest();
-      const dut = run?.dut ?? entry?.dut;
-      const known = [...(run?.dutFiles ?? []), ...(entry ? [...entry.files.keys()] : [])];
-      const base = dut ? path.dirname(dut.fsPath) : (vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '.');
-      const file = resolveDutFile(m.file, known, base);
-      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+      // `m.file` is the hole's absolute path.
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(m.file));
       const pos = new vscode.Position(Math.max(0, Math.min(m.line - 1, doc.lineCount - 1)), 0);
       await vscode.window.showTextDocument(doc, { selection: new vscode.Range(pos, pos), viewColumn: vscode.ViewColumn.One });
     },

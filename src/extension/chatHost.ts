@@ -3,7 +3,8 @@
  * Relays loop events and model status to it; hands its messages to the extension's actions.
  */
 import * as vscode from 'vscode';
-import { createNonce, isWebviewToHost, renderPanelHtml } from '../protocol';
+import { isWebviewToHost } from '../protocol';
+import { createNonce, renderPanelHtml } from './webviewHtml';
 import type { HostToWebview, Logger, ModelStatus, WebviewToHost } from '../protocol';
 import { Transcript } from './transcript';
 
@@ -20,14 +21,17 @@ export class ChatHost implements vscode.WebviewViewProvider, vscode.Disposable {
   private modelStatus?: ModelStatus;
   private panel?: vscode.WebviewPanel;
   private readonly subscriptions: vscode.Disposable[] = [];
+  private readonly actions: ChatActions;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
-    private readonly actions: ChatActions,
+    /** Builds the panel's actions, which may post back to the panel through this host. */
+    actions: (chat: ChatHost) => ChatActions,
     private readonly logger: Logger,
     /** The status to show before the server reported one (derived from the settings). */
     private readonly fallbackStatus: () => ModelStatus | undefined = () => undefined,
   ) {
+    this.actions = actions(this);
     this.subscriptions.push(
       vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, this, { webviewOptions: { retainContextWhenHidden: true } }),
       vscode.window.registerWebviewPanelSerializer(PANEL_TYPE, {
@@ -52,11 +56,6 @@ export class ChatHost implements vscode.WebviewViewProvider, vscode.Disposable {
       localResourceRoots: this.roots(),
     });
     this.adoptPanel(panel);
-  }
-
-  /** Opens the view in the activity bar (the usual place). */
-  async focusView(): Promise<void> {
-    await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
   }
 
   post(msg: HostToWebview): void {

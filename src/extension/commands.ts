@@ -1,12 +1,12 @@
 /** The command table: command id → one small function (the shape of rust-analyzer's editors/code). */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Hole } from '../protocol';
+import { readLensArgs, type Hole } from '../protocol';
 import type { Services } from './services';
 import { summaryText } from './format';
 import { selectModel } from './modelPicker';
-import { isHdlDocument, testbenchUri } from './runs';
-import { atomicWrite } from './testbench';
+import { isHdlDocument } from './languages';
+import { atomicWrite, testbenchUri } from './testbench';
 import { ensureTrusted } from './trust';
 
 /** Every command the extension contributes (package.json lists the same ids, checked by a test). */
@@ -34,15 +34,14 @@ type Command = (...args: unknown[]) => unknown;
 export function asUri(arg: unknown): vscode.Uri | undefined {
   if (arg instanceof vscode.Uri) return arg;
   if (typeof arg === 'string' && arg) return /^[a-z][\w+.-]*:/i.test(arg) && !/^[a-z]:[\\/]/i.test(arg) ? vscode.Uri.parse(arg) : vscode.Uri.file(arg);
-  if (arg && typeof arg === 'object' && 'uri' in arg) return asUri((arg as { uri: unknown }).uri);
-  return undefined;
+  const lens = readLensArgs(arg);
+  return lens ? asUri(lens.uri) : undefined;
 }
 
 /** The top module named by a command argument: a string, or the `top` of a lens argument object. */
 export function asTop(uriArg: unknown, topArg: unknown): string | undefined {
   if (typeof topArg === 'string' && topArg) return topArg;
-  const top = uriArg && typeof uriArg === 'object' ? (uriArg as { top?: unknown }).top : undefined;
-  return typeof top === 'string' && top ? top : undefined;
+  return readLensArgs(uriArg)?.top;
 }
 
 /** The DUT a command is about: its argument, the active editor's design file, or the last one run. */
@@ -74,7 +73,7 @@ async function showCoverage(s: Services, arg?: unknown): Promise<void> {
     });
     if (answer?.result) {
       const r = answer.result;
-      entry = s.store.update(dut, { top: r.top, coverage: r.coverage, holes: r.holes, lines: answer.lines, dutFiles: [dut.fsPath], result: r });
+      entry = s.store.update(dut, { top: r.top, coverage: r.coverage, holes: r.holes, lines: answer.lines, result: r });
     }
   }
   if (!entry) {
@@ -83,13 +82,13 @@ async function showCoverage(s: Services, arg?: unknown): Promise<void> {
   }
   if (!s.gutter.isVisible) await s.gutter.setVisible(true);
   const holes: Hole[] = entry.holes;
-  const base = path.dirname(dut.fsPath);
   type HoleItem = vscode.QuickPickItem & { file: string; line: number };
+  // A hole carries its file's absolute path; the label shows it relative to the workspace.
   const items: HoleItem[] = holes.map((h) => ({
-    label: `$(circle-large-outline) ${h.file}:${h.line}`,
+    label: `$(circle-large-outline) ${vscode.workspace.asRelativePath(h.file)}:${h.line}`,
     description: `${h.kind}: ${h.detail}${h.unreachable ? ' (likely unreachable)' : ''}`,
     detail: h.source,
-    file: [...entry.files.keys()].find((f) => f.endsWith(path.sep + path.basename(h.file))) ?? path.resolve(base, h.file),
+    file: h.file,
     line: h.line,
   }));
   const title = `CHORUS: ${entry.top} — ${entry.coverage ? summaryText(entry.coverage) : 'no totals'} — ${holes.length} hole${holes.length === 1 ? '' : 's'}`;
@@ -155,7 +154,7 @@ async function exportLcov(s: Services, arg?: unknown): Promise<void> {
 
 export function commandTable(s: Services): Record<CommandId, Command> {
   return {
-    'chorus.generate': (uri?: unknown, top?: unknown) => s.runs.generate({ dut: asUri(uri), top: asTop(uri, top) }),
+    'chorus.generate': (uri?: unknown, top?: unknown) => s.launcher.generate({ dut: asUri(uri), top: asTop(uri, top) }),
     'chorus.stop': () => {
       if (!s.runs.stop()) void vscode.window.showInformationMessage('No CHORUS run is going.');
     },

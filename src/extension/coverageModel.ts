@@ -2,7 +2,6 @@
  * Coverage data → what one line of a DUT editor shows: its state and the hover text explaining its holes.
  * Pure (no `vscode`), so the gutter, the hover and the tests share one reading of the data.
  */
-import * as path from 'node:path';
 import type { CoverageKind, Hole, LineCoverage } from '../protocol';
 
 export type LineState = 'covered' | 'uncovered' | 'partial';
@@ -130,28 +129,10 @@ export function mergeLine(a: LineCoverage, b: LineCoverage): LineCoverage {
   };
 }
 
-/**
- * Resolves a file name from the engine (absolute, relative, or a base name: `Hole.file`) to one of the run's
- * absolute DUT paths; a name no DUT file matches resolves against the DUT document's folder.
- */
-export function resolveDutFile(name: string, dutFiles: readonly string[], baseDir: string): string {
-  const norm = (p: string) => path.normalize(p.replace(/\\/g, '/'));
-  if (path.isAbsolute(name)) return norm(name);
-  const rel = norm(name);
-  const hit = dutFiles.find((f) => norm(f) === rel || norm(f).endsWith(path.sep + rel));
-  return hit ? norm(hit) : norm(path.join(baseDir, name));
-}
-
-/** Groups lines and holes by the absolute DUT file they belong to. */
-export function groupByFile(
-  lines: readonly LineCoverage[],
-  holes: readonly Hole[],
-  dutFiles: readonly string[],
-  baseDir: string,
-): Map<string, FileCoverageData> {
+/** Groups lines and holes by the DUT file they belong to (both carry its absolute path). */
+export function groupByFile(lines: readonly LineCoverage[], holes: readonly Hole[]): Map<string, FileCoverageData> {
   const out = new Map<string, FileCoverageData>();
-  const get = (name: string) => {
-    const file = resolveDutFile(name, dutFiles, baseDir);
+  const get = (file: string) => {
     let d = out.get(file);
     if (!d) out.set(file, (d = { file, lines: [], holes: [] }));
     return d;

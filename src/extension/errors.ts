@@ -1,6 +1,6 @@
 /** Errors to the user: logged in full, shown once as a notification with "Show log" and what to do next. */
 import * as vscode from 'vscode';
-import { ChorusError, isAbortError, type ErrorKind, type Logger } from '../protocol';
+import { ChorusError, isAbortError, isChorusErrorData, type ErrorKind, type Logger } from '../protocol';
 
 export interface ErrorInfo {
   kind: ErrorKind;
@@ -9,16 +9,17 @@ export interface ErrorInfo {
 
 /** JSON-RPC codes for a cancelled request (LSP `RequestCancelled`, and the client's own `PendingResponseRejected`). */
 const CANCELLED_CODES = new Set([-32800, -32097]);
-const KINDS: readonly ErrorKind[] = ['bad_input', 'rejected', 'missing_tool', 'failed', 'cancelled'];
 
-/** Reads any error (a ChorusError, an LSP ResponseError with `data.kind`, an Error) as a kind and a message. Pure. */
+/** Reads any error (a ChorusError, an LSP ResponseError with ChorusErrorData, an Error) as a kind and a message. Pure. */
 export function describeError(err: unknown): ErrorInfo {
   if (err instanceof ChorusError) return { kind: err.kind, message: err.describe() };
   if (isAbortError(err)) return { kind: 'cancelled', message: 'Cancelled.' };
-  const e = err as { code?: unknown; message?: unknown; data?: { kind?: unknown } } | undefined;
-  if (typeof e?.code === 'number' && CANCELLED_CODES.has(e.code)) return { kind: 'cancelled', message: 'Cancelled.' };
-  const kind = KINDS.find((k) => k === e?.data?.kind) ?? 'failed';
-  const message = typeof e?.message === 'string' && e.message ? e.message : String(err);
+  const e = typeof err === 'object' && err !== null ? err : {};
+  const code = 'code' in e ? e.code : undefined;
+  if (typeof code === 'number' && CANCELLED_CODES.has(code)) return { kind: 'cancelled', message: 'Cancelled.' };
+  const data = 'data' in e ? e.data : undefined;
+  const kind = isChorusErrorData(data) ? data.kind : 'failed';
+  const message = 'message' in e && typeof e.message === 'string' && e.message ? e.message : String(err);
   return { kind, message };
 }
 

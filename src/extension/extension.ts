@@ -1,14 +1,17 @@
 /** Entry point: activate() only builds the pieces, wires them and returns; the work happens in commands. */
 import * as vscode from 'vscode';
 import { ChorusError } from '../protocol';
-import type { ModelStatus } from '../protocol';
 import { chatActions } from './chatActions';
 import { ChatHost } from './chatHost';
 import { registerCommands } from './commands';
 import { channelLogger, ErrorReporter } from './errors';
 import { CoverageGutter } from './gutter';
-import { Runs } from './runs';
+import { RunLauncher } from './runLauncher';
+import { RunPublisher } from './runPublisher';
+import { RunRegistry } from './runRegistry';
+import { RunView } from './runView';
 import { ServerConnection } from './server';
+import { ServerNotifications } from './serverNotifications';
 import type { Services } from './services';
 import { changedRestartSettings, expectedEngine, hasModel, readSettings, SETTINGS_SECTION, type ChorusSettings } from './settings';
 import { StatusBar, type StatusInput } from './statusBar';
@@ -40,64 +43,68 @@ export function activate(context: vscode.ExtensionContext): void {
   const store = new CoverageStore();
   const status = new StatusBar({ configured: false, modelFree: true, ...statusFromSettings(settings()) });
 
-  // The server's notifications reach runs and the chat, which need the server: late-bound through these.
-  const late: { runs?: Runs; chat?: ChatHost } = {};
-  const onModelStatus = (p: ModelStatus) => {
-    status.update({ model: p });
-    late.chat?.post({ type: 'modelStatus', status: p });
-    if (p.state === 'error') errors.report(new ChorusError('failed', p.message ?? 'The model failed.'), 'Model');
-  };
-  const server = new ServerConnection(context, log, {
-    onLoopEvent: (p) => late.runs?.onLoopEvent(p),
-    onModelStatus,
-    onAskChunk: (p) => late.chat?.post({ type: 'askChunk', ...p }),
-  });
-  const tests = new CoverageTests(async (dut, token, testRun) => {
-    await late.runs?.generate({ dut, token, testRun });
-  });
-  const testbenches = new TestbenchWriter(vscode.workspace.fs, context.workspaceState, confirmOverwrite);
-  const liveRuns = (): Runs => {
-    if (!late.runs) throw new Error('CHORUS is still starting.');
-    return late.runs;
-  };
-  const chat = new ChatHost(
-    context,
-    chatActions({
-      server,
-      runs: liveRuns,
-      store,
-      post: (m) => late.chat?.post(m),
-      noteQuestion: (id, q) => late.chat?.noteQuestion(id, q),
-    }),
-    logger,
-    () => (hasModel(settings()) ? undefined : { state: 'not_configured' }),
-  );
-  late.chat = chat;
-  const runs = new Runs({
+  // Built in dependency order; the server's notifications and a run's stages reach the views as events.
+  const notifications = new ServerNotifications();
+  const server = new ServerConnection(context, log, notifications);
+  const runs = new RunRegistry();
+  const launcher = new RunLauncher({
     server,
-    store,
-    tests,
-    status,
-    chat,
-    testbenches,
-    errors,
-    logger,
+    runs,
     settings,
     state: context.workspaceState,
     selectModel: async () => vscode.commands.executeCommand('chorus.selectModel'),
   });
-  late.runs = runs;
+  const tests = new CoverageTests(async (dut, token, testRun) => {
+    await launcher.generate({ dut, token, testRun });
+  });
+  const testbenches = new TestbenchWriter(vscode.workspace.fs, context.workspaceState, confirmOverwrite);
+  const publisher = new RunPublisher({ tests, testbenches, store, settings }, { started: launcher.onDidStart, ended: launcher.onDidEnd });
+  const chat = new ChatHost(
+    context,
+    (host) =>
+      chatActions({
+        server,
+        runs,
+        launcher,
+        publisher,
+        store,
+        post: (m) => host.post(m),
+        noteQuestion: (id, q) => host.noteQuestion(id, q),
+      }),
+    logger,
+    () => (hasModel(settings()) ? undefined : { state: 'not_configured' }),
+  );
+  const runView = new RunView(
+    { runs, store, status, chat, errors, logger },
+    {
+      started: launcher.onDidStart,
+      loopEvents: notifications.onDidLoopEvent,
+      requestEnded: launcher.onDidEnd,
+      settled: publisher.onDidSettle,
+      testbenchWritten: publisher.onDidWriteTestbench,
+    },
+  );
   const gutter = new CoverageGutter(context, store);
-  const services: Services = { log, logger, errors, server, store, gutter, chat, runs, settings };
+  const services: Services = { log, logger, errors, server, store, gutter, chat, runs, launcher, settings };
 
   context.subscriptions.push(
     log,
     store,
     status,
+    notifications,
+    launcher,
+    publisher,
+    runView,
     tests,
     chat,
     gutter,
     server,
+    notifications.onDidChangeModelStatus((p) => {
+      status.update({ model: p });
+      chat.post({ type: 'modelStatus', status: p });
+      if (p.state === 'error') errors.report(new ChorusError('failed', p.message ?? 'The model failed.'), 'Model');
+    }),
+    notifications.onDidAskChunk((p) => chat.post({ type: 'askChunk', ...p })),
     ...registerCommands(services),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration(SETTINGS_SECTION)) return;

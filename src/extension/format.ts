@@ -1,5 +1,5 @@
 /** Short texts for coverage and run progress, shared by the status bar, notifications and test results. Pure. */
-import { REPORTED_KINDS } from '../protocol';
+import { REPORTED_KINDS, metricPct } from '../protocol';
 import type { CoverageSummary, LoopEvent, ReportedKind, TargetMetric, Targets } from '../protocol';
 
 const SHORT: Record<ReportedKind, string> = { line: 'line', branch: 'branch', toggle: 'toggle' };
@@ -14,17 +14,6 @@ export function summaryText(c: CoverageSummary, kinds: readonly ReportedKind[] =
     .filter((k) => c[k] && c[k].total > 0)
     .map((k) => `${SHORT[k]} ${pctText(c[k].pct)}`)
     .join(' · ');
-}
-
-function metricPct(c: CoverageSummary, m: TargetMetric): number {
-  if (m !== 'overall') return c[m]?.pct ?? 0;
-  let covered = 0;
-  let total = 0;
-  for (const k of REPORTED_KINDS) {
-    covered += c[k]?.covered ?? 0;
-    total += c[k]?.total ?? 0;
-  }
-  return total ? Math.round((1000 * covered) / total) / 10 : 100;
 }
 
 /** `branch 88% < 100%, toggle 70% < 90%`; empty when every target is met. */

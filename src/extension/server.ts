@@ -1,34 +1,42 @@
 /**
  * The language server connection: `dist/server.js` started over IPC with the extension host's Node, and the
- * typed `chorus/*` requests and notifications of src/protocol/lsp.ts.
+ * `chorus/*` requests and notifications sent and received through their descriptors in src/protocol/lsp.ts.
  */
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, WorkDoneProgress, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import { Methods } from '../protocol';
+import { Notifications, Requests } from '../protocol';
 import type {
   AskChunkParams,
   AskParams,
+  AskResult,
+  ChorusErrorData,
   CoverageParams,
   CoverageResult,
   ExportLcovParams,
   ExportLcovResult,
   GenerateParams,
-  GenerateResult,
+  GenerateResponse,
   ListModelsResult,
   LoopEventParams,
   ModelStatusParams,
+  NotificationDescriptor,
+  RequestDescriptor,
   SteerParams,
+  SteerResult,
+  TopsParams,
+  TopsResult,
 } from '../protocol';
 import { HDL_LANGUAGES } from './languages';
 
 /** What the rest of the extension asks of the server (tests pass a fake). */
 export interface ChorusServer {
-  generate(params: GenerateParams, token?: vscode.CancellationToken): Promise<GenerateResult>;
+  generate(params: GenerateParams, token?: vscode.CancellationToken): Promise<GenerateResponse>;
   coverage(params: CoverageParams): Promise<CoverageResult>;
-  steer(params: SteerParams): Promise<unknown>;
-  ask(params: AskParams, token?: vscode.CancellationToken): Promise<unknown>;
+  steer(params: SteerParams): Promise<SteerResult>;
+  ask(params: AskParams, token?: vscode.CancellationToken): Promise<AskResult>;
   listModels(): Promise<ListModelsResult>;
   exportLcov(params: ExportLcovParams): Promise<ExportLcovResult>;
+  tops(params: TopsParams): Promise<TopsResult>;
 }
 
 export interface ServerEvents {
@@ -66,9 +74,19 @@ export class ServerConnection implements ChorusServer, vscode.Disposable {
     };
     // The id `chorus` makes the client read `chorus.trace.server`.
     this.client = new LanguageClient('chorus', 'CHORUS language server', serverOptions, clientOptions);
-    this.client.onNotification(Methods.loopEvent, (p: LoopEventParams) => events.onLoopEvent(p));
-    this.client.onNotification(Methods.modelStatus, (p: ModelStatusParams) => events.onModelStatus(p));
-    this.client.onNotification(Methods.askChunk, (p: AskChunkParams) => events.onAskChunk(p));
+    this.on(Notifications.loopEvent, (p) => events.onLoopEvent(p));
+    this.on(Notifications.modelStatus, (p) => events.onModelStatus(p));
+    this.on(Notifications.askChunk, (p) => events.onAskChunk(p));
+  }
+
+  /** Sends a request through its descriptor: the params and the result are the declared ones. */
+  private request<P, R>(descriptor: RequestDescriptor<P, R, ChorusErrorData>, params: P, token?: vscode.CancellationToken): Promise<R> {
+    return this.client.sendRequest<R>(descriptor.method, params, token);
+  }
+
+  /** Handles a notification through its descriptor. */
+  private on<P>(descriptor: NotificationDescriptor<P>, handler: (params: P) => void): void {
+    this.client.onNotification(descriptor.method, handler);
   }
 
   start(): Promise<void> {
@@ -80,36 +98,40 @@ export class ServerConnection implements ChorusServer, vscode.Disposable {
     else await this.client.restart();
   }
 
-  async generate(params: GenerateParams, token?: vscode.CancellationToken): Promise<GenerateResult> {
+  async generate(params: GenerateParams, token?: vscode.CancellationToken): Promise<GenerateResponse> {
     // The extension shows its own progress from loop events; giving the server a token of ours (and ignoring its
     // reports) keeps it from opening a second, window-level progress.
     const workDoneToken = `chorus-run-${params.runId}`;
     const ignore = this.client.onProgress(WorkDoneProgress.type, workDoneToken, () => undefined);
     try {
-      return await this.client.sendRequest<GenerateResult>(Methods.generate, { ...params, workDoneToken }, token);
+      return await this.request(Requests.generate, { ...params, workDoneToken }, token);
     } finally {
       ignore.dispose();
     }
   }
 
   coverage(params: CoverageParams): Promise<CoverageResult> {
-    return this.client.sendRequest<CoverageResult>(Methods.coverage, params);
+    return this.request(Requests.coverage, params);
   }
 
-  steer(params: SteerParams): Promise<unknown> {
-    return this.client.sendRequest<unknown>(Methods.steer, params);
+  steer(params: SteerParams): Promise<SteerResult> {
+    return this.request(Requests.steer, params);
   }
 
-  ask(params: AskParams, token?: vscode.CancellationToken): Promise<unknown> {
-    return this.client.sendRequest<unknown>(Methods.ask, params, token);
+  ask(params: AskParams, token?: vscode.CancellationToken): Promise<AskResult> {
+    return this.request(Requests.ask, params, token);
   }
 
   listModels(): Promise<ListModelsResult> {
-    return this.client.sendRequest<ListModelsResult>(Methods.listModels, {});
+    return this.request(Requests.listModels, {});
   }
 
   exportLcov(params: ExportLcovParams): Promise<ExportLcovResult> {
-    return this.client.sendRequest<ExportLcovResult>(Methods.exportLcov, params);
+    return this.request(Requests.exportLcov, params);
+  }
+
+  tops(params: TopsParams): Promise<TopsResult> {
+    return this.request(Requests.tops, params);
   }
 
   private disposed?: Promise<void>;

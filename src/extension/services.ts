@@ -4,7 +4,8 @@ import type { Logger } from '../protocol';
 import type { ChatHost } from './chatHost';
 import type { ErrorReporter } from './errors';
 import type { CoverageGutter } from './gutter';
-import type { Runs } from './runs';
+import type { RunLauncher } from './runLauncher';
+import type { RunRegistry } from './runRegistry';
 import type { ServerConnection } from './server';
 import type { ChorusSettings } from './settings';
 import type { CoverageStore } from './store';
@@ -17,6 +18,7 @@ export interface Services {
   store: CoverageStore;
   gutter: CoverageGutter;
   chat: ChatHost;
-  runs: Runs;
+  runs: RunRegistry;
+  launcher: RunLauncher;
   settings(scope?: vscode.Uri): ChorusSettings;
 }

@@ -18,7 +18,11 @@ export function resolveEngine(s: ChorusSettings): EngineName | undefined {
   return s.engine === 'auto' ? undefined : s.engine;
 }
 
-/** The engine a run will most likely use, for display before the server says (its `start` event). */
+/**
+ * Display only: the engine shown for a run before the server's `start` event names the one it chose (the
+ * server decides `auto` with the engine's `chooseEngine`, which also counts a GGUF found in models/). Never
+ * sent in a request and never used to decide anything.
+ */
 export function expectedEngine(s: ChorusSettings): EngineName {
   return resolveEngine(s) ?? (hasModel(s) ? 'llm' : 'random');
 }

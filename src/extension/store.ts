@@ -24,8 +24,6 @@ export interface CoverageUpdate {
   holes: Hole[];
   /** Per-line table; when absent the previous table stays and only holes change. */
   lines?: LineCoverage[];
-  /** Absolute paths of the DUT files (to resolve base names in holes). */
-  dutFiles: string[];
   result?: GenerateResult;
 }
 
@@ -37,14 +35,12 @@ export class CoverageStore implements vscode.Disposable {
 
   update(dut: vscode.Uri, u: CoverageUpdate): DutCoverage {
     const prev = this.byDut.get(dut.toString());
-    const baseDir = path.dirname(dut.fsPath);
-    const dutFiles = u.dutFiles.length ? u.dutFiles : [dut.fsPath];
     let files: Map<string, FileCoverageData>;
     if (u.lines) {
-      files = groupByFile(u.lines, u.holes, dutFiles, baseDir);
+      files = groupByFile(u.lines, u.holes);
     } else {
       // Keep the last line table, replace the holes.
-      files = groupByFile([], u.holes, dutFiles, baseDir);
+      files = groupByFile([], u.holes);
       for (const [file, old] of prev?.files ?? []) {
         const cur = files.get(file);
         if (cur) cur.lines = old.lines;

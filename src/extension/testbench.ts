@@ -43,6 +43,12 @@ export function testbenchFileName(top: string): string {
   return `tb_${top.replace(/[^A-Za-z0-9_$]/g, '_') || 'dut'}.sv`;
 }
 
+/** Where a DUT's testbench goes: `<workspace folder>/<chorus.testbenchFolder>/tb_<top>.sv`. */
+export function testbenchUri(dut: vscode.Uri, folder: string, top: string): vscode.Uri {
+  const root = vscode.workspace.getWorkspaceFolder(dut)?.uri ?? vscode.Uri.joinPath(dut, '..');
+  return vscode.Uri.joinPath(root, folder, testbenchFileName(top));
+}
+
 /** The subset of `vscode.FileSystem` used here. */
 export type FileSystemLike = Pick<vscode.FileSystem, 'readFile' | 'writeFile' | 'rename' | 'delete' | 'createDirectory'>;
 

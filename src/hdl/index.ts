@@ -4,3 +4,4 @@ export { analyzeFiles, MAX_FILE_BYTES } from './files';
 export { findSite, literalDetails, literalsOf, moduleByName, unreachableDefaults, type UnreachableDefault } from './queries';
 export { evaluate, type ConstScope, type ConstValue } from './const-eval';
 export { parseNumber, type NumberLiteral } from './numbers';
+export { conjuncts, countersOf, identifiersOf, type CounterInfo, type CounterWrite } from './counters';

@@ -9,6 +9,8 @@ export interface SamplingOptions {
   /** Paper protocol default: 16,384. */
   maxTokens?: number;
   seed?: number;
+  /** Qwen3-style hybrid models: false asks for no `<think>` block (the template's `enable_thinking`). */
+  thinking?: boolean;
 }
 
 export interface ChatOptions extends SamplingOptions {
@@ -34,7 +36,10 @@ export interface ChatUsage {
 export interface ChatResult {
   text: string;
   usage: ChatUsage;
-  finishReason: 'stop' | 'length' | 'abort';
+  /** `length`: stopped at the token limit; `interrupted`: the stream was cut short and `text` is what came. */
+  finishReason: 'stop' | 'length' | 'abort' | 'interrupted';
+  /** Why the reply is incomplete, in words (an `interrupted` stream). */
+  note?: string;
 }
 
 export interface ChatBackend {
@@ -43,6 +48,10 @@ export interface ChatBackend {
   readonly kind: 'local' | 'endpoint' | 'replay';
   /** Messages in, streamed text out. Rejects with ChorusError('cancelled') when aborted. */
   chat(messages: ChatMessage[], options?: ChatOptions): Promise<ChatResult>;
+  /** The context window in tokens when the backend knows it (a loaded local model); loads the model if needed. */
+  contextSize?(signal?: AbortSignal): Promise<number | undefined>;
+  /** The prompt's size in tokens as this backend's tokenizer and chat template count it. */
+  countTokens?(messages: ChatMessage[], signal?: AbortSignal): Promise<number>;
   /** Loads what the first chat would load (a local model), so a UI can warm it up early. Optional. */
   load?(signal?: AbortSignal): Promise<void>;
   dispose(): Promise<void>;

@@ -83,6 +83,10 @@ export class BackendPool {
       label: backend.label,
       kind: backend.kind,
       chat,
+      contextSize: backend.contextSize ? (signal?: AbortSignal) => (backend.contextSize as (s?: AbortSignal) => Promise<number | undefined>).call(backend, signal) : undefined,
+      countTokens: backend.countTokens
+        ? (messages: ChatMessage[], signal?: AbortSignal) => (backend.countTokens as (m: ChatMessage[], s?: AbortSignal) => Promise<number>).call(backend, messages, signal)
+        : undefined,
       load: backend.load ? (signal?: AbortSignal) => (backend.load as (s?: AbortSignal) => Promise<void>).call(backend, signal) : undefined,
       dispose: async () => {},
     };

@@ -7,6 +7,37 @@ import type { ChatBackend, ChatOptions, ChatResult, ModelStatusListener } from '
 /** Replies stream in pieces this long so the token path of the UI is exercised. */
 const CHUNK_CHARS = 16;
 
+/**
+ * One recorded reply: its text, or an object that also replays how it ended — `finishReason` (`length`: cut at
+ * the token limit; `interrupted`: a stream cut short), `error` (the backend failed instead of answering, as an
+ * endpoint answering 503 does) and `delayMs` (a slow generation, spread over the reply's pieces).
+ */
+export type ReplayEntry = string | { text?: string; finishReason?: 'stop' | 'length' | 'interrupted'; error?: string; delayMs?: number };
+
+function isEntry(v: unknown): v is ReplayEntry {
+  if (typeof v === 'string') return true;
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
+  const o = v as Record<string, unknown>;
+  return (
+    (o.text === undefined || typeof o.text === 'string') &&
+    (o.error === undefined || typeof o.error === 'string') &&
+    (o.delayMs === undefined || (typeof o.delayMs === 'number' && o.delayMs >= 0)) &&
+    (o.finishReason === undefined || o.finishReason === 'stop' || o.finishReason === 'length' || o.finishReason === 'interrupted')
+  );
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
 export class ReplayBackend implements ChatBackend {
   readonly kind = 'replay' as const;
   private next = 0;
@@ -14,7 +45,7 @@ export class ReplayBackend implements ChatBackend {
   private constructor(
     readonly label: string,
     private readonly file: string,
-    private readonly responses: string[],
+    private readonly responses: ReplayEntry[],
     private readonly onStatus?: ModelStatusListener,
   ) {}
 
@@ -34,8 +65,16 @@ export class ReplayBackend implements ChatBackend {
       throw new ChorusError('bad_input', `Replay file ${path} is not valid JSON (${(err as Error).message}): it must hold {"responses": ["…", "…"]}.`, { file: path });
     }
     const responses = (data as { responses?: unknown } | null)?.responses;
-    if (!Array.isArray(responses) || !responses.every((r) => typeof r === 'string')) {
+    if (!Array.isArray(responses)) {
       throw new ChorusError('bad_input', `Replay file ${path} must hold {"responses": ["…", "…"]}: an array of strings under "responses".`, { file: path });
+    }
+    const bad = responses.findIndex((r) => !isEntry(r));
+    if (bad >= 0) {
+      throw new ChorusError(
+        'bad_input',
+        `Replay file ${path}: responses[${bad}] must be a string or {"text", "finishReason": "stop"|"length"|"interrupted", "error", "delayMs"}.`,
+        { file: path },
+      );
     }
     const backend = new ReplayBackend(`replay:${file}`, path, responses, onStatus);
     onStatus?.({ state: 'ready', model: backend.label, backend: 'replay' });
@@ -52,20 +91,30 @@ export class ReplayBackend implements ChatBackend {
     if (this.next >= this.responses.length) {
       throw new ChorusError('failed', `replay file ${this.file} has only ${this.responses.length} responses: add more to "responses" or run fewer rounds.`, { file: this.file });
     }
-    const text = this.responses[this.next++];
+    const raw = this.responses[this.next++];
+    const entry = typeof raw === 'string' ? { text: raw } : raw;
+    const text = entry.text ?? '';
     this.onStatus?.({ state: 'generating', model: this.label, backend: 'replay' });
-    for (let i = 0; i < text.length; i += CHUNK_CHARS) {
-      // Yield between pieces, as a real stream does, so an abort lands mid-reply.
-      await new Promise<void>((r) => setImmediate(r));
+    const pieces = Math.max(1, Math.ceil(text.length / CHUNK_CHARS));
+    if (entry.error !== undefined) {
+      if (entry.delayMs) await sleep(entry.delayMs, options.signal);
       throwIfAborted(options.signal);
-      options.onToken?.(text.slice(i, i + CHUNK_CHARS));
+      this.onStatus?.({ state: 'error', model: this.label, backend: 'replay', message: entry.error });
+      throw new ChorusError('failed', entry.error);
+    }
+    for (let i = 0; i < Math.max(1, text.length); i += CHUNK_CHARS) {
+      // Yield between pieces, as a real stream does, so an abort lands mid-reply.
+      await (entry.delayMs ? sleep(entry.delayMs / pieces, options.signal) : new Promise<void>((r) => setImmediate(r)));
+      throwIfAborted(options.signal);
+      if (text) options.onToken?.(text.slice(i, i + CHUNK_CHARS));
     }
     this.onStatus?.({ state: 'ready', model: this.label, backend: 'replay' });
     const promptChars = messages.reduce((n, m) => n + m.content.length, 0);
     const promptTokens = Math.ceil(promptChars / 4);
     return {
       text,
-      finishReason: 'stop',
+      finishReason: entry.finishReason ?? 'stop',
+      ...(entry.finishReason === 'interrupted' ? { note: 'the recorded stream was cut short; the reply is incomplete' } : {}),
       usage: {
         promptTokens,
         evaluatedPromptTokens: promptTokens,

@@ -13,5 +13,6 @@ export function samplingDefaults(configured: SamplingOptions | undefined, call: 
     topP: pick('topP') ?? DEFAULT_SAMPLING.topP,
     maxTokens: pick('maxTokens') ?? DEFAULT_SAMPLING.maxTokens,
     seed: pick('seed'),
+    thinking: pick('thinking'),
   };
 }

@@ -39,7 +39,7 @@ export type CoverageSummary = Record<ReportedKind, KindTotals>;
 
 export interface Hole {
   kind: CoverageKind;
-  /** The file as the user gave it, or its base name. */
+  /** The DUT file's absolute path (as `LineCoverage.file`); display names are made where text is rendered. */
   file: string;
   line: number;
   /** What was not seen: `else arm of if`, `toggle q[3] 0->1`, `case item 2'b11`. */
@@ -64,7 +64,8 @@ export interface Diagnostic {
   message: string;
 }
 
-export type RunStatus = 'ok' | 'compile_error' | 'sim_error' | 'timeout' | 'rejected';
+/** `resource_limit`: a step (build or simulation) passed its memory, CPU, file-size or process bound and was stopped. */
+export type RunStatus = 'ok' | 'compile_error' | 'sim_error' | 'timeout' | 'rejected' | 'resource_limit';
 
 export interface PhaseTimes {
   build: number;
@@ -88,6 +89,7 @@ export interface CoverageReport {
 
 /** Per-line view for editors: hits and branch arms by file and line. */
 export interface LineCoverage {
+  /** The DUT file's absolute path. */
   file: string;
   line: number;
   hits: number;

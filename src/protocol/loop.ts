@@ -1,5 +1,5 @@
 /** The closure loop's events and result: rendered by the CLI, the language server and the chat panel. */
-import type { CoveragePoint, CoverageSummary, Diagnostic, Hole, LineCoverage, PhaseTimes, RunStatus, Targets } from './coverage';
+import type { CoverageSummary, Diagnostic, Hole, LineCoverage, PhaseTimes, RunStatus, Targets } from './coverage';
 
 export type EngineName = 'random' | 'llm' | 'hybrid';
 
@@ -12,10 +12,17 @@ export interface RoundTimes extends PhaseTimes {
   generate: number;
 }
 
+/**
+ * A round's outcome: a measured run's status, or why nothing was measured — `no_code` (no code block or patch),
+ * `truncated` (the reply stopped at the token limit or the stream was cut before the code was complete),
+ * `empty_reply`, `patch_failed` (no hunk applied).
+ */
+export type RoundStatus = RunStatus | 'no_code' | 'truncated' | 'empty_reply' | 'patch_failed';
+
 export interface RoundSummary {
   /** 1-based. */
   index: number;
-  status: RunStatus;
+  status: RoundStatus;
   coverage: CoverageSummary;
   ms: RoundTimes;
   /** LLM rounds: `R = 1 + coverage` (0..2) when it ran, else 0. */
@@ -30,6 +37,7 @@ export interface RoundSummary {
   candidates?: number;
 }
 
+/** A run's result as it goes on the wire (the engine keeps its measured points to itself: `EngineResult`). */
 export interface GenerateResult {
   top: string;
   engine: EngineName;
@@ -42,14 +50,14 @@ export interface GenerateResult {
   testbench: string;
   /** Where it was written, when it was. */
   testbenchPath?: string;
-  /** Why the loop stopped: `targets met`, `stalled`, `rounds`, `budget`, `cancelled`. */
+  /** Why the loop stopped: `targets met`, `stalled`, `rounds`, `budget`, `cancelled`, `error`, `context`. */
   stopReason: string;
+  /** What went wrong when the run stopped early (`error`, `context`): the backend's message, what did not fit. */
+  stopDetail?: string;
   diagnostics: Diagnostic[];
   /** Line-level hits for editor overlays, keyed by DUT file then line. */
   lines?: LineCoverage[];
   model?: string;
-  /** The measured points (engine-side: lcov export, merging); adapters drop them before sending a result on a wire. */
-  points?: CoveragePoint[];
 }
 
 export type LoopEvent =

@@ -1,47 +1,47 @@
 /**
- * The `chorus/*` messages between the language server and its clients. Method names and payloads are defined
- * once here; the server and the extension both type their handlers with these.
+ * The `chorus/*` messages between the language server and its clients, each declared once: method, params (with
+ * the schema the server validates them with), result and error data. The server registers its handlers and the
+ * extension sends its requests through these descriptors, so a mismatch is a type error on either end.
+ * JSON `null` in params means "absent": the server drops null members before validating.
  */
-import type { Targets, CoverageReport, LineCoverage } from './coverage';
+import type { JSONSchemaType } from 'ajv';
+import type { LineCoverage, Targets } from './coverage';
+import type { ErrorKind, SourceLocation } from './errors';
 import type { EngineName, GenerateResult, LoopEvent } from './loop';
 import type { ModelChoice, ModelStatus } from './model';
+import { notification, request } from './rpc';
 
-export const Methods = {
-  /** Request: run the closure loop on a DUT. Work-done progress + `chorus/loopEvent` notifications. */
-  generate: 'chorus/generate',
-  /** Server → client notification: one loop event of a running `chorus/generate`. */
-  loopEvent: 'chorus/loopEvent',
-  /** Request: the last result for a document (null when none). */
-  coverage: 'chorus/coverage',
-  /** Server → client notification: model state changes. */
-  modelStatus: 'chorus/modelStatus',
-  /** Request: steer the next round of a running loop with a user instruction. */
-  steer: 'chorus/steer',
-  /** Request: ask the model a question about the design and its holes; the answer streams as `chorus/askChunk`. */
-  ask: 'chorus/ask',
-  /** Server → client notification: a piece of a streamed answer to `chorus/ask`. */
-  askChunk: 'chorus/askChunk',
-  /** Request: the models the user can pick. */
-  listModels: 'chorus/listModels',
-  /** Request: export lcov of the last result for a document. */
-  exportLcov: 'chorus/exportLcov',
-} as const;
+/** The `data` of every error response to a `chorus/*` request. */
+export interface ChorusErrorData {
+  kind: ErrorKind;
+  /** Where the problem is, when it is in a source file. */
+  location?: SourceLocation;
+  /** InvalidParams: the offending member as a JSON pointer (`/targets/line`; `/uri` when it is missing). */
+  field?: string;
+}
+
+const ERROR_KINDS: readonly ErrorKind[] = ['bad_input', 'rejected', 'missing_tool', 'failed', 'cancelled'];
+
+/** True when an error response's `data` is a {@link ChorusErrorData} (clients decode with this). */
+export function isChorusErrorData(data: unknown): data is ChorusErrorData {
+  if (typeof data !== 'object' || data === null || !('kind' in data)) return false;
+  return ERROR_KINDS.some((k) => k === data.kind);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Params and results
 
 export interface GenerateParams {
   /** The document the user ran the command on (file URI). */
   uri: string;
   /** Every DUT source (file URIs); defaults to the document and the files it needs. */
   files?: string[];
-  /** Spec files (file URIs). */
-  specs?: string[];
   top?: string;
   targets?: Targets;
   engine?: EngineName;
   /** `path`, `hf:…`, manifest id or `replay:<file.json>`; defaults to the `chorus.model` setting. */
   model?: string;
   rounds?: number;
-  /** Where to write the testbench (file URI); the client decides and asks before overwriting. */
-  testbenchUri?: string;
   /** Client-chosen id echoed in every loop event notification. */
   runId: string;
   seed?: number;
@@ -49,6 +49,9 @@ export interface GenerateParams {
   /** Client-created work-done progress token (LSP WorkDoneProgressParams). */
   workDoneToken?: string | number;
 }
+
+/** Result of `chorus/generate`: the run's result as it goes on the wire. */
+export type GenerateResponse = GenerateResult;
 
 export interface LoopEventParams {
   runId: string;
@@ -61,7 +64,7 @@ export interface CoverageParams {
 }
 
 export interface CoverageResult {
-  result: GenerateResult | null;
+  result: GenerateResponse | null;
   /** Per-line hits for overlays. */
   lines: LineCoverage[];
 }
@@ -71,16 +74,31 @@ export interface SteerParams {
   text: string;
 }
 
+export interface SteerResult {
+  /** False when no run with that id is going (it has just ended): the instruction was not used. */
+  accepted: boolean;
+}
+
 export interface AskParams {
   uri: string;
   question: string;
   askId: string;
 }
 
+export interface AskResult {
+  /** The whole answer (it also streamed as `chorus/askChunk`). */
+  text: string;
+}
+
 export interface AskChunkParams {
   askId: string;
   text: string;
   done: boolean;
+}
+
+export interface ListModelsParams {
+  /** A document whose settings (`chorus.endpoint`) apply; the window's settings when absent. */
+  uri?: string;
 }
 
 export interface ListModelsResult {
@@ -95,9 +113,132 @@ export interface ExportLcovResult {
   lcov: string;
 }
 
+export interface TopsParams {
+  /** An HDL document (file URI); its open text is read when the editor has it, else the file. */
+  uri: string;
+}
+
+export interface TopsResult {
+  /** The modules the document defines, in source order. */
+  modules: string[];
+  /**
+   * The modules a testbench could drive: those no other module of the document instantiates (every module when
+   * each is instantiated). One entry means the top is clear.
+   */
+  tops: string[];
+}
+
 export type ModelStatusParams = ModelStatus;
 
-/** Result of `chorus/generate`. */
-export type GenerateResponse = GenerateResult;
+// ---------------------------------------------------------------------------------------------------------------
+// Params schemas (tsc checks each against its type)
 
-export type { CoverageReport };
+const uri = { type: 'string', minLength: 1 } as const;
+const text = { type: 'string' } as const;
+
+const targetPct = { type: 'number', minimum: 0, maximum: 100, nullable: true } as const;
+const targetsSchema: JSONSchemaType<Targets> = {
+  type: 'object',
+  properties: { line: targetPct, branch: targetPct, toggle: targetPct, overall: targetPct },
+  additionalProperties: false,
+};
+
+const generateParams: JSONSchemaType<GenerateParams> = {
+  type: 'object',
+  required: ['uri', 'runId'],
+  properties: {
+    uri,
+    files: { type: 'array', items: uri, nullable: true },
+    top: { type: 'string', minLength: 1, nullable: true },
+    targets: { ...targetsSchema, nullable: true },
+    engine: { type: 'string', enum: ['random', 'llm', 'hybrid'], nullable: true },
+    model: { type: 'string', minLength: 1, nullable: true },
+    rounds: { type: 'integer', minimum: 1, maximum: 50, nullable: true },
+    runId: { type: 'string', minLength: 1 },
+    seed: { type: 'integer', nullable: true },
+    budgetSeconds: { type: 'number', exclusiveMinimum: 0, nullable: true },
+    workDoneToken: { type: ['string', 'integer'], nullable: true },
+  },
+  additionalProperties: false,
+};
+
+const uriOnly: JSONSchemaType<{ uri: string }> = {
+  type: 'object',
+  required: ['uri'],
+  properties: { uri },
+  additionalProperties: false,
+};
+
+const steerParams: JSONSchemaType<SteerParams> = {
+  type: 'object',
+  required: ['runId', 'text'],
+  properties: { runId: { type: 'string', minLength: 1 }, text },
+  additionalProperties: false,
+};
+
+const askParams: JSONSchemaType<AskParams> = {
+  type: 'object',
+  required: ['uri', 'question', 'askId'],
+  properties: { uri, question: { type: 'string', minLength: 1 }, askId: { type: 'string', minLength: 1 } },
+  additionalProperties: false,
+};
+
+const listModelsParams: JSONSchemaType<ListModelsParams> = {
+  type: 'object',
+  properties: { uri: { ...uri, nullable: true } },
+  additionalProperties: false,
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// The messages
+
+/** Client → server requests. */
+export const Requests = {
+  /** Run the closure loop on a DUT. Work-done progress + `chorus/loopEvent` notifications. */
+  generate: request<GenerateParams, GenerateResponse, ChorusErrorData>('chorus/generate', generateParams),
+  /** The last result for a document (null when none). */
+  coverage: request<CoverageParams, CoverageResult, ChorusErrorData>('chorus/coverage', uriOnly),
+  /** Steer the next round of a running loop with a user instruction. */
+  steer: request<SteerParams, SteerResult, ChorusErrorData>('chorus/steer', steerParams),
+  /** Ask the model about the design and its holes; the answer streams as `chorus/askChunk`. */
+  ask: request<AskParams, AskResult, ChorusErrorData>('chorus/ask', askParams),
+  /** The models the user can pick. */
+  listModels: request<ListModelsParams, ListModelsResult, ChorusErrorData>('chorus/listModels', listModelsParams),
+  /** lcov of the last result for a document. */
+  exportLcov: request<ExportLcovParams, ExportLcovResult, ChorusErrorData>('chorus/exportLcov', uriOnly),
+  /** The modules of a document and which of them could be the top. */
+  tops: request<TopsParams, TopsResult, ChorusErrorData>('chorus/tops', uriOnly),
+} as const;
+
+/** Server → client notifications. */
+export const Notifications = {
+  /** One loop event of a running `chorus/generate`. */
+  loopEvent: notification<LoopEventParams>('chorus/loopEvent'),
+  /** The model's state changed. */
+  modelStatus: notification<ModelStatusParams>('chorus/modelStatus'),
+  /** A piece of a streamed answer to `chorus/ask`. */
+  askChunk: notification<AskChunkParams>('chorus/askChunk'),
+} as const;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Code lens commands: the server puts these in its lenses, the extension's commands of the same id receive them.
+
+export const LensCommands = { generate: 'chorus.generate', showCoverage: 'chorus.showCoverage' } as const;
+
+/** The one argument each lens command gets: the document (file URI) and, for `generate`, the module it sits on. */
+export interface LensCommandArgs {
+  [LensCommands.generate]: { uri: string; top: string };
+  [LensCommands.showCoverage]: { uri: string };
+}
+
+export type LensCommand = keyof LensCommandArgs;
+
+/** A lens argument as a command receives it (either command's). */
+export type LensArgs = LensCommandArgs[LensCommand] & { top?: string };
+
+/** The lens arguments, or undefined for any other command argument (a `Uri` from a menu, nothing from the palette). */
+export function readLensArgs(arg: unknown): LensArgs | undefined {
+  if (typeof arg !== 'object' || arg === null || !('uri' in arg) || typeof arg.uri !== 'string' || !arg.uri) return undefined;
+  const top = 'top' in arg && typeof arg.top === 'string' && arg.top ? arg.top : undefined;
+  return top ? { uri: arg.uri, top } : { uri: arg.uri };
+}

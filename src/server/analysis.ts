@@ -1,7 +1,6 @@
 /** Analysis of open documents, from the editor's text (unsaved edits included); cached per content by src/hdl. */
-import { basename } from 'node:path';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { analyzeSources } from '../hdl';
+import { analyzeSources } from '../engine';
 import type { DesignAnalysis } from '../protocol';
 import { uriToPath } from './uris';
 
@@ -10,5 +9,5 @@ export function analyzeDocument(doc: TextDocument): DesignAnalysis {
 }
 
 export function isHdlDocument(uri: string): boolean {
-  return /\.(sv|svh|v|vh)$/i.test(basename(uriToPath(uri)));
+  return /\.(sv|svh|v|vh)$/i.test(uriToPath(uri));
 }

@@ -15,9 +15,10 @@ export function syntaxDiagnostics(analysis: DesignAnalysis): Diagnostic[] {
   });
 }
 
-export function holeDiagnostics(holes: Hole[], fileName: string): Diagnostic[] {
+/** The non-toggle holes of one DUT file (its absolute path) as Information diagnostics. */
+export function holeDiagnostics(holes: Hole[], file: string): Diagnostic[] {
   return holes
-    .filter((h) => h.file === fileName && h.kind !== 'toggle')
+    .filter((h) => h.file === file && h.kind !== 'toggle')
     .map((h) => ({
       range: { start: { line: h.line - 1, character: 0 }, end: { line: h.line - 1, character: 1000 } },
       severity: DiagnosticSeverity.Information,

@@ -13,12 +13,13 @@ function wordAt(doc: TextDocument, pos: Position): string | null {
   return null;
 }
 
-export function hoverAt(doc: TextDocument, pos: Position, lines: LineCoverage[], holes: Hole[], fileName: string): Hover | null {
+/** `lines` are the document's own; `file` is its absolute path, which its holes carry. */
+export function hoverAt(doc: TextDocument, pos: Position, lines: LineCoverage[], holes: Hole[], file: string): Hover | null {
   const parts: string[] = [];
   const word = wordAt(doc, pos);
   if (word) {
     const bits = holes
-      .filter((h) => h.kind === 'toggle' && h.file === fileName)
+      .filter((h) => h.kind === 'toggle' && h.file === file)
       .map((h) => h.detail)
       .filter((d) => new RegExp(`(^|[^A-Za-z0-9_])${word}(\\[|\\s|$)`).test(d));
     if (bits.length) {

@@ -1,8 +1,11 @@
 /** Code lenses: a generate action above each module and, after a run, its coverage with the holes. */
-import type { CodeLens } from 'vscode-languageserver';
-import type { DesignAnalysis, GenerateResult } from '../protocol';
+import type { CodeLens, Range } from 'vscode-languageserver';
+import { LensCommands, type DesignAnalysis, type GenerateResult, type LensCommand, type LensCommandArgs } from '../protocol';
 
-export const LENS_COMMANDS = { generate: 'chorus.generate', showHoles: 'chorus.showCoverage' } as const;
+/** A lens running one of the extension's {@link LensCommands} with its declared argument. */
+function lens<C extends LensCommand>(range: Range, title: string, command: C, args: LensCommandArgs[C]): CodeLens {
+  return { range, command: { title, command, arguments: [args] } };
+}
 
 export function coverageTitle(r: GenerateResult): string {
   const parts = (['line', 'branch', 'toggle'] as const)
@@ -17,10 +20,8 @@ export function codeLenses(uri: string, analysis: DesignAnalysis, last: Generate
   for (const m of analysis.modules) {
     const line = Math.max(0, m.line - 1);
     const range = { start: { line, character: 0 }, end: { line, character: 0 } };
-    lenses.push({ range, command: { title: 'Generate high-coverage stimulus', command: LENS_COMMANDS.generate, arguments: [{ uri, top: m.name }] } });
-    if (last && last.top === m.name) {
-      lenses.push({ range, command: { title: coverageTitle(last), command: LENS_COMMANDS.showHoles, arguments: [{ uri }] } });
-    }
+    lenses.push(lens(range, 'Generate high-coverage stimulus', LensCommands.generate, { uri, top: m.name }));
+    if (last && last.top === m.name) lenses.push(lens(range, coverageTitle(last), LensCommands.showCoverage, { uri }));
   }
   return lenses;
 }

@@ -10,7 +10,7 @@ import {
   type InitializeResult,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { ChorusError, isAbortError, type Logger } from '../protocol';
+import { ChorusError, isAbortError, type ChorusErrorData, type Logger } from '../protocol';
 import { createServer } from './server';
 
 const connection = createConnection(ProposedFeatures.all);
@@ -23,13 +23,16 @@ const logger: Logger = {
   error: (m) => connection.console.error(m),
 };
 
-/** Every handler failure becomes an error response; the server keeps running. */
-export function toResponseError(err: unknown): ResponseError<unknown> {
-  if (isAbortError(err)) return new ResponseError(LSPErrorCodes.RequestCancelled, 'Cancelled.');
-  if (err instanceof ChorusError) return new ResponseError(ErrorCodes.InvalidRequest, err.describe(), { kind: err.kind, location: err.location });
+/** Every handler failure becomes an error response with {@link ChorusErrorData}; the server keeps running. */
+export function toResponseError(err: unknown): ResponseError<ChorusErrorData> {
+  if (isAbortError(err)) return new ResponseError(LSPErrorCodes.RequestCancelled, 'Cancelled.', { kind: 'cancelled' });
+  if (err instanceof ChorusError) {
+    const data: ChorusErrorData = err.location ? { kind: err.kind, location: err.location } : { kind: err.kind };
+    return new ResponseError(ErrorCodes.InvalidRequest, err.describe(), data);
+  }
   const message = err instanceof Error ? err.message : String(err);
   logger.error(err instanceof Error ? (err.stack ?? message) : message);
-  return new ResponseError(ErrorCodes.InternalError, `CHORUS server error: ${message}`);
+  return new ResponseError(ErrorCodes.InternalError, `CHORUS server error: ${message}`, { kind: 'failed' });
 }
 
 const server = createServer(connection, documents, logger, toResponseError);

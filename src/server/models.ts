@@ -3,10 +3,9 @@
  * runs, released on idle or shutdown. Its state goes to the client as `chorus/modelStatus`.
  */
 import type { Connection } from 'vscode-languageserver';
-import { BackendPool, findDefaultModel, openBackend } from '../llm';
-import type { ChatBackend } from '../llm/backend';
-import { Methods, type EngineName, type Logger, type ModelStatus } from '../protocol';
-import type { ChorusSettings } from '../protocol';
+import { BackendPool, findModel, openModel, type ModelProvider } from '../engine';
+import { ChorusError, Notifications, type ChorusSettings, type Logger, type ModelStatus } from '../protocol';
+import { sendNotification } from './rpc';
 
 export class ModelHost {
   private readonly pool = new BackendPool({ idleMs: 10 * 60_000 });
@@ -24,30 +23,30 @@ export class ModelHost {
 
   publish(status: ModelStatus): void {
     this.last = status;
-    void this.connection.sendNotification(Methods.modelStatus, status);
+    sendNotification(this.connection, Notifications.modelStatus, status);
   }
 
-  /** The model a run would use: the setting, or a GGUF found in the model folders. */
-  configuredModel(settings: ChorusSettings): string | undefined {
-    return settings.model || (settings.endpoint ? undefined : findDefaultModel(this.modelDirs));
-  }
-
-  engineFor(settings: ChorusSettings, requested?: EngineName): EngineName {
-    if (requested) return requested;
-    if (settings.engine !== 'auto') return settings.engine;
-    return this.configuredModel(settings) || settings.endpoint ? 'llm' : 'random';
-  }
-
-  async backendFor(settings: ChorusSettings, modelOverride: string | undefined, signal: AbortSignal): Promise<ChatBackend> {
-    const model = modelOverride || this.configuredModel(settings);
+  /**
+   * The engine's view of the models for one request's settings: the model a run would use (`modelOverride`, the
+   * setting, or a GGUF found in the model folders; or the endpoint), opened through the warm pool.
+   */
+  provider(settings: ChorusSettings, modelOverride?: string): ModelProvider {
+    const model = modelOverride || findModel(settings.model, settings.endpoint, this.modelDirs);
     const endpoint = !modelOverride && settings.endpoint ? { baseUrl: settings.endpoint, model: settings.apiModel || undefined, apiKey: process.env.CHORUS_API_KEY } : undefined;
+    return {
+      configured: () => model || endpoint?.baseUrl,
+      open: (signal) => this.open(settings, model, endpoint, signal),
+    };
+  }
+
+  private async open(settings: ChorusSettings, model: string | undefined, endpoint: { baseUrl: string; model?: string; apiKey?: string } | undefined, signal: AbortSignal) {
     if (!model && !endpoint) {
-      throw new Error('No model configured: set chorus.model to a GGUF file (or drop one into models/), or chorus.endpoint to an OpenAI-compatible server.');
+      throw new ChorusError('bad_input', 'No model configured: set chorus.model to a GGUF file (or drop one into models/), or chorus.endpoint to an OpenAI-compatible server.');
     }
     const key = JSON.stringify({ model, endpoint: endpoint?.baseUrl, apiModel: endpoint?.model, gpu: settings.gpu, ctx: settings.contextSize });
     try {
       return await this.pool.get(key, () =>
-        openBackend(model, {
+        openModel(model, {
           logger: this.logger,
           signal,
           onStatus: (s) => this.publish(s),

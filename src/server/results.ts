@@ -1,8 +1,11 @@
 /** The last finished run per DUT file, for lenses, hover, diagnostics and `chorus/coverage`. */
-import type { GenerateResult, LineCoverage } from '../protocol';
+import type { CoveragePoint, GenerateResult, LineCoverage } from '../protocol';
 
 export interface StoredRun {
+  /** The run's wire result. */
   result: GenerateResult;
+  /** Its measured points, kept here for the lcov export. */
+  points: CoveragePoint[];
   /** Absolute paths of the DUT files the run measured. */
   files: string[];
   finishedAt: number;

@@ -3,11 +3,11 @@
  * work-done reports, cancellation from `$/cancelRequest` turned into the engine's AbortSignal.
  */
 import type { CancellationToken, Connection, WorkDoneProgressReporter, WorkDoneProgressServerReporter } from 'vscode-languageserver';
-import { generateToEnd, overallPct } from '../engine';
-import { ChorusError, Methods, type GenerateParams, type GenerateResult, type LoopEvent, type Logger } from '../protocol';
-import { selectDutFiles } from './dutFiles';
+import { generateToEnd, overallPct, planRun } from '../engine';
+import { ChorusError, Notifications, type GenerateParams, type GenerateResult, type LoopEvent, type Logger } from '../protocol';
 import type { ModelHost } from './models';
 import type { ResultStore } from './results';
+import { sendNotification } from './rpc';
 import { readSettings } from './settings';
 import { uriToPath } from './uris';
 
@@ -30,10 +30,6 @@ export class RunManager {
     private readonly onFinished: (files: string[]) => void,
   ) {}
 
-  isRunning(): boolean {
-    return this.active.size > 0;
-  }
-
   steer(runId: string, text: string): boolean {
     for (const run of this.active.values()) {
       if (run.runId === runId) {
@@ -48,57 +44,60 @@ export class RunManager {
     for (const r of this.active.values()) r.controller.abort();
   }
 
+  /** Runs one request to the end and answers its wire result; the store keeps the points for lcov export. */
   async generate(params: GenerateParams, token: CancellationToken, progress: WorkDoneProgressReporter): Promise<GenerateResult> {
-    const document = uriToPath(params.uri);
     const settings = await readSettings(this.connection, params.uri, this.configSupported());
-    const selection = await selectDutFiles(document, params.top, params.files?.map(uriToPath));
-    const key = `${selection.top}|${[...selection.files].sort().join('|')}`;
+    const models = this.models.provider(settings, params.model);
+    const { request, dut } = await planRun(
+      {
+        document: uriToPath(params.uri),
+        files: params.files?.map(uriToPath),
+        top: params.top,
+        engine: params.engine ?? settings.engine,
+        targets: params.targets ?? settings.targets,
+        rounds: params.rounds ?? settings.maxRounds,
+        seed: params.seed,
+        budgetSeconds: params.budgetSeconds,
+        simTimeoutSeconds: settings.simTimeoutSeconds,
+      },
+      models,
+    );
+    const top = dut.top.name;
+    const key = `${top}|${[...dut.files].sort().join('|')}`;
     if (this.active.has(key)) {
-      throw new ChorusError('bad_input', `A run on ${selection.top} is already in progress: stop it first (CHORUS: Stop).`);
+      throw new ChorusError('bad_input', `A run on ${top} is already in progress: stop it first (CHORUS: Stop).`);
     }
     const controller = new AbortController();
     const run: ActiveRun = { runId: params.runId, key, controller, steering: [] };
     this.active.set(key, run);
     const cancel = token.onCancellationRequested(() => controller.abort());
-    progress.begin(`CHORUS: ${selection.top}`, 0, 'starting…', true);
+    progress.begin(`CHORUS: ${top}`, 0, 'starting…', true);
     // Server-created progress can be cancelled from the notification itself.
     const progressCancel = 'token' in progress ? (progress as WorkDoneProgressServerReporter).token.onCancellationRequested(() => controller.abort()) : undefined;
     try {
-      const engine = this.models.engineFor(settings, params.engine);
-      const backend = engine === 'random' ? undefined : await this.models.backendFor(settings, params.model, controller.signal);
       const send = (event: LoopEvent) => {
-        void this.connection.sendNotification(Methods.loopEvent, { runId: params.runId, uri: params.uri, event });
+        sendNotification(this.connection, Notifications.loopEvent, { runId: params.runId, uri: params.uri, event });
         if (event.type === 'roundStart') progress.report(`round ${event.round}`);
         if (event.type === 'coverage' && event.status === 'ok') {
           progress.report(Math.round(overallPct(event.coverage)), `round ${event.round}: line ${event.coverage.line.pct}% · branch ${event.coverage.branch.pct}%`);
         }
       };
-      const result = await generateToEnd(
-        {
-          rtlFiles: selection.files,
-          specFiles: params.specs?.map(uriToPath),
-          top: selection.top,
-          engine,
-          targets: params.targets ?? settings.targets,
-          rounds: params.rounds ?? settings.maxRounds,
-          seed: params.seed,
-          budgetSeconds: params.budgetSeconds,
-          simTimeoutSeconds: settings.simTimeoutSeconds,
-        },
+      const { points, ...result } = await generateToEnd(
+        request,
         {
           logger: this.logger,
           signal: controller.signal,
-          backend,
+          models,
           steering: { take: () => run.steering.splice(0) },
           verilatorPath: settings.verilatorPath || undefined,
         },
         send,
       );
-      if (backend) this.models.publish({ ...this.models.status, state: 'ready' });
+      if (request.engine !== 'random') this.models.publish({ ...this.models.status, state: 'ready' });
       // A stopped run answers as cancelled: its partial figures must not replace the last finished run's.
       if (result.stopReason === 'cancelled' || controller.signal.aborted) throw new ChorusError('cancelled', 'Stopped.');
-      this.results.set({ result, files: selection.files, finishedAt: Date.now() });
-      this.onFinished(selection.files);
+      this.results.set({ result, points, files: dut.files, finishedAt: Date.now() });
+      this.onFinished(dut.files);
       return result;
     } finally {
       cancel.dispose();

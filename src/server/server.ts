@@ -1,39 +1,23 @@
 /** Wires the LSP features and the `chorus/*` messages to the engine. */
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import {
   TextDocumentSyncKind,
-  type CancellationToken,
   type Connection,
   type InitializeParams,
   type InitializeResult,
-  type ResponseError,
   type TextDocuments,
 } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { listModels } from '../llm';
-import { toLcov } from '../sim';
-import {
-  ChorusError,
-  Methods,
-  type AskParams,
-  type CoverageParams,
-  type CoverageResult,
-  type ExportLcovParams,
-  type ExportLcovResult,
-  type GenerateParams,
-  type GenerateResult,
-  type ListModelsResult,
-  type Logger,
-  type SteerParams,
-} from '../protocol';
+import { ask, findTops, lcov, listModels } from '../engine';
+import { ChorusError, Notifications, Requests, type Logger } from '../protocol';
 import { analyzeDocument, isHdlDocument } from './analysis';
-import { answer, askMessages } from './ask';
 import { holeDiagnostics, syntaxDiagnostics } from './diagnostics';
 import { hoverAt } from './hover';
 import { codeLenses } from './lenses';
 import { ModelHost } from './models';
 import { ResultStore } from './results';
 import { RunManager } from './runs';
+import { handleRequest, sendNotification, type ToResponseError } from './rpc';
 import { readSettings } from './settings';
 import { documentSymbols } from './symbols';
 import { pathToUri, uriToPath } from './uris';
@@ -45,17 +29,11 @@ interface InitOptions {
   workspaceTrusted?: boolean;
 }
 
-/** A result without the engine-side points: what goes on the wire. */
-function wire(result: GenerateResult): GenerateResult {
-  const { points: _points, ...rest } = result;
-  return rest;
-}
-
 export function createServer(
   connection: Connection,
   documents: TextDocuments<TextDocument>,
   logger: Logger,
-  toResponseError: (err: unknown) => ResponseError<unknown>,
+  toResponseError: ToResponseError,
 ) {
   const results = new ResultStore();
   let configSupported = false;
@@ -74,7 +52,7 @@ export function createServer(
     const last = results.get(path);
     if (last) {
       const settings = await readSettings(connection, doc.uri, configSupported).catch(() => null);
-      if (settings?.showHolesAsDiagnostics) diagnostics.push(...holeDiagnostics(last.result.holes, basename(path)));
+      if (settings?.showHolesAsDiagnostics) diagnostics.push(...holeDiagnostics(last.result.holes, path));
     }
     await connection.sendDiagnostics({ uri: doc.uri, diagnostics });
   }
@@ -86,17 +64,6 @@ export function createServer(
     }
     if (lensRefreshSupported) void connection.sendRequest('workspace/codeLens/refresh').catch(() => undefined);
   }
-
-  /** Runs a handler, turning any failure into an error response. */
-  const guard =
-    <P, R>(fn: (p: P, token: CancellationToken) => Promise<R> | R) =>
-    async (p: P, token: CancellationToken): Promise<R | ResponseError<unknown>> => {
-      try {
-        return await fn(p, token);
-      } catch (err) {
-        return toResponseError(err);
-      }
-    };
 
   return {
     initialize(params: InitializeParams): InitializeResult {
@@ -124,75 +91,61 @@ export function createServer(
         const path = uriToPath(doc.uri);
         const last = results.get(path);
         if (!last) return null;
-        return hoverAt(doc, p.position, results.lines(path), last.result.holes, basename(path));
+        return hoverAt(doc, p.position, results.lines(path), last.result.holes, path);
       });
       documents.onDidChangeContent((e) => void publishDiagnostics(e.document));
 
-      connection.onRequest(
-        Methods.generate,
-        guard(async (p: GenerateParams, token) => {
-          if (!trusted) {
-            throw new ChorusError('bad_input', 'This workspace is not trusted: CHORUS builds and simulates testbenches only in trusted workspaces (Manage Workspace Trust).');
-          }
-          const reporter = p.workDoneToken !== undefined
-            ? connection.window.attachWorkDoneProgress(p.workDoneToken)
-            : await connection.window.createWorkDoneProgress().catch(() => connection.window.attachWorkDoneProgress(undefined));
-          return wire(await ready().runs.generate(p, token, reporter));
-        }),
-      );
-      connection.onRequest(
-        Methods.coverage,
-        guard((p: CoverageParams): CoverageResult => {
+      // Each handler gets params checked against its descriptor's schema (InvalidParams otherwise).
+      handleRequest(connection, Requests.generate, toResponseError, async (p, token) => {
+        if (!trusted) {
+          throw new ChorusError('bad_input', 'This workspace is not trusted: CHORUS builds and simulates testbenches only in trusted workspaces (Manage Workspace Trust).');
+        }
+        const reporter = p.workDoneToken !== undefined
+          ? connection.window.attachWorkDoneProgress(p.workDoneToken)
+          : await connection.window.createWorkDoneProgress().catch(() => connection.window.attachWorkDoneProgress(undefined));
+        return ready().runs.generate(p, token, reporter);
+      });
+      handleRequest(connection, Requests.coverage, toResponseError, (p) => {
+        const path = uriToPath(p.uri);
+        const last = results.get(path);
+        return { result: last?.result ?? null, lines: results.lines(path) };
+      });
+      handleRequest(connection, Requests.steer, toResponseError, (p) => ({ accepted: ready().runs.steer(p.runId, p.text) }));
+      handleRequest(connection, Requests.tops, toResponseError, (p) => findTops(uriToPath(p.uri), documents.get(p.uri)?.getText()));
+      handleRequest(connection, Requests.ask, toResponseError, async (p, token) => {
+        const { models: host } = ready();
+        const settings = await readSettings(connection, p.uri, configSupported);
+        const controller = new AbortController();
+        const sub = token.onCancellationRequested(() => controller.abort());
+        try {
           const path = uriToPath(p.uri);
           const last = results.get(path);
-          return { result: last ? wire(last.result) : null, lines: results.lines(path) };
-        }),
-      );
-      connection.onRequest(Methods.steer, guard((p: SteerParams) => ({ accepted: ready().runs.steer(p.runId, p.text) })));
-      connection.onRequest(
-        Methods.ask,
-        guard(async (p: AskParams, token) => {
-          const { models: host } = ready();
-          const settings = await readSettings(connection, p.uri, configSupported);
-          const controller = new AbortController();
-          const sub = token.onCancellationRequested(() => controller.abort());
-          try {
-            const path = uriToPath(p.uri);
-            const last = results.get(path);
-            const backend = await host.backendFor(settings, undefined, controller.signal);
-            const messages = await askMessages(last?.files ?? [path], last?.result, p.question);
-            const text = await answer(backend, messages, controller.signal, (t) => {
-              void connection.sendNotification(Methods.askChunk, { askId: p.askId, text: t, done: false });
-            });
-            void connection.sendNotification(Methods.askChunk, { askId: p.askId, text: '', done: true });
-            return { text };
-          } finally {
-            sub.dispose();
-          }
-        }),
-      );
-      connection.onRequest(
-        Methods.listModels,
-        guard(async (p: { uri?: string } | undefined): Promise<ListModelsResult> => {
-          const { models: host } = ready();
-          const settings = await readSettings(connection, p?.uri, configSupported);
-          return {
-            models: await listModels({
-              modelDirs: host.modelDirs,
-              manifestPath: join(__dirname, '..', 'models', 'manifest.json'),
-              endpoint: settings.endpoint ? { baseUrl: settings.endpoint, model: settings.apiModel || undefined } : undefined,
-            }),
-          };
-        }),
-      );
-      connection.onRequest(
-        Methods.exportLcov,
-        guard((p: ExportLcovParams): ExportLcovResult => {
-          const last = results.get(uriToPath(p.uri));
-          if (!last?.result.points) throw new ChorusError('bad_input', 'No coverage for this file yet: run "Generate high-coverage stimulus" first.');
-          return { lcov: toLcov(last.result.points) };
-        }),
-      );
+          const request = { files: last?.files ?? [path], last: last?.result, question: p.question };
+          const text = await ask(request, host.provider(settings), controller.signal, (t) => {
+            sendNotification(connection, Notifications.askChunk, { askId: p.askId, text: t, done: false });
+          });
+          sendNotification(connection, Notifications.askChunk, { askId: p.askId, text: '', done: true });
+          return { text };
+        } finally {
+          sub.dispose();
+        }
+      });
+      handleRequest(connection, Requests.listModels, toResponseError, async (p) => {
+        const { models: host } = ready();
+        const settings = await readSettings(connection, p.uri, configSupported);
+        return {
+          models: await listModels({
+            modelDirs: host.modelDirs,
+            manifestPath: join(__dirname, '..', 'models', 'manifest.json'),
+            endpoint: settings.endpoint ? { baseUrl: settings.endpoint, model: settings.apiModel || undefined } : undefined,
+          }),
+        };
+      });
+      handleRequest(connection, Requests.exportLcov, toResponseError, (p) => {
+        const last = results.get(uriToPath(p.uri));
+        if (!last) throw new ChorusError('bad_input', 'No coverage for this file yet: run "Generate high-coverage stimulus" first.');
+        return { lcov: lcov(last.points) };
+      });
 
       return {
         capabilities: {

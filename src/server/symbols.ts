@@ -29,6 +29,7 @@ export function documentSymbols(analysis: DesignAnalysis): DocumentSymbol[] {
     const line = Math.max(0, m.line - 1);
     return {
       name: m.name,
+      // Shown in the Outline view only; the extension's top picker asks `chorus/tops`.
       detail: m === analysis.modules.find((x) => x.name === analysis.top) ? 'top' : undefined,
       kind: SymbolKind.Module,
       range,

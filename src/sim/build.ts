@@ -14,6 +14,9 @@ import { BASE_FLAGS, compile } from './compile';
 import { fileNamer, type FileNamer } from './diagnostics';
 import { readInputs, type SourceFile } from './inputs';
 import { SIM_MAIN_CPP } from './simMain';
+import { leaseEntry } from './cacheLease';
+import { evictCache } from './cacheSize';
+import { cacheMaxBytes, memoryLimitBytes, toolMemoryBytes } from './limits';
 import { findTestbenchTop } from './testbenchTop';
 import { detectToolchain, type Toolchain } from './toolchain';
 import type { BuildInput, BuildResult, SimOptions, VerilatorInfo } from './types';
@@ -56,15 +59,22 @@ export async function buildSimulation(input: BuildInput, opts: SimOptions): Prom
   const layout = cacheLayout(opts.cacheDir);
   await ensureCacheFolders(layout);
   const timeoutMs = input.buildTimeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS;
-  return withCacheLock(join(layout.builds, key), { signal: opts.signal, timeoutMs, logger }, async () => {
+  const built = await withCacheLock(join(layout.builds, key), { signal: opts.signal, timeoutMs, logger }, async () => {
     const hit = await readValidEntry(layout.builds, key);
     if (hit) {
       logger.debug(`Simulation build ${key.slice(0, 12)}: cache hit.`);
+      await leaseEntry(dirname(hit.binary));
       return result({ status: 'ok', binary: hit.binary, diagnostics: renamed(hit.stamp.diagnostics, display), cacheHit: true, notes: hit.stamp.notes, key });
     }
     const fresh = await compile({ layout, key, verilator, toolchain, dut, tb, top, includeDirs, extraFlags: input.extraFlags ?? [], deadline: Date.now() + timeoutMs, opts, logger });
     return result({ ...fresh, diagnostics: renamed(fresh.diagnostics, display), cacheHit: false, key });
   });
+  if (!built.cacheHit) {
+    // After the build's own temporary folder is gone, so it does not count; the new simulator is leased.
+    const maxBuilds = Number(process.env.CHORUS_CACHE_MAX_BUILDS) || 200;
+    await evictCache(layout, { maxBytes: cacheMaxBytes(opts.cacheMaxBytes), maxBuilds }).catch((err: unknown) => logger.debug(`Cache eviction skipped: ${String(err)}`));
+  }
+  return built;
 }
 
 async function ensureCacheFolders(layout: CacheLayout): Promise<void> {
@@ -108,6 +118,7 @@ async function sandboxCheck(
       workspaceRoot: opts.workspaceRoot,
       includeDirs: opts.includeDirs,
       signal: opts.signal,
+      limits: { memoryBytes: toolMemoryBytes(memoryLimitBytes(opts.memoryLimitBytes)) },
     });
     if (!violations.length) return undefined;
     return { status: 'rejected', diagnostics: renamed(violationDiagnostics(violations), display) };

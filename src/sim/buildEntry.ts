@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { chmod, copyFile, mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Diagnostic } from '../protocol';
 import { SIM_BINARY } from './simMain';
@@ -89,48 +89,4 @@ export async function removeDir(dir: string): Promise<void> {
     return;
   }
   await rm(doomed, { recursive: true, force: true });
-}
-
-/** Entries not used for this long are never evicted, so a binary about to run stays in place. */
-const RECENT_MS = 10 * 60_000;
-/** Leftovers of crashed builds older than this are removed. */
-const STALE_TMP_MS = 24 * 3600_000;
-
-/**
- * Keeps at most `maxEntries` builds (CHORUS_CACHE_MAX_BUILDS, default 200), dropping the least recently
- * used first, and clears leftovers of crashed builds.
- */
-export async function evictOldEntries(builds: string, tmp: string, maxEntries: number): Promise<number> {
-  const now = Date.now();
-  let removed = 0;
-  const names = await readdir(builds).catch(() => [] as string[]);
-  const entries: { dir: string; used: number }[] = [];
-  for (const name of names) {
-    const dir = join(builds, name);
-    if (/\.(tmp|old)-[0-9a-f]+$/.test(name)) {
-      const s = await stat(dir).catch(() => undefined);
-      if (s && now - s.mtimeMs > STALE_TMP_MS) {
-        await rm(dir, { recursive: true, force: true });
-        removed++;
-      }
-      continue;
-    }
-    if (name.endsWith('.lock')) continue;
-    const s = await stat(join(dir, 'stamp.json')).catch(() => undefined);
-    entries.push({ dir, used: s?.mtimeMs ?? 0 });
-  }
-  for (const name of await readdir(tmp).catch(() => [] as string[])) {
-    const s = await stat(join(tmp, name)).catch(() => undefined);
-    if (s && now - s.mtimeMs > STALE_TMP_MS) await rm(join(tmp, name), { recursive: true, force: true });
-  }
-  if (entries.length <= maxEntries) return removed;
-  entries.sort((a, b) => a.used - b.used);
-  for (const e of entries.slice(0, entries.length - maxEntries)) {
-    if (now - e.used < RECENT_MS) continue;
-    const locked = await stat(`${e.dir}.lock`).catch(() => undefined);
-    if (locked) continue;
-    await removeDir(e.dir);
-    removed++;
-  }
-  return removed;
 }

@@ -8,11 +8,16 @@ import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path';
 import type { Diagnostic, Logger } from '../protocol';
 import { scrubbedEnv } from './sandbox/jail';
-import { commitEntry, evictOldEntries, fileSha256 } from './buildEntry';
+import { commitEntry, fileSha256 } from './buildEntry';
+import { leaseEntry } from './cacheLease';
+import { ccacheMaxSize } from './cacheSize';
 import type { CacheLayout } from './cacheDir';
 import { firstCxxError, parseVerilatorOutput } from './diagnostics';
 import type { SourceFile } from './inputs';
-import { runGroup } from './processGroup';
+import { biggestConstruct, describeConstruct } from './bigDeclarations';
+import { BUILD_FILE_BYTES, cacheMaxBytes, formatBytes, killedBy, limitFromExit, limitPhrase, MAX_TREE_PROCESSES, memoryLimitBytes, toolMemoryBytes, type LimitHit } from './limits';
+import { runGroup, type GroupRunResult } from './processGroup';
+import { withLimits } from './sandbox/jail';
 import { addPrecompiledHeader, CHORUS_MAKEFILE, CHORUS_MAKEFILE_TEXT, harvestRuntime, installRuntime, PCH_HEADER, PCH_TEXT, runtimePlan } from './runtimeObjects';
 import { SIM_BINARY, SIM_MAIN_CPP, SIM_MAIN_FILE, SIM_PREFIX } from './simMain';
 import { missingCompiler, missingCompilerError, type Toolchain } from './toolchain';
@@ -24,7 +29,18 @@ import type { BuildResult, SimOptions, VerilatorInfo } from './types';
  */
 export const BASE_FLAGS = ['--cc', '--exe', '--timing', '--coverage', '-fno-split', '-Wno-BLKANDNBLK', '-Wno-TIMESCALEMOD', '-Wno-fatal'];
 export const UNROLL_FLAGS = ['--unroll-count', '0'];
-const UNROLL_REJECTED = /BLKLOOPINIT|unroll-count|Loop unrolling took too long/i;
+/** Below this cache cap no precompiled header is made. */
+const PCH_MIN_CACHE_BYTES = 512 * 1024 ** 2;
+/**
+ * Verilator's own diagnostic that it cannot build with `--unroll-count 0`: an `%Error` line, not the command
+ * line Verilator's wrapper echoes when its binary dies (that mentions the flag too).
+ */
+const UNROLL_REJECTED = /^%Error(?!: Command Failed)(?!: Verilator threw signal).*(BLKLOOPINIT|unroll-count|Loop unrolling took too long)/im;
+
+/** Only Verilator's diagnostic about loop unrolling, from a run it finished itself, justifies the rebuild. */
+export function rejectedUnrolling(run: { code: number | null; signal: NodeJS.Signals | null; output: string; limit?: LimitHit }): boolean {
+  return run.signal === null && run.code !== null && !run.limit && !killedBy(run) && !limitFromExit(run) && UNROLL_REJECTED.test(run.output);
+}
 
 export interface CompileJob {
   layout: CacheLayout;
@@ -41,7 +57,50 @@ export interface CompileJob {
   logger: Logger;
 }
 
-export type CompileOutcome = Pick<BuildResult, 'status' | 'binary' | 'diagnostics' | 'notes'> & { timedOut?: boolean };
+export type CompileOutcome = Pick<BuildResult, 'status' | 'binary' | 'diagnostics' | 'notes'> & { timedOut?: boolean; peakRssBytes?: number };
+
+/** The two build steps that read untrusted text, as limit messages name them. */
+type Step = 'translate' | 'compile';
+
+/**
+ * Runs one build step under the memory limit (address space of each process and resident memory of the whole
+ * tree), a CPU-time limit per process of the remaining build time, a file-size limit and a process count.
+ */
+async function limitedStep(job: CompileJob, command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; missingHint?: string }): Promise<GroupRunResult> {
+  const memoryBytes = toolMemoryBytes(memoryLimitBytes(job.opts.memoryLimitBytes));
+  const timeoutMs = job.deadline - Date.now();
+  const limited = withLimits(command, args, { memoryBytes, cpuSeconds: Math.ceil(Math.max(1, timeoutMs) / 1000), fileSizeBytes: BUILD_FILE_BYTES });
+  return runGroup(limited.command, limited.args, {
+    ...opts,
+    timeoutMs,
+    signal: job.opts.signal,
+    treeLimits: { memoryBytes, processes: MAX_TREE_PROCESSES },
+  });
+}
+
+/** A step stopped by a limit: status resource_limit, naming the testbench's largest array or loop when one stands out. */
+function limitOutcome(job: CompileJob, step: Step, hit: LimitHit, run: GroupRunResult, notes: string[]): CompileOutcome {
+  const memoryBytes = memoryLimitBytes(job.opts.memoryLimitBytes);
+  const cpuSeconds = Math.ceil(Math.max(1, job.deadline - Date.now() + run.ms) / 1000);
+  const what = step === 'translate' ? 'to translate (Verilator)' : 'to compile the generated C++';
+  const big = hit.resource === 'memory' || hit.resource === 'cpu' ? biggestConstruct(job.tb.text) : undefined;
+  const cause = big ? `: it declares ${describeConstruct(big)} at ${job.tb.given}:${big.line}` : '';
+  const fix =
+    hit.resource === 'memory'
+      ? `Make its arrays and loops smaller, or raise the limit (--memory-limit; now ${formatBytes(memoryBytes)}).`
+      : 'Make its arrays and loops smaller.';
+  const message = `The testbench ${limitPhrase(hit, { memoryBytes, cpuSeconds })} ${what}${cause}; the build was stopped and not retried. ${fix}`;
+  const diag: Diagnostic = { file: job.tb.absolute, line: big?.line ?? 0, column: 0, severity: 'error', message };
+  job.logger.info(`Build step '${step}' stopped at the ${hit.resource} limit${run.peakRssBytes ? ` (peak ${formatBytes(run.peakRssBytes)} resident)` : ''}.`);
+  return { status: 'resource_limit', diagnostics: [diag], notes, peakRssBytes: run.peakRssBytes };
+}
+
+/** A step killed from outside (the kernel's out-of-memory killer, a user): reported, never retried. */
+function killedOutcome(job: CompileJob, step: Step, signal: string, diagnostics: Diagnostic[], notes: string[]): CompileOutcome {
+  const who = step === 'translate' ? 'Verilator' : 'The C++ compiler';
+  const message = `${who} was killed by ${signal} while building the testbench (by the system's out-of-memory killer, or by hand); the build was not retried. Free memory or lower --memory-limit, and build again.`;
+  return { status: 'compile_error', diagnostics: [...diagnostics.filter((d) => d.severity !== 'error'), { file: job.tb.absolute, line: 0, column: 0, severity: 'error', message }], notes };
+}
 
 export async function compile(job: CompileJob): Promise<CompileOutcome> {
   const { layout, tb, logger } = job;
@@ -55,7 +114,8 @@ export async function compile(job: CompileJob): Promise<CompileOutcome> {
     CCACHE_NOHASHDIR: '1',
     // Lets ccache cache compiles that use the precompiled runtime header.
     CCACHE_SLOPPINESS: 'pch_defines,time_macros',
-    CCACHE_MAXSIZE: process.env.CCACHE_MAXSIZE ?? '2G',
+    // ccache keeps itself under a quarter of the cache cap; eviction keeps the rest under the cap.
+    CCACHE_MAXSIZE: ccacheMaxSize(cacheMaxBytes(job.opts.cacheMaxBytes)),
   });
   const absoluteNamer = (p: string): string => resolve(dirname(tb.absolute), p);
   const notes: string[] = [];
@@ -79,20 +139,22 @@ export async function compile(job: CompileJob): Promise<CompileOutcome> {
       ];
       logger.debug(`verilator ${args.join(' ')}`);
       // Verilator runs where the testbench is, as the sandbox check did: includes resolve the same way.
-      const run = await runGroup(job.verilator.path, args, {
+      const run = await limitedStep(job, job.verilator.path, args, {
         cwd: dirname(tb.absolute),
         env,
-        timeoutMs: job.deadline - Date.now(),
-        signal: job.opts.signal,
         missingHint: 'install Verilator with `apt-get install verilator` or set chorus.verilatorPath',
       });
       if (run.timedOut) return timedOut(job);
-      logger.debug(`Verilator finished in ${run.ms} ms (exit ${run.code ?? run.signal}).`);
+      logger.debug(`Verilator finished in ${run.ms} ms (exit ${run.code ?? run.signal}${run.peakRssBytes ? `, peak ${formatBytes(run.peakRssBytes)} resident` : ''}).`);
+      const hit = limitFromExit(run);
+      if (hit) return limitOutcome(job, 'translate', hit, run, notes);
       const diagnostics = parseVerilatorOutput(run.output, absoluteNamer, tb.absolute);
       if (run.code === 0) {
         return await makeSimulator(job, { objDir, env, diagnostics, notes });
       }
-      if (unroll && UNROLL_REJECTED.test(run.output)) {
+      const killer = killedBy(run);
+      if (killer) return killedOutcome(job, 'translate', killer, diagnostics, notes);
+      if (unroll && rejectedUnrolling(run)) {
         unroll = false;
         notes.push('Built without --unroll-count 0 because Verilator rejected it for this design: lines inside loops may read as false holes.');
         logger.info(`Verilator rejected --unroll-count 0 for ${job.top}; rebuilding with loop unrolling.`);
@@ -115,6 +177,8 @@ export async function compile(job: CompileJob): Promise<CompileOutcome> {
 async function makeSimulator(job: CompileJob, ctx: { objDir: string; env: NodeJS.ProcessEnv; diagnostics: Diagnostic[]; notes: string[] }): Promise<CompileOutcome> {
   const { layout, toolchain, tb, logger } = job;
   const plan = await runtimePlan(ctx.objDir, job.verilator, toolchain.compilerId);
+  // The runtime entry is in use (its precompiled header is read in place) until make is done.
+  await leaseEntry(join(layout.runtime, plan.signature));
   const runtime = await installRuntime(layout.runtime, plan, ctx.objDir);
   logger.debug(
     `Runtime objects ${plan.signature}: ${runtime.objects ? 'reused' : 'to be built'}; precompiled header ${runtime.pchHeader ? 'reused' : 'absent'}; ccache ${toolchain.ccache ? 'on' : 'absent'}.`,
@@ -133,14 +197,20 @@ async function makeSimulator(job: CompileJob, ctx: { objDir: string; env: NodeJS
     ctx.notes.push(`The generated model is large (${(modelBytes / 1024 ** 2).toFixed(1)} MB of C++): compiled without optimisation to keep the build short. Stimulus read from a file (plusargs) keeps models small.`);
   } else if (runtime.pchHeader) vars.push(`CHORUS_PCH_FLAGS=-include ${runtime.pchHeader}`);
   // The first build makes the precompiled header alongside the runtime objects, for every later build.
-  const makesPch = !large && !runtime.pchHeader && runtime.wantsPch;
+  // A precompiled header takes about 64 MB: not worth a small cache's room.
+  const makesPch = !large && !runtime.pchHeader && runtime.wantsPch && cacheMaxBytes(job.opts.cacheMaxBytes) >= PCH_MIN_CACHE_BYTES;
   if (makesPch) goals.push(`${PCH_HEADER}.gch`);
   const args = ['-f', CHORUS_MAKEFILE, `-j${jobs}`, ...vars, ...goals];
-  const run = await runGroup(toolchain.make, args, { cwd: ctx.objDir, env: ctx.env, timeoutMs: job.deadline - Date.now(), signal: job.opts.signal });
+  const run = await limitedStep(job, toolchain.make, args, { cwd: ctx.objDir, env: ctx.env });
   if (run.timedOut) return timedOut(job);
-  logger.debug(`make finished in ${run.ms} ms (exit ${run.code ?? run.signal}).`);
+  logger.debug(`make finished in ${run.ms} ms (exit ${run.code ?? run.signal}${run.peakRssBytes ? `, peak ${formatBytes(run.peakRssBytes)} resident` : ''}).`);
   if (run.code !== 0) {
+    const hit = limitFromExit(run);
+    if (hit) return limitOutcome(job, 'compile', hit, run, ctx.notes);
     if (missingCompiler(run.output)) throw missingCompilerError();
+    // GCC's driver reports a compiler killed from outside as "Killed signal terminated program cc1plus".
+    const killer = killedBy(run) ?? (/Killed signal terminated program/.test(run.output) ? 'SIGKILL' : undefined);
+    if (killer) return killedOutcome(job, 'compile', killer, ctx.diagnostics, ctx.notes);
     const first = firstCxxError(run.output) ?? `make exited with ${run.code ?? run.signal}`;
     const diag: Diagnostic = {
       file: tb.absolute,
@@ -155,8 +225,7 @@ async function makeSimulator(job: CompileJob, ctx: { objDir: string; env: NodeJS
   await keep?.(layout.runtime, plan, ctx.objDir, makesPch).catch((err: unknown) => logger.debug(`Runtime objects not kept: ${String(err)}`));
   const deps = await dependencies(ctx.objDir, dirname(tb.absolute));
   const binary = await commitEntry(layout.builds, job.key, join(ctx.objDir, SIM_BINARY), { deps, diagnostics: ctx.diagnostics, notes: ctx.notes });
-  const maxBuilds = Number(process.env.CHORUS_CACHE_MAX_BUILDS) || 200;
-  await evictOldEntries(layout.builds, layout.tmp, maxBuilds).catch((err: unknown) => logger.debug(`Cache eviction skipped: ${String(err)}`));
+  await leaseEntry(dirname(binary));
   return { status: 'ok', binary, diagnostics: ctx.diagnostics, notes: ctx.notes };
 }
 

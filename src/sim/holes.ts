@@ -27,9 +27,9 @@ export function holeDetail(p: Pick<CoveragePoint, 'kind' | 'comment'>): string {
 
 /**
  * The uncovered points as holes, ordered by file and line, each with its source line. `sources` maps the
- * points' file names to their text; `displayName` names files in the result (default: as in the points).
+ * points' file names to their text; a hole names its file as the point does (the path the build was given).
  */
-export function findHoles(points: CoveragePoint[], sources: Map<string, string>, displayName: (file: string) => string = (f) => f): Hole[] {
+export function findHoles(points: CoveragePoint[], sources: Map<string, string>): Hole[] {
   const split = new Map<string, string[]>();
   const lineOf = (file: string, line: number): string | undefined => {
     let lines = split.get(file);
@@ -45,7 +45,7 @@ export function findHoles(points: CoveragePoint[], sources: Map<string, string>,
     .filter((p) => !isCovered(p))
     .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || a.column - b.column || a.comment.localeCompare(b.comment, undefined, { numeric: true }))
     .map((p): Hole => {
-      const hole: Hole = { kind: p.kind, file: displayName(p.file), line: p.line, detail: holeDetail(p), hierarchy: p.hierarchy };
+      const hole: Hole = { kind: p.kind, file: p.file, line: p.line, detail: holeDetail(p), hierarchy: p.hierarchy };
       const source = lineOf(p.file, p.line);
       if (source !== undefined) hole.source = source;
       return hole;
@@ -61,15 +61,13 @@ function toggleBit(h: Hole): string {
   return /^(.+?) never toggled/.exec(h.detail)?.[1] ?? h.detail;
 }
 
-function location(h: Hole): string {
-  return `${basename(h.file)}:${h.line}`;
-}
-
 /**
  * Plain text for the model: at most `maxLines` lines (3 or more), the most useful holes first (branches and lines before
- * toggles; toggles of one signal in one line), then "... and N more". Empty holes: a line saying so.
+ * toggles; toggles of one signal in one line), then "... and N more". Empty holes: a line saying so. `name` renders
+ * a hole's file (default: its base name).
  */
-export function holesFeedback(holes: Hole[], maxLines = 40): string {
+export function holesFeedback(holes: Hole[], maxLines = 40, name: (file: string) => string = basename): string {
+  const location = (h: Hole): string => `${name(h.file)}:${h.line}`;
   if (!holes.length) return 'No coverage holes: every line, branch and toggle point was reached.';
   const reachable = holes.filter((h) => !h.unreachable);
   const unreachable = holes.filter((h) => h.unreachable);

@@ -17,13 +17,12 @@ import type { MeasureInput, MeasureResult, SimOptions } from './types';
 export async function measureCoverage(input: MeasureInput, opts: SimOptions): Promise<MeasureResult> {
   const logger = opts.logger ?? silentLogger;
   const build = await buildSimulation(input, opts);
-  const display = input.displayName ?? ((f: string) => f);
   const failed = (status: RunStatus, diagnostics: Diagnostic[], sim = 0, notes = build.notes): MeasureResult => ({
     status,
     coverage: emptySummary(),
     instances: {},
     holes: [],
-    diagnostics: diagnostics.map((d) => ({ ...d, file: display(d.file) })),
+    diagnostics,
     ms: { build: build.ms, sim },
     notes: [...notes],
     points: [],
@@ -68,8 +67,8 @@ export async function measureCoverage(input: MeasureInput, opts: SimOptions): Pr
       status,
       coverage: points.length ? summarize(points) : emptySummary(),
       instances: summarizeByInstance(points),
-      holes: findHoles(points, sources, display),
-      diagnostics: diagnostics.map((d) => ({ ...d, file: display(d.file) })),
+      holes: findHoles(points, sources),
+      diagnostics,
       ms: { build: build.ms, sim: run.ms },
       bounded: run.bounded,
       notes,

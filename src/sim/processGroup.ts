@@ -1,13 +1,18 @@
 /**
  * Runs one tool (Verilator, make, the simulator) as the leader of its own process group, with a wall-clock
- * bound and the caller's AbortSignal. On timeout or abort its whole process tree is killed (descendants in
+ * bound, the caller's AbortSignal and, when asked, a bound on its whole tree's resident memory and process
+ * count (sampled from /proc). On timeout, abort or a limit hit its whole process tree is killed (descendants in
  * other sessions too); on exit its group is, so nothing it started (make's compilers, a runaway simulator)
- * outlives the call.
+ * outlives the call. The group dies with CHORUS too, however CHORUS ends (orphanGuard).
  */
 import { spawn } from 'node:child_process';
 import { ChorusError } from '../protocol';
+import type { LimitHit } from './limits';
+import { dieWithParent, guardGroup } from './orphanGuard';
 import { OutputCapture } from './outputCapture';
 import { killTree } from './processTree';
+import { findExecutable } from './sandbox/exec';
+import { treeUsage } from './treeUsage';
 
 export interface GroupRunOptions {
   cwd: string;
@@ -18,6 +23,8 @@ export interface GroupRunOptions {
   outputCapBytes?: number;
   /** Text for a missing executable: what to install or configure. */
   missingHint?: string;
+  /** Bounds on the whole tree, sampled every `sampleMs` (default 200 ms): the tree is killed past either. */
+  treeLimits?: { memoryBytes?: number; processes?: number; sampleMs?: number };
 }
 
 export interface GroupRunResult {
@@ -27,6 +34,10 @@ export interface GroupRunResult {
   output: string;
   timedOut: boolean;
   ms: number;
+  /** Set when the tree was killed for passing `treeLimits`. */
+  limit?: LimitHit;
+  /** Highest resident memory of the whole tree the sampler saw (0 when it never sampled). */
+  peakRssBytes: number;
 }
 
 /** Grace for the pipes to close after the leader exited and its group was killed. */
@@ -43,13 +54,21 @@ export function killGroup(pid: number | undefined): void {
 
 export function runGroup(command: string, args: string[], opts: GroupRunOptions): Promise<GroupRunResult> {
   if (opts.signal?.aborted) return Promise.reject(new ChorusError('cancelled', 'Cancelled.'));
+  // Checked here: behind setpriv a missing tool would read as setpriv's own failure.
+  if (!findExecutable(command, opts.env.PATH ?? process.env.PATH)) {
+    return Promise.reject(new ChorusError('missing_tool', `${command} not found: ${opts.missingHint ?? 'install it or fix the configured path'}.`));
+  }
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const wrapped = dieWithParent(command, args);
+    const child = spawn(wrapped.command, wrapped.args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const unguard = guardGroup(child.pid);
     const capture = new OutputCapture(opts.outputCapBytes ?? 256 * 1024);
     let timedOut = false;
     let aborted = false;
     let settled = false;
+    let limit: LimitHit | undefined;
+    let peakRssBytes = 0;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let closeTimer: NodeJS.Timeout | undefined;
 
@@ -62,15 +81,33 @@ export function runGroup(command: string, args: string[], opts: GroupRunOptions)
       killTree(child.pid);
     }, Math.max(1, opts.timeoutMs));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const tree = opts.treeLimits;
+    const sampler =
+      tree && child.pid !== undefined && (tree.memoryBytes !== undefined || tree.processes !== undefined)
+        ? setInterval(() => {
+            if (exit || limit || child.pid === undefined) return;
+            const usage = treeUsage(child.pid);
+            peakRssBytes = Math.max(peakRssBytes, usage.rssBytes);
+            if (tree.memoryBytes !== undefined && usage.rssBytes > tree.memoryBytes) limit = { resource: 'memory', peakBytes: usage.rssBytes };
+            else if (tree.processes !== undefined && usage.processes > tree.processes) limit = { resource: 'processes' };
+            if (limit) killTree(child.pid);
+          }, tree.sampleMs ?? 200)
+        : undefined;
+
+    const stopWatching = (): void => {
+      clearTimeout(timer);
+      if (sampler) clearInterval(sampler);
+      if (closeTimer) clearTimeout(closeTimer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    };
 
     const settle = (): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
-      if (closeTimer) clearTimeout(closeTimer);
-      opts.signal?.removeEventListener('abort', onAbort);
+      stopWatching();
       // A grandchild may outlive the leader; nothing of the group may stay behind.
       killGroup(child.pid);
+      unguard();
       if (aborted) {
         reject(new ChorusError('cancelled', 'Cancelled.'));
         return;
@@ -81,6 +118,8 @@ export function runGroup(command: string, args: string[], opts: GroupRunOptions)
         output: capture.text(),
         timedOut,
         ms: Math.round(performance.now() - started),
+        limit,
+        peakRssBytes,
       });
     };
 
@@ -89,9 +128,9 @@ export function runGroup(command: string, args: string[], opts: GroupRunOptions)
     child.on('error', (err: NodeJS.ErrnoException) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', onAbort);
+      stopWatching();
       killGroup(child.pid);
+      unguard();
       if (err.code === 'ENOENT') {
         reject(new ChorusError('missing_tool', `${command} not found: ${opts.missingHint ?? 'install it or fix the configured path'}.`, undefined, { cause: err }));
       } else {

@@ -8,6 +8,8 @@ import { dirname, resolve } from 'node:path';
 import { ChorusError, silentLogger, throwIfAborted } from '../protocol';
 import { jailCommand } from './sandbox/jail';
 import { parseRuntimeOutput, type FileNamer } from './diagnostics';
+import { renewLease } from './cacheLease';
+import { formatBytes, limitFromExit, limitPhrase, MAX_TREE_PROCESSES, memoryLimitBytes, toolMemoryBytes } from './limits';
 import { runGroup } from './processGroup';
 import { parseStopLine } from './simMain';
 import type { RunInput, RunResult, SimOptions } from './types';
@@ -16,8 +18,7 @@ export const DEFAULT_RUN_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_SIM_TIME = 10_000_000;
 const DEFAULT_OUTPUT_CAP = 256 * 1024;
 
-/** Resource limits of one simulation: generous for real testbenches, fatal for runaways. */
-const SIM_MEMORY_BYTES = 8 * 1024 ** 3;
+/** Largest file a simulation may write (its coverage file included). Memory: the configured limit (limits.ts). */
 const SIM_FILE_BYTES = 1024 ** 3;
 
 /** The simulator stops itself this long before the hard bound, so coverage is still written. */
@@ -37,7 +38,12 @@ export async function runSimulation(input: RunInput, opts: SimOptions & { namer?
   await mkdir(dirname(coverageFile), { recursive: true });
   await rm(coverageFile, { force: true });
 
+  // A cached simulator in use stays in the cache (no-op for a binary outside it).
+  await renewLease(dirname(binary));
   const timeoutMs = input.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
+  const memoryBytes = memoryLimitBytes(opts.memoryLimitBytes);
+  const toolBytes = toolMemoryBytes(memoryBytes);
+  const cpuSeconds = Math.ceil(timeoutMs / 1000) + 5;
   const maxSimTime = input.maxSimTime ?? DEFAULT_MAX_SIM_TIME;
   const args = [
     ...(input.plusargs ?? []),
@@ -52,7 +58,7 @@ export async function runSimulation(input: RunInput, opts: SimOptions & { namer?
     network: false,
     // Code CHORUS generated itself (the vector harness around the user's DUT) skips bubblewrap; limits still apply.
     useBwrap: input.trusted ? false : undefined,
-    limits: { memoryBytes: SIM_MEMORY_BYTES, fileSizeBytes: SIM_FILE_BYTES, cpuSeconds: Math.ceil(timeoutMs / 1000) + 5 },
+    limits: { memoryBytes: toolBytes, fileSizeBytes: SIM_FILE_BYTES, cpuSeconds },
   });
   logger.debug(`simulate: ${spec.command} ${spec.args.join(' ')}`);
   const run = await runGroup(spec.command, spec.args, {
@@ -61,6 +67,7 @@ export async function runSimulation(input: RunInput, opts: SimOptions & { namer?
     timeoutMs,
     signal: opts.signal,
     outputCapBytes: input.outputCapBytes ?? DEFAULT_OUTPUT_CAP,
+    treeLimits: { memoryBytes: toolBytes, processes: MAX_TREE_PROCESSES },
   });
   const { stop, output } = parseStopLine(run.output);
   const coverageWritten = Boolean(await stat(coverageFile).catch(() => undefined));
@@ -70,6 +77,12 @@ export async function runSimulation(input: RunInput, opts: SimOptions & { namer?
 
   if (run.timedOut) {
     return { ...base, status: 'timeout', bounded: true, stop: 'killed' };
+  }
+  const hit = limitFromExit(run);
+  if (hit && !stop) {
+    const message = `The simulation ${limitPhrase(hit, { memoryBytes, cpuSeconds, fileBytes: SIM_FILE_BYTES })} and was stopped${hit.resource === 'memory' ? ` (raise --memory-limit, now ${formatBytes(memoryBytes)}, or use smaller arrays)` : ''}.`;
+    diagnostics.push({ file: namer(input.binary), line: 0, column: 0, severity: 'error', message });
+    return { ...base, status: 'resource_limit', bounded: false, stop: 'limit' };
   }
   if (!stop) {
     // No final report: the simulator crashed, or a resource limit ended it.

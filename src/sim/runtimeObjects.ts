@@ -111,6 +111,9 @@ export async function installRuntime(runtimeRoot: string, plan: RuntimePlan, obj
     await Promise.all(installed.map((p) => rm(p, { force: true })));
     return none;
   }
+  // Recency for eviction (cacheSize.ts).
+  const used = new Date();
+  await utimes(join(dir, 'runtime.json'), used, used).catch(() => undefined);
   const gch = await stat(join(dir, `${PCH_HEADER}.gch`)).catch(() => undefined);
   const usable = Boolean(stamp.pchSize) && gch?.size === stamp.pchSize;
   return { objects: true, pchHeader: usable ? join(dir, PCH_HEADER) : undefined, wantsPch: stamp.pchSize === undefined };

@@ -1,5 +1,6 @@
 /** Totals of coverage points: per kind, per instance, and across merged runs. */
-import { REPORTED_KINDS, type CoveragePoint, type CoverageSummary, type KindTotals } from '../protocol';
+import { REPORTED_KINDS, kindTotals, type CoveragePoint, type CoverageSummary } from '../protocol';
+export { emptySummary, kindTotals } from '../protocol';
 
 /** A point's identity across runs: the same file, place, kind, comment and instance. */
 export function pointId(p: CoveragePoint): string {
@@ -35,11 +36,6 @@ export function isCovered(p: CoveragePoint): boolean {
   return p.count > 0;
 }
 
-/** pct: 0..100 with one decimal, rounded down so that only full coverage reads 100. */
-export function kindTotals(covered: number, total: number): KindTotals {
-  return { covered, total, pct: total === 0 ? 100 : Math.floor((covered * 1000) / total) / 10 };
-}
-
 export function summarize(points: CoveragePoint[]): CoverageSummary {
   const counts = Object.fromEntries(REPORTED_KINDS.map((k) => [k, { covered: 0, total: 0 }])) as Record<string, { covered: number; total: number }>;
   for (const p of points) {
@@ -49,11 +45,6 @@ export function summarize(points: CoveragePoint[]): CoverageSummary {
     if (isCovered(p)) c.covered++;
   }
   return Object.fromEntries(REPORTED_KINDS.map((k) => [k, kindTotals(counts[k].covered, counts[k].total)])) as CoverageSummary;
-}
-
-/** A summary with nothing measured (a failed build or run): 0 of 0 at 0 %, never a misleading 100 %. */
-export function emptySummary(): CoverageSummary {
-  return Object.fromEntries(REPORTED_KINDS.map((k) => [k, { covered: 0, total: 0, pct: 0 }])) as CoverageSummary;
 }
 
 /**

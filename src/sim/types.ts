@@ -11,6 +11,13 @@ export interface SimOptions {
   signal?: AbortSignal;
   /** Includes outside this folder are rejected by the sandbox check. */
   workspaceRoot?: string;
+  /**
+   * Memory of each tool that reads the testbench (preprocessor, Verilator, the C++ compile, the simulator):
+   * address space per process and resident memory of its whole process tree. Default CHORUS_MEMORY_LIMIT, else 4 GiB.
+   */
+  memoryLimitBytes?: number;
+  /** Byte cap of the build cache (simulators, runtime objects, precompiled headers, ccache). Default CHORUS_CACHE_MAX, else 2 GiB. */
+  cacheMaxBytes?: number;
 }
 
 export interface VerilatorInfo {
@@ -35,7 +42,8 @@ export interface BuildInput {
   buildTimeoutMs?: number;
 }
 
-export type BuildStatus = 'ok' | 'compile_error' | 'rejected';
+/** `resource_limit`: a build step passed its memory, CPU, file-size or process bound and was stopped. */
+export type BuildStatus = 'ok' | 'compile_error' | 'rejected' | 'resource_limit';
 
 export interface BuildResult {
   status: BuildStatus;
@@ -72,7 +80,7 @@ export interface RunInput {
   trusted?: boolean;
 }
 
-export type RunStatus = 'ok' | 'sim_error' | 'timeout';
+export type RunStatus = 'ok' | 'sim_error' | 'timeout' | 'resource_limit';
 
 export interface RunResult {
   status: RunStatus;
@@ -96,8 +104,6 @@ export interface MeasureInput extends BuildInput {
   dutTop?: string;
   /** Extra plusargs for the run. */
   plusargs?: string[];
-  /** How files are named in holes and diagnostics; default: as given in dutFiles/testbench. */
-  displayName?: (file: string) => string;
 }
 
 export type MeasureResult = CoverageReport & {

@@ -54,6 +54,7 @@ export const STATUS_TEXT: Record<RunStatus, string> = {
   sim_error: 'simulation error',
   timeout: 'stopped at the time bound',
   rejected: 'rejected by the sandbox check',
+  resource_limit: 'stopped at a resource limit',
 };
 
 /** The status line's words for the model. */

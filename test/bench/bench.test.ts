@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mapMetric, parseItems, passAtK } from '../../src/engine';
+import { mapMetric, passAtK } from '../../src/cli/bench/metrics';
+import { parseItems } from '../../src/cli/bench/schema';
 import { repoRoot, runCli } from '../helpers/cli';
 
 test('pass@k is the unbiased estimator', () => {

@@ -1,14 +1,15 @@
 import './stub/register';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CoverageSummary, GenerateResult, LoopEvent } from '../../src/protocol';
+import type { CoverageSummary, GenerateResult, LoopEvent, TopsParams } from '../../src/protocol';
 import { ChorusError } from '../../src/protocol';
 import { describeError, ErrorReporter } from '../../src/extension/errors';
 import { progressStep, summaryText, targetsMissed, type ProgressState } from '../../src/extension/format';
 import { modelPickItems, validateEndpoint } from '../../src/extension/modelPicker';
-import { topCandidates } from '../../src/extension/topPicker';
+import { orderTops, pickTop } from '../../src/extension/topPicker';
 import { asTop, asUri } from '../../src/extension/commands';
-import { stub, SymbolKind } from './stub/vscode';
+import * as vscode from 'vscode';
+import { stub } from './stub/vscode';
 
 const cov = (line: number, branch: number): CoverageSummary => ({
   line: { covered: line, total: 100, pct: line },
@@ -21,6 +22,11 @@ test('coverage texts skip kinds without points and name missed targets', () => {
   assert.equal(targetsMissed({ coverage: cov(100, 80), targets: { line: 100, branch: 90 } }), 'branch 80% < 90%');
   assert.equal(targetsMissed({ coverage: cov(100, 100), targets: { line: 100, branch: 100 } }), '');
   assert.equal(targetsMissed({ coverage: cov(50, 100), targets: { overall: 80 } }), 'overall 75% < 80%');
+  // "Overall" is the mean of the kinds' percentages (the engine's reading), not covered points over all points:
+  // 50 of 100 lines and 4 of 4 branch arms read 75 %, not 54 of 104.
+  const fewBranches: CoverageSummary = { ...cov(50, 100), branch: { covered: 4, total: 4, pct: 100 } };
+  assert.equal(targetsMissed({ coverage: fewBranches, targets: { overall: 70 } }), '');
+  assert.equal(targetsMissed({ coverage: fewBranches, targets: { overall: 80 } }), 'overall 75% < 80%');
 });
 
 test('loop events → progress notification lines and bar increments', () => {
@@ -91,19 +97,22 @@ test('an error is shown once while its notification is open, with Show log', asy
   assert.match(stub.messages[2].text, /Install it or set its path/);
 });
 
-test('top candidates: modules no other module of the document instantiates', () => {
-  const mod = (name: string, children: { name: string; kind: number; detail?: string }[] = []) => ({ name, kind: SymbolKind.Module, children });
-  const text = `module sub #(parameter W=4)(input clk); endmodule
-module top(input clk);
-  sub #(.W(8)) u_sub (.clk(clk));
-  // other u_other (.clk(clk));   a comment is not an instance
-endmodule
-module other(input clk); endmodule`;
-  assert.deepEqual(topCandidates([mod('sub'), mod('top'), mod('other')], text), ['top', 'other']);
-  assert.deepEqual(topCandidates([mod('a', [{ name: 'u_b', kind: SymbolKind.Object, detail: 'b' }]), mod('b')], 'module a; endmodule module b; endmodule'), ['a']);
-  assert.deepEqual(topCandidates([mod('counter')], 'module counter(input clk); endmodule'), ['counter']);
-  assert.deepEqual(topCandidates([], ''), []);
-  assert.deepEqual(topCandidates([{ ...mod('sub'), detail: 'top' }, mod('other')], text), ['sub'], 'the server\'s analysis marked the top');
+test('top picker: the server\'s candidates, the last pick first; one candidate is taken without asking', async () => {
+  assert.deepEqual(orderTops(['top', 'other'], 'other'), ['other', 'top']);
+  assert.deepEqual(orderTops(['top', 'other'], 'gone'), ['top', 'other']);
+  stub.reset();
+  const offered: string[][] = [];
+  stub.quickPick = (items) => (offered.push(items.map((i) => i.label)), items[1]);
+  const asked: TopsParams[] = [];
+  let tops = ['counter'];
+  const server = { tops: async (p: TopsParams) => (asked.push(p), { modules: ['sub', ...tops], tops }) };
+  const doc = { uri: vscode.Uri.file('/w/counter.sv') };
+  assert.deepEqual(await pickTop(server, doc), { top: 'counter', cancelled: false });
+  assert.deepEqual(asked, [{ uri: 'file:///w/counter.sv' }], 'chorus/tops with the document URI');
+  assert.deepEqual(offered, [], 'one candidate: nothing asked');
+  tops = ['counter', 'spare'];
+  assert.deepEqual(await pickTop(server, doc, 'spare'), { top: 'counter', cancelled: false });
+  assert.deepEqual(offered, [['spare', 'counter']], 'several: asked, the last pick first');
 });
 
 test('command arguments: a Uri, a URI string, a path, or the server lens object { uri, top }', () => {

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { HostToWebview, LoopEvent, ModelStatus, WebviewToHost } from '../../src/protocol';
 import { chatActions } from '../../src/extension/chatActions';
 import { ChatHost, type ChatActions } from '../../src/extension/chatHost';
-import type { Runs } from '../../src/extension/runs';
+import type { RunRegistry } from '../../src/extension/runRegistry';
 import type { ChorusServer } from '../../src/extension/server';
 import { CoverageStore } from '../../src/extension/store';
 import { Transcript, KEPT_RUNS } from '../../src/extension/transcript';
@@ -46,7 +46,7 @@ function host(actions: Partial<ChatActions>, warnings: string[] = [], fallback?:
   stub.reset();
   const context = { extensionUri: vscode.Uri.file('/ext'), subscriptions: [] } as unknown as vscode.ExtensionContext;
   const logger = { debug() {}, info() {}, warn: (m: string) => warnings.push(m), error() {} };
-  return new ChatHost(context, actions as ChatActions, logger, fallback);
+  return new ChatHost(context, () => actions as ChatActions, logger, fallback);
 }
 
 test('before the server reports a model status, the panel hears the one the settings imply', async () => {
@@ -141,8 +141,16 @@ test('steer goes to the running run, or is refused with the reason; ask is refus
     },
     ask: async () => assert.fail('must not ask'),
   } as unknown as ChorusServer;
-  const runs = { get: (id: string) => (id === 'r1' ? record : undefined), current: () => (running ? record : undefined) } as unknown as Runs;
-  const actions = chatActions({ server, runs: () => runs, store: new CoverageStore(), post: (m) => posted.push(m), noteQuestion() {} });
+  const runs = { get: (id: string) => (id === 'r1' ? record : undefined), current: () => (running ? record : undefined), stop: () => false } as unknown as RunRegistry;
+  const actions = chatActions({
+    server,
+    runs,
+    launcher: { retry: async () => assert.fail('must not retry') },
+    publisher: { writeTestbench: async () => assert.fail('must not write') },
+    store: new CoverageStore(),
+    post: (m) => posted.push(m),
+    noteQuestion() {},
+  });
 
   await actions.steer({ type: 'steer', steerId: 's1', text: 'drive back-to-back pushes', runId: 'r1' });
   assert.equal(posted[0].type === 'steerResult' && posted[0].accepted, false);

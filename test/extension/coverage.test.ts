@@ -2,7 +2,7 @@ import './stub/register';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Hole, LineCoverage } from '../../src/protocol';
-import { groupByFile, lineMarks, lineState, resolveDutFile } from '../../src/extension/coverageModel';
+import { groupByFile, lineMarks, lineState } from '../../src/extension/coverageModel';
 import { decorationPlan } from '../../src/extension/gutter';
 import { statementSpecs } from '../../src/extension/statements';
 
@@ -14,7 +14,7 @@ const lc = (line: number, hits: number, branches: [string, number][] = [], missi
   branches: branches.map(([label, count]) => ({ label, count })),
   missingToggles,
 });
-const hole = (line: number, kind: Hole['kind'], detail: string, extra: Partial<Hole> = {}): Hole => ({ file: 'fifo.sv', line, kind, detail, ...extra });
+const hole = (line: number, kind: Hole['kind'], detail: string, extra: Partial<Hole> = {}): Hole => ({ file: '/w/rtl/fifo.sv', line, kind, detail, ...extra });
 
 test('a line is covered, uncovered or partly covered', () => {
   assert.equal(lineState(lc(3, 12), []), 'covered');
@@ -57,17 +57,14 @@ test('records of one line from several instances add up', () => {
   assert.match(marks[0].hover, /5 hits/);
 });
 
-test('hole file names resolve to the DUT files', () => {
-  const dut = ['/w/rtl/fifo.sv', '/w/rtl/sub/mem.sv'];
-  assert.equal(resolveDutFile('fifo.sv', dut, '/w/rtl'), '/w/rtl/fifo.sv');
-  assert.equal(resolveDutFile('mem.sv', dut, '/w/rtl'), '/w/rtl/sub/mem.sv');
-  assert.equal(resolveDutFile('sub/mem.sv', dut, '/w/rtl'), '/w/rtl/sub/mem.sv');
-  assert.equal(resolveDutFile('/abs/x.sv', dut, '/w/rtl'), '/abs/x.sv');
-  assert.equal(resolveDutFile('other.sv', dut, '/w/rtl'), '/w/rtl/other.sv');
-  const grouped = groupByFile([lc(3, 1), { ...lc(4, 0), file: 'mem.sv' }], [hole(4, 'line', 'block')], dut, '/w/rtl');
-  assert.deepEqual([...grouped.keys()].sort(), ['/w/rtl/fifo.sv', '/w/rtl/sub/mem.sv']);
-  assert.equal(grouped.get('/w/rtl/fifo.sv')!.holes.length, 1);
-  assert.equal(grouped.get('/w/rtl/sub/mem.sv')!.lines[0].line, 4);
+test('lines and holes group by their absolute file, also when two files share a base name', () => {
+  const a = '/w/rtl/a/fifo.sv';
+  const b = '/w/rtl/b/fifo.sv';
+  const grouped = groupByFile([{ ...lc(3, 1), file: a }, { ...lc(4, 0), file: b }], [{ ...hole(4, 'line', 'block'), file: b }]);
+  assert.deepEqual([...grouped.keys()].sort(), [a, b]);
+  assert.equal(grouped.get(a)!.holes.length, 0);
+  assert.equal(grouped.get(b)!.holes.length, 1);
+  assert.equal(grouped.get(b)!.lines[0].line, 4);
 });
 
 test('signal declarations (toggle points only) are never "not executed" and are not statements', () => {

@@ -7,11 +7,15 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { descendants, waitFor } from '../helpers/procs';
+import { limitMs } from '../helpers/time-limits';
 import { example, processesUsing, removeScratch, scratch, startCli, suiteCache, TreeWatcher } from './support';
 
 after(removeScratch);
 
 const counter = example('counter');
+// Until the chosen moment: a run with a cold build cache reaches its simulation last, after the C++ compile (a
+// cold `generate --engine random` took 94 s at load average 17 here; test/helpers/time-limits.ts).
+const REACH_MS = limitMs(93_700, 17);
 
 interface Moment {
   name: string;
@@ -34,7 +38,7 @@ async function cancelAt(moment: Moment): Promise<void> {
   let exited = false;
   void done.then(() => (exited = true));
   try {
-    const reached = await waitFor(() => exited || moment.reached(watcher.look()), 120_000, 10);
+    const reached = await waitFor(() => exited || moment.reached(watcher.look()), REACH_MS, 10);
     assert.ok(reached && !exited, `${moment.name}: the run ended before the moment came`);
     // Freeze the tools mid-work: none can then end on its own, so whatever is gone below was killed by the CLI.
     for (const pid of descendants(child.pid!)) {

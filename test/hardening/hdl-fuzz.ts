@@ -1,4 +1,4 @@
-// The DUT-analysis properties, run as a child process by properties.test.ts: the parser is native code, and an
+// The DUT-analysis properties, run as a child process by random-input.test.ts: the parser is native code, and an
 // input that makes it loop forever must fail that test (the parent's time bound), not stall the whole suite.
 // Each input is written to the file named on the command line before it is analysed, so that file holds the
 // input that hung. Exit 0: every property held.

@@ -8,10 +8,13 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync,
 import { join } from 'node:path';
 import { GENERATED_MARKER } from '../../src/engine';
 import { cliPath, repoRoot, runCli, type CliResult } from '../helpers/cli';
+import { limitMs } from '../helpers/time-limits';
 import { example, removeScratch, scratch, simFixture, suiteCache } from './support';
 
 const counter = example('counter');
 const fifo = example('fifo');
+// A refused --out ends before any work: six refusals took 7.3 s at load average 15 here (helpers/time-limits.ts).
+const REFUSAL_MS = limitMs(1_300, 15);
 let work: string;
 let replay: string;
 
@@ -64,7 +67,7 @@ test("--out over a user's file: exit 2 before any work, the file unchanged; a fo
   ];
   for (const [target, why] of refusals) {
     for (const force of [[], ['--force']]) {
-      const refused = await runCli(['generate', counter, '--engine', 'random', '--out', target, ...force], { env, cwd: dir, timeoutMs: 30_000 });
+      const refused = await runCli(['generate', counter, '--engine', 'random', '--out', target, ...force], { env, cwd: dir, timeoutMs: REFUSAL_MS });
       assert.equal(refused.code, 2, `${target} ${force.join(' ')}: ${refused.stderr}`);
       assert.match(refused.stderr, why);
     }

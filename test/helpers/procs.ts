@@ -32,8 +32,8 @@ export function commandOf(pid: number): string {
   }
 }
 
-/** Polls until `check` holds or the timeout passes; returns the last value of `check`. */
-export async function waitFor(check: () => boolean, timeoutMs = 10_000, everyMs = 100): Promise<boolean> {
+/** Polls until `check` holds or `timeoutMs` passes (each caller sizes it: helpers/time-limits.ts); returns the last value of `check`. */
+export async function waitFor(check: () => boolean, timeoutMs: number, everyMs = 100): Promise<boolean> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     if (check()) return true;

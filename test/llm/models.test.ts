@@ -151,3 +151,18 @@ test('findDefaultModel: the first *.gguf in the folders, else a present manifest
   copyFileSync(tiny, join(two, 'a.gguf'));
   assert.equal(findDefaultModel([empty, two], inst.manifestPath), join(two, 'a.gguf'));
 });
+
+test('every manifest entry downloads from a pinned public address or says it is a local file the user supplies', () => {
+  const entries = loadManifest(defaultManifestPath());
+  for (const e of entries) {
+    if (/^https:\/\//.test(e.uri)) {
+      assert.match(e.uri, /^https:\/\/huggingface\.co\/[^/]+\/[^/]+\/resolve\/[0-9a-f]{40}\/[^/]+\.gguf$/, `${e.id}: a download pinned to one revision`);
+      assert.match(e.sha256 ?? '', /^[0-9a-f]{64}$/, `${e.id}: a pinned download is checked by sha256`);
+    } else {
+      assert.match(e.description, /local file you must supply/, `${e.id}: says plainly that the user supplies the file`);
+    }
+  }
+  const reference = entries.find((e) => e.id === 'qwen3-4b-instruct-2507-q4_k_m');
+  assert.ok(reference, 'the base model the paper fine-tunes is the reference entry');
+  assert.match(reference.uri, /Qwen3-4B-Instruct-2507-Q4_K_M\.gguf$/);
+});

@@ -1,19 +1,13 @@
 /** The built language server over stdio, driven by a real JSON-RPC/LSP client. */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  CancellationTokenSource,
-  createMessageConnection,
-  StreamMessageReader,
-  StreamMessageWriter,
-  type MessageConnection,
-} from 'vscode-jsonrpc/node';
-import { Methods, type GenerateResult, type LoopEventParams, type ModelStatus } from '../../src/protocol';
+import { CancellationTokenSource, type MessageConnection } from 'vscode-jsonrpc/node';
+import { LensCommands, Notifications, readLensArgs, Requests, type LoopEventParams, type ModelStatus } from '../../src/protocol';
 import { repoRoot } from '../helpers/cli';
+import { didOpen, onNotification, request, startServer, type ServerUnderTest } from '../helpers/lsp';
 import { commandOf, descendants, waitFor } from '../helpers/procs';
 import { replayModel } from '../helpers/replay';
 
@@ -23,52 +17,24 @@ const counterPath = join(repoRoot, 'examples', 'vending', 'vending.sv');
 const counterUri = pathToFileURL(counterPath).toString();
 const replay = JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] };
 
-let server: ChildProcess;
+let lsp: ServerUnderTest;
 let conn: MessageConnection;
 let settings: Record<string, unknown> = {};
 const loopEvents: LoopEventParams[] = [];
-const progress: unknown[] = [];
 const statuses: ModelStatus[] = [];
 
 before(async () => {
-  server = spawn(process.execPath, [join(repoRoot, 'dist', 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  conn = createMessageConnection(new StreamMessageReader(server.stdout!), new StreamMessageWriter(server.stdin!));
-  conn.onRequest('workspace/configuration', (p: { items: { section?: string }[] }) => p.items.map(() => settings));
-  conn.onRequest('window/workDoneProgress/create', () => null);
-  conn.onRequest('client/registerCapability', () => null);
-  conn.onRequest('workspace/codeLens/refresh', () => null);
-  conn.onNotification('$/progress', (p: unknown) => progress.push(p));
-  conn.onNotification(Methods.loopEvent, (p: LoopEventParams) => loopEvents.push(p));
-  conn.onNotification(Methods.modelStatus, (p: ModelStatus) => statuses.push(p));
-  conn.onNotification('window/logMessage', () => undefined);
-  conn.onNotification('textDocument/publishDiagnostics', () => undefined);
-  conn.listen();
-  const init = (await conn.sendRequest('initialize', {
-    processId: process.pid,
-    rootUri: pathToFileURL(repoRoot).toString(),
-    capabilities: { workspace: { configuration: true, codeLens: { refreshSupport: true } }, window: { workDoneProgress: true } },
-    workspaceFolders: null,
-  })) as { capabilities: Record<string, unknown> };
-  assert.ok(init.capabilities.documentSymbolProvider);
-  await conn.sendNotification('initialized', {});
-  for (const [uri, path] of [[fifoUri, fifoPath], [counterUri, counterPath]]) {
-    await conn.sendNotification('textDocument/didOpen', {
-      textDocument: { uri, languageId: 'systemverilog', version: 1, text: readFileSync(path, 'utf8') },
-    });
-  }
+  lsp = await startServer(() => settings);
+  conn = lsp.conn;
+  onNotification(conn, Notifications.loopEvent, (p) => loopEvents.push(p));
+  onNotification(conn, Notifications.modelStatus, (p) => statuses.push(p));
+  for (const [uri, path] of [[fifoUri, fifoPath], [counterUri, counterPath]]) await didOpen(conn, uri, readFileSync(path, 'utf8'));
 });
 
-after(async () => {
-  try {
-    await conn.sendRequest('shutdown');
-    await conn.sendNotification('exit');
-  } finally {
-    conn.dispose();
-    server.kill();
-  }
-});
+after(() => lsp.close());
 
 test('document symbols: modules with ports and parameters as children', async () => {
+  assert.ok(lsp.capabilities.documentSymbolProvider);
   const symbols = (await conn.sendRequest('textDocument/documentSymbol', { textDocument: { uri: fifoUri } })) as {
     name: string;
     children: { name: string; detail: string }[];
@@ -81,23 +47,26 @@ test('document symbols: modules with ports and parameters as children', async ()
 });
 
 test('code lens: generate above each module', async () => {
-  const lenses = (await conn.sendRequest('textDocument/codeLens', { textDocument: { uri: fifoUri } })) as { command: { title: string; command: string } }[];
+  const lenses = (await conn.sendRequest('textDocument/codeLens', { textDocument: { uri: fifoUri } })) as {
+    command: { title: string; command: string; arguments: unknown[] };
+  }[];
   assert.equal(lenses.length, 1);
   assert.equal(lenses[0].command.title, 'Generate high-coverage stimulus');
-  assert.equal(lenses[0].command.command, 'chorus.generate');
+  assert.equal(lenses[0].command.command, LensCommands.generate);
+  assert.deepEqual(readLensArgs(lenses[0].command.arguments[0]), { uri: fifoUri, top: 'fifo' }, 'the declared lens argument');
 });
 
 test('chorus/generate with a replay model streams events to completion; lenses and hover follow', async () => {
   settings = { engine: 'llm', model: replayModel(replay.responses), maxRounds: 3 };
-  const result = (await conn.sendRequest(Methods.generate, { uri: fifoUri, runId: 'run-1' })) as GenerateResult;
+  const result = await request(conn, Requests.generate, { uri: fifoUri, runId: 'run-1' });
   assert.equal(result.pass, true);
   assert.equal(result.rounds.length, 2);
-  assert.equal(result.points, undefined, 'points stay on the server');
+  assert.equal('points' in result, false, 'points stay on the server');
   const mine = loopEvents.filter((e) => e.runId === 'run-1').map((e) => e.event.type);
   for (const t of ['start', 'roundStart', 'tokens', 'parsed', 'build', 'coverage', 'feedback', 'roundEnd', 'final']) {
     assert.ok(mine.includes(t as never), `event ${t} streamed`);
   }
-  assert.ok(progress.length >= 3, 'work-done progress begin/report/end');
+  assert.ok(lsp.progress.length >= 3, 'work-done progress begin/report/end');
   assert.ok(statuses.some((s) => s.state === 'ready'), 'model status notifications');
 
   const lenses = (await conn.sendRequest('textDocument/codeLens', { textDocument: { uri: fifoUri } })) as { command: { title: string } }[];
@@ -112,24 +81,24 @@ test('chorus/generate with a replay model streams events to completion; lenses a
   assert.ok(hover, 'hover after a run');
   assert.match(hover.contents.value, /line hit \*\*\d+\*\* time/);
 
-  const cov = (await conn.sendRequest(Methods.coverage, { uri: fifoUri })) as { result: GenerateResult | null; lines: unknown[] };
+  const cov = await request(conn, Requests.coverage, { uri: fifoUri });
   assert.ok(cov.result && cov.lines.length > 0);
-  const lcov = (await conn.sendRequest(Methods.exportLcov, { uri: fifoUri })) as { lcov: string };
+  const lcov = await request(conn, Requests.exportLcov, { uri: fifoUri });
   assert.match(lcov.lcov, /^SF:.*fifo\.sv$/m);
 });
 
 test('one run per DUT; cancellation stops the run and leaves no child processes', async () => {
   settings = { engine: 'random' };
   const source = new CancellationTokenSource();
-  const first = conn.sendRequest(Methods.generate, { uri: counterUri, runId: 'run-2', budgetSeconds: 120, targets: { toggle: 100, line: 100 } }, source.token);
+  const first = request(conn, Requests.generate, { uri: counterUri, runId: 'run-2', budgetSeconds: 120, targets: { toggle: 100, line: 100 } }, source.token);
   // Wait until the search is simulating.
   const started = await waitFor(() => loopEvents.some((e) => e.runId === 'run-2' && e.event.type === 'build'), 60_000);
   assert.ok(started, 'the run started');
-  await assert.rejects(conn.sendRequest(Methods.generate, { uri: counterUri, runId: 'run-3' }), /already in progress/);
+  await assert.rejects(request(conn, Requests.generate, { uri: counterUri, runId: 'run-3' }), /already in progress/);
   source.cancel();
   await assert.rejects(first, (err: { code?: number }) => err.code === -32800);
-  const clean = await waitFor(() => descendants(server.pid!).length === 0, 10_000);
-  assert.ok(clean, `left behind: ${descendants(server.pid!).map(commandOf).join('; ')}`);
+  const clean = await waitFor(() => descendants(lsp.server.pid!).length === 0, 10_000);
+  assert.ok(clean, `left behind: ${descendants(lsp.server.pid!).map(commandOf).join('; ')}`);
   // The server is still alive and answers.
   const symbols = (await conn.sendRequest('textDocument/documentSymbol', { textDocument: { uri: counterUri } })) as unknown[];
   assert.equal(symbols.length, 1);
@@ -137,7 +106,7 @@ test('one run per DUT; cancellation stops the run and leaves no child processes'
 
 test('a failure inside a run is an error response, not a dead server', async () => {
   settings = { engine: 'llm', model: replayModel([]) };
-  await assert.rejects(conn.sendRequest(Methods.generate, { uri: fifoUri, runId: 'run-4' }), /replay/i);
+  await assert.rejects(request(conn, Requests.generate, { uri: fifoUri, runId: 'run-4' }), /replay/i);
   const lenses = (await conn.sendRequest('textDocument/codeLens', { textDocument: { uri: fifoUri } })) as unknown[];
   assert.ok(lenses.length >= 1);
 });

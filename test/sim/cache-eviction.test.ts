@@ -1,12 +1,15 @@
-// Cache housekeeping without Verilator: least-recently-used eviction, leftovers of crashed builds, locks.
+// Cache housekeeping without Verilator: least-recently-used eviction by bytes and count, leases of entries in
+// use by live processes, leftovers of crashed builds, locks, info and clear.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { evictOldEntries } from '../../src/sim/buildEntry';
 import { withCacheLock } from '../../src/sim/cacheLock';
 import { cacheLayout, cacheRoot } from '../../src/sim/cacheDir';
+import { entryInUse, leaseEntry } from '../../src/sim/cacheLease';
+import { cacheInfo, clearCache, evictCache, folderBytes } from '../../src/sim/cacheSize';
 
 let root: string;
 before(() => {
@@ -14,41 +17,100 @@ before(() => {
 });
 after(() => rmSync(root, { recursive: true, force: true }));
 
-function entry(builds: string, name: string, ageMinutes: number): string {
-  const dir = join(builds, name);
+const MiB = 1024 ** 2;
+
+/** A build entry of `bytes` whose stamp was last used `ageMinutes` ago. */
+function entry(folder: string, name: string, ageMinutes: number, bytes = 1000, stampName = 'stamp.json'): string {
+  const dir = join(folder, name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'stamp.json'), '{}');
+  writeFileSync(join(dir, stampName), '{}');
+  writeFileSync(join(dir, 'payload'), Buffer.alloc(bytes));
   const t = new Date(Date.now() - ageMinutes * 60_000);
-  utimesSync(join(dir, 'stamp.json'), t, t);
+  utimesSync(join(dir, stampName), t, t);
   utimesSync(dir, t, t);
   return dir;
 }
 
-test('eviction drops the least recently used builds beyond the cap, never recent or locked ones', async () => {
-  const builds = join(root, 'builds');
-  const tmp = join(root, 'tmp');
-  mkdirSync(tmp, { recursive: true });
-  const oldest = entry(builds, 'a', 300);
-  const locked = entry(builds, 'b', 250);
+/** A pid that has certainly exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn('true');
+  await new Promise((r) => child.on('exit', r));
+  return child.pid!;
+}
+
+test('eviction keeps the cache under its byte cap, least recently used first, never an entry in use or being built', async () => {
+  const layout = cacheLayout(join(root, 'bytes'));
+  const oldest = entry(layout.builds, 'a', 300, 3 * MiB);
+  const locked = entry(layout.builds, 'b', 250, 3 * MiB);
   mkdirSync(`${locked}.lock`);
-  const old = entry(builds, 'c', 200);
-  const recent1 = entry(builds, 'd', 1);
-  const recent2 = entry(builds, 'e', 2);
-  const crashed = entry(builds, 'f.tmp-0a1b2c3d', 48 * 60);
-  const crashedTmp = join(tmp, 'x-12345678');
+  const leasedByUs = entry(layout.builds, 'c', 200, 3 * MiB);
+  await leaseEntry(leasedByUs);
+  const leasedByDead = entry(layout.builds, 'd', 150, 3 * MiB);
+  const deadLease = `${leasedByDead}.use-${await deadPid()}`;
+  writeFileSync(deadLease, '');
+  const runtimeOld = entry(layout.runtime, 'r1', 100, 3 * MiB, 'runtime.json');
+  const recent = entry(layout.builds, 'e', 1, 3 * MiB);
+  const crashed = entry(layout.builds, 'f.tmp-0a1b2c3d', 48 * 60);
+  mkdirSync(layout.tmp, { recursive: true });
+  const crashedTmp = join(layout.tmp, 'x-12345678');
   mkdirSync(crashedTmp);
   const t = new Date(Date.now() - 48 * 3600_000);
   utimesSync(crashedTmp, t, t);
 
-  const removed = await evictOldEntries(builds, tmp, 2);
+  // 18 MiB of entries, a 10 MiB cap: the oldest unprotected ones go until the rest fits.
+  await evictCache(layout, { maxBytes: 10 * MiB });
   assert.equal(existsSync(oldest), false);
-  assert.equal(existsSync(old), false);
-  assert.equal(existsSync(locked), true, 'a locked entry is in use');
-  assert.equal(existsSync(recent1), true);
-  assert.equal(existsSync(recent2), true, 'recent entries stay even beyond the cap');
+  assert.equal(existsSync(locked), true, 'a build holds its lock');
+  assert.equal(existsSync(leasedByUs), true, 'a live process leases it');
+  assert.equal(existsSync(leasedByDead), false, 'a dead process\'s lease protects nothing');
+  assert.equal(existsSync(deadLease), false, 'the dead lease is removed');
+  assert.equal(existsSync(runtimeOld), false, 'runtime entries (objects, precompiled headers) count and go too');
+  assert.equal(existsSync(recent), true, 'the most recent entry fits under the cap');
   assert.equal(existsSync(crashed), false);
   assert.equal(existsSync(crashedTmp), false);
-  assert.equal(removed, 3);
+  assert.ok((await folderBytes(layout.root)) <= 10 * MiB);
+});
+
+test('eviction also keeps at most maxBuilds simulators, whatever their size', async () => {
+  const layout = cacheLayout(join(root, 'count'));
+  const dirs = [5, 4, 3, 2].map((age, i) => entry(layout.builds, `k${i}`, age));
+  await evictCache(layout, { maxBytes: 1024 ** 3, maxBuilds: 2 });
+  assert.deepEqual(dirs.map(existsSync), [false, false, true, true]);
+});
+
+test('a lease protects an entry only while its process lives and renews it', async () => {
+  const layout = cacheLayout(join(root, 'lease'));
+  const dir = entry(layout.builds, 'x', 10);
+  assert.equal(await entryInUse(dir), false);
+  await leaseEntry(dir);
+  assert.equal(await entryInUse(dir), true);
+  const stale = new Date(Date.now() - 60 * 60_000);
+  utimesSync(`${dir}.use-${process.pid}`, stale, stale);
+  assert.equal(await entryInUse(dir), false, 'a lease not renewed for an hour has lapsed');
+});
+
+test('cache info sums every part; clear removes all but entries in use', async () => {
+  const cacheDir = join(root, 'info');
+  const layout = cacheLayout(cacheDir);
+  entry(layout.builds, 'b1', 30, 2 * MiB);
+  const kept = entry(layout.builds, 'b2', 20, 1 * MiB);
+  await leaseEntry(kept);
+  entry(layout.runtime, 'r1', 30, 1 * MiB, 'runtime.json');
+  mkdirSync(layout.ccache, { recursive: true });
+  writeFileSync(join(layout.ccache, 'blob'), Buffer.alloc(MiB));
+  const info = await cacheInfo({ cacheDir, cacheMaxBytes: 64 * MiB });
+  assert.equal(info.builds.count, 2);
+  assert.equal(info.runtime.count, 1);
+  assert.equal(info.ccacheBytes, MiB);
+  assert.equal(info.capBytes, 64 * MiB);
+  assert.ok(info.totalBytes >= 5 * MiB && info.totalBytes < 5 * MiB + 4096, String(info.totalBytes));
+  const cleared = await clearCache({ cacheDir });
+  assert.equal(cleared.keptInUse, 1);
+  assert.ok(cleared.freedBytes >= 4 * MiB);
+  const after = await cacheInfo({ cacheDir });
+  assert.equal(after.builds.count, 1);
+  assert.equal(after.runtime.count, 0);
+  assert.equal(after.ccacheBytes, 0);
 });
 
 test('the cache root follows the option, then CHORUS_CACHE_DIR, then XDG_CACHE_HOME', () => {

@@ -134,16 +134,20 @@ test('mergePoints adds counts of the same point and keeps distinct points apart 
 test('findHoles orders by file and line and carries the source line', () => {
   const pts = parseCoverageDat(sample, [DUT], 'sample.dat');
   const src = Array.from({ length: 45 }, (_, i) => `    line ${i + 1};`).join('\n');
-  const holes = findHoles(pts, new Map([[DUT, src]]), (f) => f.split('/').pop() ?? f);
+  const holes = findHoles(pts, new Map([[DUT, src]]));
+  // A hole names its file by the path the points carry: one identity, no display names in data.
   assert.deepEqual(
     holes.map((h) => [h.file, h.line, h.kind]),
     [
-      ['fifo.sv', 10, 'toggle'],
-      ['fifo.sv', 21, 'branch'],
-      ['fifo.sv', 29, 'line'],
-      ['fifo.sv', 40, 'user'],
+      [DUT, 10, 'toggle'],
+      [DUT, 21, 'branch'],
+      [DUT, 29, 'line'],
+      [DUT, 40, 'user'],
     ],
   );
+  // Text for the model names files by base name unless told otherwise.
+  assert.match(holesFeedback(holes), /^- fifo\.sv:21 branch:/m);
+  assert.match(holesFeedback(holes, 40, (f) => `rtl/${f.split('/').pop()}`), /^- rtl\/fifo\.sv:21 branch:/m);
   assert.equal(holes[1].source, 'line 21;');
   assert.match(holes[1].detail, /else/);
   assert.match(holes[0].detail, /q\[1\]/);

@@ -8,7 +8,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { createNonce, renderPanelHtml, type HostToWebview, type LoopEvent, type RunRequestInfo, type WebviewToHost } from '../../src/protocol';
+import type { HostToWebview, LoopEvent, RunRequestInfo, WebviewToHost } from '../../src/protocol';
+import { createNonce, renderPanelHtml } from '../../src/extension/webviewHtml';
 import { repoRoot } from '../helpers/cli';
 import { darkModern, lightModern } from './themes';
 

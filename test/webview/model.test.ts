@@ -2,7 +2,8 @@
 // draw from.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createNonce, isHostToWebview, isWebviewToHost, panelCsp, renderPanelHtml, type HostToWebview } from '../../src/protocol';
+import { isHostToWebview, isWebviewToHost, type HostToWebview } from '../../src/protocol';
+import { createNonce, panelCsp, renderPanelHtml } from '../../src/extension/webviewHtml';
 import { chartGeometry } from '../../src/webview/chartGeometry';
 import { formatDelta } from '../../src/webview/format';
 import { describeKinds, groupHoles, summarizeDetails } from '../../src/webview/holeGroups';

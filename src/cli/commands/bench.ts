@@ -4,12 +4,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { benchMarkdown, benchSvg, parseItems, runBench, writeFileAtomic } from '../../engine';
-import { openBackend } from '../../llm';
+import { writeFileAtomic } from '../../engine';
 import { ChorusError, type EngineName } from '../../protocol';
+import { benchMarkdown, benchSvg } from '../bench/report';
+import { runBench } from '../bench/run';
+import { parseItems } from '../bench/schema';
 import type { CliContext } from '../context';
-import { cliModelDirs } from '../modelDirs';
+import { cliModels } from '../models';
 import { nonNegativeInt, oneOf, positiveInt, positiveNumber } from '../options';
+import { byteSize } from './cache';
 import type { RegisterCommand } from './index';
 
 interface BenchFlags {
@@ -26,6 +29,8 @@ interface BenchFlags {
   budgetSeconds?: number;
   timeout?: number;
   limit?: number;
+  memoryLimit?: number;
+  cacheMax?: number;
 }
 
 async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Promise<void> {
@@ -38,15 +43,9 @@ async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Prom
   let lines = parseItems(text);
   if (flags.limit) lines = lines.slice(0, flags.limit);
   if (!lines.length) throw new ChorusError('bad_input', `${dataset} holds no items.`, { file: dataset });
-  const needsModel = flags.engine !== 'random';
-  const backend = needsModel
-    ? await openBackend(flags.model, {
-        logger: ctx.logger,
-        signal: ctx.signal,
-        modelDirs: cliModelDirs(),
-        endpoint: flags.endpoint ? { baseUrl: flags.endpoint, model: flags.apiModel, apiKey: process.env.CHORUS_API_KEY } : undefined,
-      })
-    : undefined;
+  // One backend for every item and sample: a local model is loaded once, not per run.
+  const models = cliModels(flags, ctx);
+  const backend = flags.engine !== 'random' ? await models.open(ctx.signal) : undefined;
   const workDir = await mkdtemp(join(tmpdir(), 'chorus-bench-'));
   const bar =
     !flags.json && process.stderr.isTTY
@@ -67,7 +66,7 @@ async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Prom
         seed: flags.seed,
         workDir,
       },
-      { logger: ctx.logger, signal: ctx.signal, backend },
+      { logger: ctx.logger, signal: ctx.signal, backend, memoryLimitBytes: flags.memoryLimit, cacheMaxBytes: flags.cacheMax },
       (e) => {
         if (e.type === 'itemStart') bar?.update({ id: e.id });
         if (e.type === 'itemEnd') {
@@ -94,7 +93,7 @@ async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Prom
     process.exitCode = 0;
   } finally {
     bar?.stop();
-    await backend?.dispose();
+    await models.dispose();
     await rm(workDir, { recursive: true, force: true });
   }
 }
@@ -117,5 +116,7 @@ export const registerBench: RegisterCommand = (program: Command, ctx: CliContext
     .option('--limit <n>', 'only the first n items', positiveInt('--limit'))
     .option('--out <dir>', 'write results.json, summary.md and chart.svg here')
     .option('--json', 'print only the JSON result')
+    .option('--memory-limit <size>', 'memory of each tool that builds or runs the testbench, e.g. 4G, 2048M (default 4G)', byteSize('--memory-limit'))
+    .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'))
     .action((dataset: string, flags: BenchFlags) => action(dataset, flags, ctx));
 };

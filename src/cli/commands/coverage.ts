@@ -1,12 +1,12 @@
 /** `chorus coverage`: build and run one testbench against the DUT with Verilator and report its coverage. */
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { writeFileAtomic } from '../../engine';
-import { measureCoverage, toLcov, type MeasureResult } from '../../sim';
+import { lcov, measure, writeFileAtomic, type MeasureResult } from '../../engine';
 import type { CoverageReport, Diagnostic } from '../../protocol';
 import type { CliContext } from '../context';
-import { coverageTable, holesList } from '../format';
+import { coverageTable, givenNames, holesList, namedHoles } from '../format';
 import { collect, nonNegativeInt, positiveNumber } from '../options';
+import { byteSize } from './cache';
 import type { RegisterCommand } from './index';
 
 interface CoverageFlags {
@@ -19,6 +19,8 @@ interface CoverageFlags {
   verilator?: string;
   includeDir: string[];
   plusarg: string[];
+  memoryLimit?: number;
+  cacheMax?: number;
 }
 
 /** Exit codes of the contract: 0 measured, 1 build/run failed or timed out, 2 rejected. */
@@ -64,11 +66,11 @@ function render(report: MeasureResult, rtl: string[], flags: CoverageFlags): str
 }
 
 async function run(rtl: string[], flags: CoverageFlags, ctx: CliContext): Promise<void> {
-  const report = await measureCoverage(
+  const measured = await measure(
     {
-      dutFiles: rtl,
+      rtlFiles: rtl,
       testbench: flags.tb,
-      dutTop: flags.top,
+      top: flags.top,
       includeDirs: flags.includeDir,
       plusargs: flags.plusarg,
       timeoutMs: flags.timeout !== undefined ? Math.round(flags.timeout * 1000) : undefined,
@@ -79,8 +81,17 @@ async function run(rtl: string[], flags: CoverageFlags, ctx: CliContext): Promis
       logger: ctx.logger,
       signal: ctx.signal,
       workspaceRoot: process.cwd(),
+      memoryLimitBytes: flags.memoryLimit,
+      cacheMaxBytes: flags.cacheMax,
     },
   );
+  // Files named as the user gave them (the result carries absolute paths).
+  const name = givenNames([...rtl, flags.tb]);
+  const report: MeasureResult = {
+    ...measured,
+    holes: namedHoles(measured.holes, name),
+    diagnostics: measured.diagnostics.map((d) => ({ ...d, file: name(d.file) })),
+  };
   // The report first: a failed lcov write (a full disk) must not cost the user the measured coverage.
   if (flags.json) {
     const { points: _points, simOutput: _output, ...json } = report;
@@ -90,7 +101,7 @@ async function run(rtl: string[], flags: CoverageFlags, ctx: CliContext): Promis
   }
   process.exitCode = exitCodeForStatus(report.status);
   if (flags.lcov) {
-    if (report.points.length) await writeFileAtomic(flags.lcov, toLcov(report.points));
+    if (report.points.length) await writeFileAtomic(flags.lcov, lcov(report.points, name));
     else ctx.logger.warn(`No coverage was measured, so ${flags.lcov} was not written.`);
   }
 }
@@ -109,5 +120,7 @@ export const registerCoverage: RegisterCommand = (program: Command, ctx: CliCont
     .option('--verilator <path>', 'Verilator executable (default: CHORUS_VERILATOR or verilator on PATH)')
     .option('-I, --include-dir <dir>', 'include folder for `include (repeatable)', collect, [])
     .option('--plusarg <arg>', 'plusarg passed to the simulation, such as +seed=3 (repeatable)', collect, [])
+    .option('--memory-limit <size>', 'memory of each tool that builds or runs the testbench, e.g. 4G, 2048M (default 4G)', byteSize('--memory-limit'))
+    .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'))
     .action((rtl: string[], flags: CoverageFlags) => run(rtl, flags, ctx));
 };

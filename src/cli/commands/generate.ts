@@ -1,16 +1,15 @@
 /** `chorus generate`: close coverage on a DUT with the model-free engine, the model, or both. */
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import pc from 'picocolors';
-import { checkTestbenchTarget, generateToEnd, parseTargets, writeTestbench, formatSummary, overallPct, type GenerateRequest } from '../../engine';
-import { findDefaultModel, openBackend } from '../../llm';
-import type { ChatBackend } from '../../llm/backend';
+import { checkTestbenchTarget, generateToEnd, parseTargets, planRun, writeTestbench, formatSummary, overallPct } from '../../engine';
 import { DEFAULT_TARGETS, type EngineName, type GenerateResult, type LoopEvent } from '../../protocol';
 import type { CliContext } from '../context';
-import { coverageTable, holesList } from '../format';
-import { cliModelDirs } from '../modelDirs';
-import { collect, oneOf, positiveInt, nonNegativeInt, positiveNumber } from '../options';
+import { coverageTable, givenNames, holesList, namedHoles, type FileNamer } from '../format';
+import { cliModels } from '../models';
+import { collect, oneOf, positiveInt, nonNegativeInt, positiveNumber, numberIn } from '../options';
+import { byteSize } from './cache';
 import type { RegisterCommand } from './index';
 
 interface GenerateFlags {
@@ -29,6 +28,15 @@ interface GenerateFlags {
   apiModel?: string;
   instance?: string;
   json?: boolean;
+  memoryLimit?: number;
+  cacheMax?: number;
+  contextSize?: number;
+  gpu?: 'auto' | 'cuda' | 'vulkan' | 'metal' | 'cpu';
+  threads?: number;
+  maxTokens?: number;
+  temperature?: number;
+  thinking?: 'on' | 'off';
+  requestTimeout?: number;
 }
 
 /** A live line on a terminal: round, coverage per kind, elapsed. */
@@ -79,77 +87,74 @@ function progressRenderer(ctx: CliContext, json: boolean): { onEvent(e: LoopEven
   };
 }
 
-function printResult(ctx: CliContext, r: GenerateResult): void {
-  ctx.out(`${pc.bold(r.top)} — ${r.engine} engine, ${r.rounds.length} round(s), stopped: ${r.stopReason}`);
+function printResult(ctx: CliContext, r: GenerateResult, name: FileNamer): void {
+  ctx.out(`${pc.bold(r.top)} — ${r.engine} engine, ${r.rounds.length} round(s), stopped: ${r.stopReason}${r.stopDetail ? ` (${r.stopDetail})` : ''}`);
   ctx.out(coverageTable(r.coverage, r.targets));
   ctx.out(r.pass ? pc.green('Targets met.') : pc.red(`Targets not met (${Object.entries(r.targets).map(([k, v]) => `${k} ${v}%`).join(', ')}).`));
   if (r.holes.length) {
     ctx.out(pc.bold('Holes:'));
-    ctx.out(holesList(r.holes));
+    ctx.out(holesList(namedHoles(r.holes, name)));
   }
   if (r.testbenchPath) ctx.out(`Testbench: ${r.testbenchPath}`);
-}
-
-async function chooseModel(flags: GenerateFlags, ctx: CliContext): Promise<{ engine: EngineName; backend?: ChatBackend }> {
-  const wantsModel = flags.engine === 'llm' || flags.engine === 'hybrid';
-  const model = flags.model ?? process.env.CHORUS_MODEL ?? (flags.endpoint ? undefined : findDefaultModel(cliModelDirs()));
-  const configured = Boolean(model || flags.endpoint);
-  let engine: EngineName;
-  if (flags.engine) engine = flags.engine;
-  else if (configured) engine = 'llm';
-  else {
-    engine = 'random';
-    if (!flags.json) ctx.logger.info('No model configured or found in models/: using the model-free engine (pass --model or --endpoint to use the LLM).');
-  }
-  if (engine === 'random') return { engine };
-  if (!configured && wantsModel) {
-    return { engine, backend: undefined };
-  }
-  const backend = await openBackend(model, {
-    logger: ctx.logger,
-    signal: ctx.signal,
-    modelDirs: cliModelDirs(),
-    endpoint: flags.endpoint ? { baseUrl: flags.endpoint, model: flags.apiModel, apiKey: process.env.CHORUS_API_KEY } : undefined,
-  });
-  return { engine, backend };
 }
 
 async function action(files: string[], flags: GenerateFlags, ctx: CliContext): Promise<void> {
   const targets = flags.target ? parseTargets(flags.target) : DEFAULT_TARGETS;
   // Refuse an --out CHORUS may not replace before the run, not after minutes of work (checked again on write).
   if (flags.out) await checkTestbenchTarget(resolve(flags.out), Boolean(flags.force));
-  const { engine, backend } = await chooseModel(flags, ctx);
-  const req: GenerateRequest = {
-    rtlFiles: files.map((f) => resolve(f)),
-    specFiles: flags.spec.map((f) => resolve(f)),
-    top: flags.top,
-    instanceName: flags.instance,
-    engine,
-    targets,
-    rounds: flags.rounds,
-    seed: flags.seed,
-    budgetSeconds: flags.budgetSeconds,
-    simTimeoutSeconds: flags.timeout,
-    workspaceRoot: process.cwd(),
-  };
-  const progress = progressRenderer(ctx, Boolean(flags.json));
+  const models = cliModels(flags, ctx);
   let result: GenerateResult;
   try {
-    result = await generateToEnd(req, { logger: ctx.logger, signal: ctx.signal, backend, verilatorPath: process.env.CHORUS_VERILATOR }, (e) => progress.onEvent(e));
+    const { request } = await planRun(
+      {
+        files,
+        specFiles: flags.spec.map((f) => resolve(f)),
+        top: flags.top,
+        instanceName: flags.instance,
+        engine: flags.engine,
+        targets,
+        rounds: flags.rounds,
+        seed: flags.seed,
+        budgetSeconds: flags.budgetSeconds,
+        simTimeoutSeconds: flags.timeout,
+        contextSize: flags.contextSize,
+        sampling: {
+          temperature: flags.temperature,
+          maxTokens: flags.maxTokens,
+          ...(flags.thinking ? { thinking: flags.thinking === 'on' } : {}),
+        },
+      },
+      models,
+    );
+    if (!flags.engine && request.engine === 'random' && !flags.json) {
+      ctx.logger.info('No model configured or found in models/: using the model-free engine (pass --model or --endpoint to use the LLM).');
+    }
+    const progress = progressRenderer(ctx, Boolean(flags.json));
+    try {
+      const { points: _points, ...wire } = await generateToEnd(
+        request,
+        { logger: ctx.logger, signal: ctx.signal, models, verilatorPath: process.env.CHORUS_VERILATOR, memoryLimitBytes: flags.memoryLimit, cacheMaxBytes: flags.cacheMax },
+        (e) => progress.onEvent(e),
+      );
+      result = wire;
+    } finally {
+      progress.stop();
+    }
   } finally {
-    progress.stop();
-    await backend?.dispose();
+    await models.dispose();
   }
   if (result.testbench) {
     const out = resolve(flags.out ?? `tb_${result.top}.sv`);
     await writeTestbench(out, result.testbench, Boolean(flags.force));
     result.testbenchPath = out;
   }
+  // Files as the user named them; the run's own testbench (in a removed run folder) by its base name.
+  const name = givenNames(files, (f) => basename(f));
   if (flags.json) {
-    const { lines: _lines, points: _points, ...rest } = result;
-    ctx.out(JSON.stringify(rest, null, 2));
+    const { lines: _lines, ...rest } = result;
+    ctx.out(JSON.stringify({ ...rest, holes: namedHoles(rest.holes, name), diagnostics: rest.diagnostics.map((d) => ({ ...d, file: name(d.file) })) }, null, 2));
   } else {
-    printResult(ctx, result);
+    printResult(ctx, result, name);
   }
   process.exitCode = result.stopReason === 'cancelled' ? 130 : result.pass ? 0 : 1;
 }
@@ -172,7 +177,16 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
     .option('--model <uri>', 'model: a .gguf path, a manifest id, hf:… (downloaded), or replay:<file.json>')
     .option('--endpoint <url>', 'OpenAI-compatible endpoint base URL (vLLM, SGLang, llama.cpp server, Ollama)')
     .option('--api-model <name>', 'model name at the endpoint')
+    .option('--context-size <tokens>', 'model context to allocate (local) or assume (endpoint), in tokens; prompts are fitted into it', positiveInt('--context-size'))
+    .option('--gpu <kind>', 'local model compute: auto | cuda | vulkan | metal | cpu (default auto)', oneOf('--gpu', ['auto', 'cuda', 'vulkan', 'metal', 'cpu'] as const))
+    .option('--threads <n>', 'CPU threads for a local model', positiveInt('--threads'))
+    .option('--max-tokens <n>', 'longest reply in tokens (default 16384, the paper protocol)', positiveInt('--max-tokens'))
+    .option('--temperature <t>', 'sampling temperature, 0 to 2 (default 0.7)', numberIn('--temperature', 0, 2))
+    .option('--thinking <on|off>', 'Qwen3-style models: let the model think before answering, or not', oneOf('--thinking', ['on', 'off'] as const))
+    .option('--request-timeout <seconds>', 'endpoint: longest wait for an answer to start, and longest silence mid-reply', positiveNumber('--request-timeout'))
     .option('--instance <name>', 'DUT instance name in the testbench (default uut)')
     .option('--json', 'print only the result as JSON')
+    .option('--memory-limit <size>', 'memory of each tool that builds or runs the testbench, e.g. 4G, 2048M (default 4G)', byteSize('--memory-limit'))
+    .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'))
     .action((files: string[], flags: GenerateFlags) => action(files, flags, ctx));
 };

@@ -1,7 +1,7 @@
 /** `chorus inspect`: what DUT analysis finds in RTL files — modules, parameters, ports, top, clock, reset. */
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { analyzeFiles, moduleByName } from '../../hdl';
+import { analyzeFiles, moduleByName } from '../../engine';
 import { ChorusError, type DesignAnalysis, type ModuleInfo, type ResetInfo } from '../../protocol';
 import type { CliContext } from '../context';
 import type { RegisterCommand } from './index';

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { listModels, modelInfo, pullModel, type ModelInfo } from '../../llm';
+import { listModels, modelInfo, pullModel, type ModelInfo } from '../../engine';
 import type { ModelChoice } from '../../protocol';
 import type { CliContext } from '../context';
 import { cliManifestPath, cliModelDirs } from '../modelDirs';

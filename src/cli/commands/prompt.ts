@@ -25,7 +25,7 @@ export const registerPrompt: RegisterCommand = (program: Command, ctx: CliContex
         // Nothing is written for a prompt; the run folder only has to exist.
         workDir: process.cwd(),
       });
-      const messages = buildOpeningMessages({ rtl: run.rtl, specs: run.specs, top: run.top.name, instance: run.instance });
+      const messages = buildOpeningMessages({ rtl: run.rtl, specs: run.specs, top: run.top.name, instance: run.instance, clock: run.top.clock, reset: run.top.reset });
       ctx.out(JSON.stringify(messages, null, 2));
     });
 };

@@ -1,293 +1,206 @@
 /**
  * The closure loop with a model: prompt → reply → parse/patch → sandbox check, build, simulate → feedback, round
  * after round. Markov context: each round sees the opening messages, the best reply so far and its feedback only.
+ * Each step is a named function in its own file; this one only orders them and keeps the loop's state. Once a
+ * testbench has been measured it is never lost: a failing backend, a prompt that no longer fits, a cancel or the
+ * budget end the run with a reason, and the best testbench is the result.
  */
-import { basename } from 'node:path';
 import { lineCoverage } from '../../sim';
-import {
-  ChorusError,
-  isAbortError,
-  type ChatMessage,
-  type CoveragePoint,
-  type CoverageReport,
-  type GenerateResult,
-  type LoopEvent,
-  type RoundSummary,
-} from '../../protocol';
+import type { SamplingOptions } from '../../llm';
+import { ChorusError, coveredGain, emptySummary, isAbortError, meetsTargets, type CoveragePoint, type LoopEvent, type RoundSummary } from '../../protocol';
 import type { EngineServices } from '../api';
 import type { Emit } from '../channel';
 import type { RunContext } from '../context';
-import { evaluateTestbench, instantiationProblem } from '../evaluate';
-import { emptySummary, gain, meetsTargets, overallPct } from '../targets';
-import { edaBullets, nextInstruction } from './feedback';
-import { applyPatch } from './patch';
-import { asFileReply, buildFollowupMessages, buildOpeningMessages, type Bullets } from './prompt';
-import { parseReply } from './reply';
+import type { Outcome } from '../generators/types';
+import { keepsNewer, seedAttempt, type Attempt } from './attempt';
+import { buildRoundPrompt } from './buildPrompt';
+import { contextBudget, contextPlan, fitPrompt } from './contextFit';
+import { evaluateCandidate, type Measurement } from './evaluateCandidate';
+import { generateReply } from './generateReply';
+import { parseAndPatch } from './parseAndPatch';
+import { buildOpeningMessages } from './prompt';
+import { cleanReply, roundFeedback, roundSummary } from './roundRecord';
+import { runSignal } from './runSignal';
+import { roundSeed } from './seed';
+import { stopAfterRound, stopBeforeRound, type StopLimits, type StopReason } from './stopRules';
 
-export interface LlmLoopOptions {
+export interface LlmLoopOptions extends StopLimits {
   rounds: number;
-  /** Stop after this many rounds in a row without a coverage gain. */
-  stallRounds: number;
-  /** Wall-clock budget for the whole loop, in ms. */
-  budgetMs?: number;
-  /** Generated-token budget for the whole loop. */
-  tokenBudget?: number;
   simTimeoutMs?: number;
-  /** A testbench to start from (hybrid engine), with its measured report. */
-  seed?: { testbench: string; report: CoverageReport; points: CoveragePoint[]; filename: string };
-  engineName: 'llm' | 'hybrid';
-  /** Rounds already reported by an earlier phase (hybrid), so indices continue. */
-  priorRounds?: RoundSummary[];
-  sampling?: { temperature?: number; topP?: number; maxTokens?: number };
+  /**
+   * An earlier generator's outcome to continue from (hybrid): its testbench stands as the best reply so far with its
+   * measured feedback, and its rounds are kept so that round numbers continue.
+   */
+  from?: Outcome;
+  sampling?: Pick<SamplingOptions, 'temperature' | 'topP' | 'maxTokens' | 'thinking'>;
+  /** The run's seed: each round samples with a seed derived from it. Unset: the backend's own randomness. */
+  seed?: number;
+  /** The model's context in tokens when the user set it; else what the backend reports, if anything. */
+  contextSize?: number;
 }
 
-interface Attempt {
-  reply: string;
-  followups: ChatMessage[];
-  testbench: string | null;
-  filename: string;
-  report: CoverageReport | null;
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
-/** Best = runs > has coverage > targets met > coverage. */
-function rank(a: Attempt, ctx: RunContext): number[] {
-  const r = a.report;
-  const ran = r?.status === 'ok' ? 1 : 0;
-  const hasCov = ran && r && (r.coverage.line.total + r.coverage.branch.total + r.coverage.toggle.total) > 0 ? 1 : 0;
-  const met = hasCov && r && meetsTargets(r.coverage, ctx.targets) ? 1 : 0;
-  return [ran, hasCov, met, r && hasCov ? overallPct(r.coverage) : 0];
-}
-
-function better(a: number[], b: number[]): boolean {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] > b[i];
-  return false;
-}
-
-function reward(r: CoverageReport | null): number {
-  if (!r || r.status !== 'ok') return 0;
-  return Math.round((1 + overallPct(r.coverage) / 100) * 1000) / 1000;
-}
-
-function safeFilename(name: string | null, top: string): string {
-  const base = name ? basename(name.trim()) : '';
-  return /^[A-Za-z0-9_.-]+\.(sv|v)$/.test(base) ? base : `tb_${top}.sv`;
-}
-
-function bulletsLine(b: Bullets): string {
-  return Object.entries(b)
-    .filter(([k]) => k !== 'uncovered' && k !== 'log')
-    .map(([k, v]) => `${k}=${v}`)
-    .join(', ');
-}
-
-function failedReport(status: CoverageReport['status'], file: string, message: string): CoverageReport {
-  return {
-    status,
-    coverage: emptySummary(),
-    instances: {},
-    holes: [],
-    diagnostics: [{ file, line: 1, column: 0, severity: 'error', message }],
-    ms: { build: 0, sim: 0 },
-  };
-}
-
-export async function runLlmLoop(
-  ctx: RunContext,
-  services: EngineServices,
-  opts: LlmLoopOptions,
-  emit: Emit<LoopEvent>,
-): Promise<GenerateResult> {
+export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts: LlmLoopOptions, emit: Emit<LoopEvent>): Promise<Outcome> {
   const backend = services.backend;
   if (!backend) throw new ChorusError('bad_input', 'No model configured: pass --model <path|id|replay:file> or --endpoint <url>, or use --engine random.');
-  const opening = buildOpeningMessages({ rtl: ctx.rtl, specs: ctx.specs, top: ctx.top.name, instance: ctx.instance });
-  const rounds: RoundSummary[] = [...(opts.priorRounds ?? [])];
-  const started = Date.now();
+  const opening = buildOpeningMessages({ rtl: ctx.rtl, specs: ctx.specs, top: ctx.top.name, instance: ctx.instance, clock: ctx.top.clock, reset: ctx.top.reset });
+  const rounds: RoundSummary[] = [...(opts.from?.result.rounds ?? [])];
+  const startedAt = Date.now();
+  // The budget also stops a generation or simulation in progress, not only the next round.
+  const run = runSignal(services.signal, opts.budgetMs, startedAt);
+  const runServices: EngineServices = { ...services, signal: run.signal };
   let best: Attempt | null = null;
   let bestPoints: CoveragePoint[] = [];
   let tokensUsed = 0;
   let stall = 0;
-  let stopReason = 'rounds';
+  let stopReason: StopReason = 'rounds';
+  let stopDetail: string | undefined;
+  const log = (level: 'info' | 'warn' | 'error', message: string) => emit({ type: 'log', level, message });
+  /** Ends the run for a failure; before any measured testbench there is nothing to keep, so it is the run's error. */
+  const failAfterBest = (reason: 'error' | 'context', detail: string, err?: unknown) => {
+    if (!best?.report) throw err ?? new ChorusError('bad_input', detail);
+    stopReason = reason;
+    stopDetail = detail;
+    log('error', `${detail} The best testbench so far is kept.`);
+  };
 
-  if (opts.seed) {
-    const s = opts.seed;
-    best = {
-      reply: asFileReply(s.filename, s.testbench),
-      testbench: s.testbench,
-      filename: s.filename,
-      report: s.report,
-      followups: buildFollowupMessages({
-        parse: { status: 'success', type: 'file', filename: s.filename },
-        eda: edaBullets(s.report, ctx.targets),
-        instruction: nextInstruction(s.report, []),
-      }),
-    };
-    bestPoints = s.points;
-    if (meetsTargets(s.report.coverage, ctx.targets)) stopReason = 'targets met';
+  const from = opts.from;
+  if (from?.report) {
+    best = seedAttempt(from.result.testbench, from.filename, from.report, ctx.targets, ctx.displayName);
+    bestPoints = from.points;
+    if (meetsTargets(from.report.coverage, ctx.targets)) stopReason = 'targets met';
   }
 
-  const first = rounds.length + 1;
-  for (let index = first; stopReason !== 'targets met' && index < first + opts.rounds; index++) {
-    if (services.signal.aborted) {
-      stopReason = 'cancelled';
-      break;
-    }
-    if (opts.budgetMs !== undefined && Date.now() - started > opts.budgetMs) {
-      stopReason = 'budget';
-      break;
-    }
-    const steering = services.steering?.take() ?? [];
-    const messages: ChatMessage[] = [...opening];
-    if (best) messages.push({ role: 'assistant', content: best.reply }, ...best.followups);
-    if (steering.length) {
-      // The best attempt's instruction already sits last; the user's words ride on a fresh instruction message.
-      messages.push({ role: 'user', content: `Instruction for next round:\n${nextInstruction(best?.report ?? null, steering)}` });
-    }
-    emit({ type: 'roundStart', round: index, instruction: steering.join('\n') || undefined });
-
-    const tGen = Date.now();
-    let replyText: string;
-    let usage = { completionTokens: 0, evaluatedPromptTokens: 0 };
-    try {
-      const result = await backend.chat(messages, {
-        ...opts.sampling,
-        signal: services.signal,
-        onToken: (text) => emit({ type: 'tokens', round: index, text }),
-      });
-      replyText = result.text;
-      usage = result.usage;
-    } catch (err) {
-      if (isAbortError(err) || services.signal.aborted) {
-        stopReason = 'cancelled';
-        break;
-      }
-      throw err;
-    }
-    const generateMs = Date.now() - tGen;
-    tokensUsed += usage.completionTokens;
-
-    // Parse, then patch when the reply is hunks.
-    const parsed = parseReply(replyText);
-    let testbench: string | null = null;
-    let filename = best?.filename ?? `tb_${ctx.top.name}.sv`;
-    let parseBullets: Bullets;
-    let applyBullets: Bullets | undefined;
-    let outcome: string;
-    if (parsed.type === 'file') {
-      testbench = parsed.code;
-      filename = safeFilename(parsed.filename, ctx.top.name);
-      parseBullets = { status: 'success', type: 'file', filename, ...(parsed.notes.length ? { notes: parsed.notes.join('; ') } : {}) };
-      outcome = `parsed a whole testbench (${filename})`;
-    } else if (parsed.type === 'patch') {
-      parseBullets = { status: 'success', type: 'patch', hunks: String(parsed.hunks.length) };
-      const base = best?.testbench;
-      if (!base) {
-        applyBullets = { status: 'failed', reason: 'there is no current testbench to patch; send the whole file' };
-        outcome = 'patch with no testbench to apply it to';
-      } else {
-        const applied = applyPatch(base, parsed.hunks);
-        const failed = applied.failures.map((f) => `hunk ${f.hunk}: ${f.reason}`).join('; ');
-        applyBullets = {
-          status: applied.failures.length === 0 ? 'success' : applied.applied ? 'partial' : 'failed',
-          applied: `${applied.applied}/${parsed.hunks.length} hunks`,
-          ...(failed ? { failed } : {}),
-        };
-        if (applied.applied) testbench = applied.content;
-        outcome = `patch: ${applied.applied}/${parsed.hunks.length} hunks applied${failed ? ` (${failed})` : ''}`;
-      }
-    } else if (parsed.type === 'no_changes') {
-      parseBullets = { status: 'success', type: 'no_changes' };
-      testbench = best?.testbench ?? null;
-      outcome = 'NO_CHANGES';
-    } else {
-      parseBullets = { status: 'failed', type: 'file', reason: parsed.reason };
-      outcome = `no testbench: ${parsed.reason}`;
-    }
-    emit({ type: 'parsed', round: index, outcome, testbench: testbench ?? undefined, patch: parsed.type === 'patch' });
-
-    // Measure.
-    let report: CoverageReport | null = null;
-    let points: CoveragePoint[] = [];
-    if (testbench !== null) {
-      const problem = instantiationProblem(testbench, ctx.top.name, ctx.instance);
-      if (problem) {
-        report = failedReport('compile_error', filename, problem);
-      } else if (parsed.type === 'no_changes' && best?.report) {
-        report = best.report;
-        points = bestPoints;
-      } else {
-        try {
-          const ev = await evaluateTestbench(ctx, testbench, {
-            filename,
-            sim: { verilatorPath: services.verilatorPath, cacheDir: services.cacheDir, logger: services.logger, signal: services.signal, workspaceRoot: ctx.workDir },
-            timeoutMs: opts.simTimeoutMs,
-          });
-          report = ev.report;
-          points = ev.points;
-        } catch (err) {
-          if (isAbortError(err) || services.signal.aborted) {
-            stopReason = 'cancelled';
-            break;
+  try {
+    let budget: Awaited<ReturnType<typeof contextBudget>>;
+    if (stopReason !== 'targets met') {
+      try {
+        budget = await contextBudget(backend, opts.contextSize, opts.sampling?.maxTokens, run.signal);
+        if (budget) {
+          const plan = await contextPlan(budget, opening, opts.sampling?.maxTokens);
+          for (const note of plan.notes) log('warn', note);
+          if (!plan.fits) {
+            failAfterBest(
+              'context',
+              `The design and spec take ${plan.openingTokens} tokens, but with ${budget.replyTokens} kept for the reply the ${budget.contextTokens}-token context holds ${budget.promptTokens}: raise --context-size (chorus.contextSize), or give fewer or smaller files.`,
+            );
           }
-          throw err;
+        }
+      } catch (err) {
+        if (!(isAbortError(err) || run.signal.aborted)) {
+          if (err instanceof ChorusError && err.kind === 'bad_input' && !best?.report) throw err;
+          failAfterBest('error', `The model could not be prepared: ${errorMessage(err)}.`, err);
         }
       }
-      emit({ type: 'build', round: index, status: report.status, ms: report.ms.build, diagnostics: report.diagnostics });
-      emit({ type: 'coverage', round: index, coverage: report.coverage, holes: report.holes, status: report.status, lines: points.length ? lineCoverage(points) : undefined });
     }
+    const sampling = { ...opts.sampling, ...(budget ? { maxTokens: budget.replyTokens } : {}) };
 
-    const eda = report ? edaBullets(report, ctx.targets) : undefined;
-    const followups = buildFollowupMessages({
-      parse: parseBullets,
-      apply: applyBullets,
-      testbench: parsed.type === 'patch' ? (testbench ?? best?.testbench ?? undefined) : undefined,
-      eda,
-      instruction: nextInstruction(report, []),
-    });
-    emit({ type: 'feedback', round: index, text: followups.map((m) => m.content).join('\n\n') });
+    const first = rounds.length + 1;
+    for (let index = first; stopReason === 'rounds' && index < first + opts.rounds; index++) {
+      const early = stopBeforeRound(run.signal, startedAt, opts);
+      if (early) {
+        stopReason = early === 'cancelled' && run.budgetSpent() ? 'budget' : early;
+        break;
+      }
+      const steering = services.steering?.take() ?? [];
+      const current = best;
+      const fitted = await fitPrompt((detail) => buildRoundPrompt(opening, current, steering, detail), budget);
+      if (!('messages' in fitted)) {
+        failAfterBest(
+          'context',
+          `Round ${index}'s prompt needs ${fitted.tokens} tokens even with the feedback and the replayed testbench shortened, but ${budget?.promptTokens} fit the ${budget?.contextTokens}-token context (${budget?.replyTokens} kept for the reply): raise --context-size (chorus.contextSize).`,
+        );
+        break;
+      }
+      if (fitted.level > 0) log('info', `Round ${index}: the prompt was shortened to fit the context (${fitted.tokens} of ${budget?.promptTokens} tokens).`);
+      emit({ type: 'roundStart', round: index, instruction: steering.join('\n') || undefined });
 
-    const attempt: Attempt = { reply: replyText, followups, testbench, filename, report };
-    const before = best?.report?.status === 'ok' ? best.report.coverage : emptySummary();
-    if (!best || better(rank(attempt, ctx), rank(best, ctx))) {
-      best = attempt;
-      bestPoints = points;
+      let reply: Awaited<ReturnType<typeof generateReply>>;
+      try {
+        const seed = opts.seed !== undefined ? { seed: roundSeed(opts.seed, index) } : {};
+        reply = await generateReply(backend, fitted.messages, index, { ...sampling, ...seed }, run.signal, emit);
+      } catch (err) {
+        failAfterBest('error', `The model failed in round ${index}: ${errorMessage(err)}.`, err);
+        break;
+      }
+      if (!reply) {
+        stopReason = run.budgetSpent() ? 'budget' : 'cancelled';
+        break;
+      }
+      tokensUsed += reply.completionTokens;
+      if (reply.note) log('warn', `Round ${index}: ${reply.note}.`);
+
+      const candidate = parseAndPatch(reply.text, best, ctx.top.name, reply);
+      emit({ type: 'parsed', round: index, outcome: candidate.outcome, testbench: candidate.testbench ?? undefined, patch: candidate.parsed.type === 'patch' });
+
+      let measured: Measurement | null = null;
+      if (candidate.testbench !== null) {
+        try {
+          measured = await evaluateCandidate(ctx, runServices, { ...candidate, testbench: candidate.testbench }, { attempt: best, points: bestPoints }, opts.simTimeoutMs);
+        } catch (err) {
+          failAfterBest('error', `Measuring round ${index}'s testbench failed: ${errorMessage(err)}.`, err);
+          break;
+        }
+        if (!measured) {
+          stopReason = run.budgetSpent() ? 'budget' : 'cancelled';
+          break;
+        }
+        const { report, points } = measured;
+        emit({ type: 'build', round: index, status: report.status, ms: report.ms.build, diagnostics: report.diagnostics });
+        emit({ type: 'coverage', round: index, coverage: report.coverage, holes: report.holes, status: report.status, lines: points.length ? lineCoverage(points) : undefined });
+      }
+      const report = measured?.report ?? null;
+
+      const feedback = roundFeedback(candidate, report, best, ctx.targets, ctx.displayName);
+      emit({ type: 'feedback', round: index, text: feedback(fitted.detail).map((m) => m.content).join('\n\n') });
+
+      const attempt: Attempt = { reply: cleanReply(candidate, reply.text), feedback, testbench: candidate.testbench, filename: candidate.filename, report };
+      const before = best?.report?.status === 'ok' ? best.report.coverage : emptySummary();
+      if (keepsNewer(attempt, best, ctx.targets)) {
+        best = attempt;
+        bestPoints = measured?.points ?? [];
+      }
+      const summary = roundSummary(index, reply, candidate, report);
+      rounds.push(summary);
+      emit({ type: 'roundEnd', round: summary });
+
+      const improved = best === attempt && report?.status === 'ok' && coveredGain(before, report.coverage) > 0;
+      stall = improved ? 0 : stall + 1;
+      const stop = stopAfterRound({ best: best ?? attempt, stall, tokensUsed }, opts, ctx.targets);
+      if (stop) {
+        stopReason = stop;
+        break;
+      }
     }
-    const summary: RoundSummary = {
-      index,
-      status: report?.status ?? 'compile_error',
-      coverage: report?.coverage ?? emptySummary(),
-      ms: { generate: generateMs, build: report?.ms.build ?? 0, sim: report?.ms.sim ?? 0 },
-      reward: reward(report),
-      tokens: usage.completionTokens,
-      promptTokens: usage.evaluatedPromptTokens,
-      parse: [bulletsLine(parseBullets), applyBullets ? `apply ${bulletsLine(applyBullets)}` : ''].filter(Boolean).join('; '),
-    };
-    rounds.push(summary);
-    emit({ type: 'roundEnd', round: summary });
-
-    const improved = best === attempt && report?.status === 'ok' && gain(before, report.coverage) > 0;
-    stall = improved ? 0 : stall + 1;
-    if (best.report?.status === 'ok' && meetsTargets(best.report.coverage, ctx.targets)) stopReason = 'targets met';
-    else if (stall >= opts.stallRounds) stopReason = 'stalled';
-    else if (opts.tokenBudget !== undefined && tokensUsed >= opts.tokenBudget) stopReason = 'budget';
-    if (stopReason !== 'rounds') break;
+    if (services.signal.aborted) stopReason = 'cancelled';
+    else if (run.budgetSpent() && stopReason === 'rounds') stopReason = 'budget';
+  } finally {
+    run.dispose();
   }
-  if (services.signal.aborted) stopReason = 'cancelled';
 
   const finalReport = best?.report ?? null;
   const coverage = finalReport?.status === 'ok' ? finalReport.coverage : emptySummary();
   return {
-    top: ctx.top.name,
-    engine: opts.engineName,
-    pass: finalReport?.status === 'ok' && meetsTargets(coverage, ctx.targets),
-    targets: ctx.targets,
-    coverage,
-    holes: finalReport?.holes ?? [],
-    rounds,
-    testbench: best?.testbench ?? '',
-    stopReason,
-    diagnostics: finalReport?.diagnostics ?? [],
-    lines: lineCoverage(bestPoints),
+    result: {
+      top: ctx.top.name,
+      engine: 'llm',
+      pass: finalReport?.status === 'ok' && meetsTargets(coverage, ctx.targets),
+      targets: ctx.targets,
+      coverage,
+      holes: finalReport?.holes ?? [],
+      rounds,
+      testbench: best?.testbench ?? '',
+      stopReason,
+      ...(stopDetail ? { stopDetail } : {}),
+      diagnostics: finalReport?.diagnostics ?? [],
+      lines: lineCoverage(bestPoints),
+      model: backend.label,
+    },
+    report: finalReport,
     points: bestPoints,
-    model: backend.label,
+    filename: best?.filename ?? `tb_${ctx.top.name}.sv`,
   };
 }

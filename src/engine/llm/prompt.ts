@@ -3,7 +3,7 @@
  * a system message, a user message with `<context>`/`<instructions>`, then follow-up user messages of a header line
  * and `- key: value` bullets. The wording here is ours; the structure is what the model expects.
  */
-import type { ChatMessage, SourceFile } from '../../protocol';
+import type { ChatMessage, ResetInfo, SourceFile } from '../../protocol';
 
 export const SYSTEM_PROMPT = `You are an expert in hardware verification testbenches.
 
@@ -38,17 +38,39 @@ export interface OpeningPromptInput {
   instance: string;
   /** Extra instruction text (for example, the kinds to aim at). */
   extra?: string;
+  /** The DUT's clock input, when analysis found one. */
+  clock?: string | null;
+  /** Its reset input: name, polarity, synchronous or not. */
+  reset?: ResetInfo | null;
+}
+
+/** Constructs small models like to write that Verilator rejects or mis-simulates, named so they are avoided. */
+const VERILATOR_LIMITS =
+  'The testbench is built with Verilator (--timing): avoid program blocks, classes with randomize()/constraints, covergroups, fork...join_none with disable fork, force/release on DUT internals, #delays inside functions, and $random seeding with $urandom(seed) calls in module scope.';
+
+function clockResetText(clock: string | null | undefined, reset: ResetInfo | null | undefined): string {
+  const parts: string[] = [];
+  if (clock) parts.push(`The clock input is '${clock}' (rising edge); toggle it in the testbench.`);
+  if (reset) {
+    const level = reset.activeLow ? 'active-low (0 resets)' : 'active-high (1 resets)';
+    parts.push(`The reset input is '${reset.name}', ${level}, ${reset.async ? 'asynchronous' : 'synchronous (sampled on the clock edge)'}: assert it at the start, then release it.`);
+  }
+  return parts.join(' ');
 }
 
 function fileBlock(files: SourceFile[]): string {
   return files.map((f) => `// File: ${f.name}\n${f.content.replace(/\s+$/, '')}`).join('\n\n');
 }
 
-export function instructionsFor(top: string, instance: string, extra?: string): string {
+export function instructionsFor(top: string, instance: string, extra?: string, clock?: string | null, reset?: ResetInfo | null): string {
   const lines = [
     `Write a SystemVerilog testbench for the RTL design. The top module is '${top}' and it must be instantiated as '${instance}'.`,
     'Drive stimulus only (no checks or assertions) to reach the highest line, toggle, FSM and branch coverage.',
   ];
+  const cr = clockResetText(clock, reset);
+  if (cr) lines.push(cr);
+  lines.push('End the stimulus with $finish after a bounded number of cycles: a simulation still running at the time limit is stopped and counts as failed.');
+  lines.push(VERILATOR_LIMITS);
   if (extra) lines.push(extra.trim());
   return lines.join(' ');
 }
@@ -61,7 +83,7 @@ export function buildOpeningMessages(input: OpeningPromptInput): ChatMessage[] {
     `${fileBlock(input.rtl)}\n\n${specs}`,
     '</context>',
     '<instructions>',
-    instructionsFor(input.top, input.instance, input.extra),
+    instructionsFor(input.top, input.instance, input.extra, input.clock, input.reset),
     '</instructions>',
     'Write the SystemVerilog testbench that maximizes coverage of this RTL project.',
   ].join('\n');

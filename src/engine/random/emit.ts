@@ -6,14 +6,10 @@
  */
 import { GENERATED_MARKER } from '../fs';
 import { HALF_PERIOD, instanceLines, portDecls, type HarnessPlan } from './harness';
-import type { Candidate, Cycle } from './stimulus';
+import { mergeRows, totalCycles, type Candidate, type Cycle } from './stimulus';
 
 function literal(v: bigint, width: number): string {
   return width === 1 ? `1'b${v}` : `${width}'h${v.toString(16)}`;
-}
-
-function sameCycle(a: Cycle, b: Cycle): boolean {
-  return a.length === b.length && a.every((v, i) => v === b[i]);
 }
 
 export interface KeptSequence {
@@ -22,36 +18,39 @@ export interface KeptSequence {
   newPoints: number;
 }
 
-interface Row {
+export interface TableRow {
   cycles: number;
   values: Cycle;
   comment?: string;
 }
 
-function rows(kept: KeptSequence[]): Row[] {
-  const out: Row[] = [];
+/** The testbench's table: every sequence's rows in order. The search re-runs exactly these rows through the harness. */
+export function testbenchRows(kept: KeptSequence[]): TableRow[] {
+  const out: TableRow[] = [];
   kept.forEach((k, idx) => {
     const c = k.candidate;
-    let first = true;
-    let i = 0;
-    while (i < c.cycles.length) {
-      let run = 1;
-      while (i + run < c.cycles.length && sameCycle(c.cycles[i], c.cycles[i + run])) run++;
+    const n = totalCycles(c.rows);
+    mergeRows(c.rows).forEach((r, i) =>
       out.push({
-        cycles: run,
-        values: c.cycles[i],
-        comment: first ? `sequence ${idx + 1}: ${c.cycles.length} cycle(s), ${c.origin}, reached ${k.newPoints} new point(s)` : undefined,
-      });
-      first = false;
-      i += run;
-    }
+        cycles: r.count,
+        values: r.values,
+        comment: i === 0 ? `sequence ${idx + 1}: ${n} cycle(s), ${c.origin}, reached ${k.newPoints} new point(s)` : undefined,
+      }),
+    );
   });
+  return out;
+}
+
+/** The harness's stimulus text for a table: one line per row, cycle count then values, hex. */
+export function tableStimulus(table: TableRow[]): string {
+  let out = '';
+  for (const r of table) out += `${r.cycles.toString(16)} ${r.values.length ? r.values.map((v) => v.toString(16)).join(' ') : '0'}\n`;
   return out;
 }
 
 export function emitTestbench(plan: HarnessPlan, kept: KeptSequence[], meta: { seed: number; tbName: string }): string {
   const inputs = plan.inputs;
-  const table = rows(kept);
+  const table = testbenchRows(kept);
   const totalCycles = table.reduce((a, r) => a + r.cycles, 0);
   const lines: string[] = [
     `${GENERATED_MARKER} (model-free engine, seed ${meta.seed}): stimulus only, no checks.`,

@@ -3,10 +3,21 @@
  * those that reach new points, mutate them, stop at the targets, a stall or the budget, then emit and re-simulate
  * one readable testbench whose measured coverage is what gets reported.
  */
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { literalsOf, unreachableDefaults } from '../../hdl';
-import { buildSimulation, lineCoverage, mergePoints, readCoverageFile, runSimulation, summarize, type SimOptions } from '../../sim';
+import { countersOf, literalsOf, unreachableDefaults } from '../../hdl';
+import {
+  buildSimulation,
+  findHoles,
+  lineCoverage,
+  mergePoints,
+  readCoverageFile,
+  runSimulation,
+  scopeToTop,
+  summarize,
+  summarizeByInstance,
+  type SimOptions,
+} from '../../sim';
 import {
   ChorusError,
   type CoveragePoint,
@@ -18,13 +29,14 @@ import {
 import type { EngineServices } from '../api';
 import type { Emit } from '../channel';
 import type { RunContext } from '../context';
-import { evaluateTestbench } from '../evaluate';
+import { evaluateTestbench, explainHoles } from '../evaluate';
 import { writeFileAtomic } from '../fs';
 import { meetsTargets } from '../targets';
-import { emitTestbench, type KeptSequence } from './emit';
-import { harnessSource, planHarness } from './harness';
+import { deepCandidate, deepPlans } from './deep';
+import { emitTestbench, tableStimulus, testbenchRows, type KeptSequence } from './emit';
+import { HALF_PERIOD, harnessSource, planHarness } from './harness';
 import { Rng } from './rng';
-import { StimulusGenerator, stimulusText, type Candidate } from './stimulus';
+import { MAX_CYCLES, prefixRows, StimulusGenerator, stimulusText, toCycles, toRows, totalCycles, type Candidate, type Row } from './stimulus';
 
 export interface RandomOptions {
   seed: number;
@@ -36,16 +48,35 @@ export interface RandomOptions {
   simTimeoutMs: number;
   /** Candidates per reported round. */
   roundSize: number;
+  /** Cycles of the plain random candidate run first (fresh inputs every cycle); 0: none. */
+  plainCycles: number;
+  /**
+   * Measure the emitted testbench with its own Verilator build instead of re-running its table through the
+   * already built harness (same rows, same timing, so the same points; the build costs as much as the harness's).
+   */
+  rebuildTestbench: boolean;
 }
 
 export const DEFAULT_RANDOM: RandomOptions = {
   seed: 1,
   budgetMs: 60_000,
   maxRuns: 5_000,
-  stallRuns: 400,
+  stallRuns: 300,
   simTimeoutMs: 20_000,
   roundSize: 50,
+  plainCycles: 2_000,
+  rebuildTestbench: false,
 };
+
+/** Shrinking budgets, in runs (not time, so a seed gives the same testbench on any machine). */
+const SHRINK_RUNS_PER_SEQUENCE = 30;
+const SHRINK_RUNS_TOTAL = 80;
+
+/** Fewest runs without a new point before the search may call it a stall. */
+const MIN_STALL_RUNS = 100;
+
+/** Wall-clock allowance per simulated cycle on top of the base timeout: a deep hold runs millions of cycles. */
+const MS_PER_MILLION_CYCLES = 20_000;
 
 const pointKey = (p: CoveragePoint) => `${p.file}\u0001${p.line}\u0001${p.column}\u0001${p.kind}\u0001${p.comment}\u0001${p.hierarchy}`;
 
@@ -104,6 +135,8 @@ export async function runRandomSearch(
   const sim: SimOptions = {
     verilatorPath: services.verilatorPath,
     cacheDir: services.cacheDir,
+    memoryLimitBytes: services.memoryLimitBytes,
+    cacheMaxBytes: services.cacheMaxBytes,
     logger: services.logger,
     signal: services.signal,
     workspaceRoot: ctx.workDir,
@@ -112,12 +145,14 @@ export async function runRandomSearch(
   const rng = new Rng(opts.seed);
   const literals = literalsOf(ctx.analysis, ctx.top.name);
   const gen = new StimulusGenerator(plan.inputs, rng, literals, Boolean(plan.clock));
+  const tbName = `tb_${ctx.top.name}`;
+  const filename = `${tbName}.sv`;
 
-  // Build once.
+  // Build once. The harness's top carries the testbench's name, so its coverage hierarchy is the testbench's.
   const harnessPath = join(ctx.workDir, 'chorus_vector_harness.sv');
-  await writeFileAtomic(harnessPath, harnessSource(plan));
+  await writeFileAtomic(harnessPath, harnessSource(plan, tbName));
   emit({ type: 'roundStart', round: 1 });
-  const build = await buildSimulation({ dutFiles: ctx.rtlFiles, testbench: harnessPath, tbTop: 'chorus_vector_harness' }, sim);
+  const build = await buildSimulation({ dutFiles: ctx.rtlFiles, testbench: harnessPath, tbTop: tbName }, sim);
   emit({ type: 'build', round: 1, status: build.status, ms: build.ms, diagnostics: build.diagnostics });
   if (build.status !== 'ok' || !build.binary) {
     const d = build.diagnostics[0];
@@ -135,10 +170,12 @@ export async function runRandomSearch(
   const rounds: RoundSummary[] = [];
   let runs = 0;
   let sinceNew = 0;
+  let lastNewAt = 0;
   let simMs = 0;
   let roundSim = 0;
   let roundRuns = 0;
   let stopReason = 'budget';
+  const phaseMs = { plain: 0, deep: 0, search: 0, shrink: 0, final: 0 };
   // Line/branch targets stop early once only points analysis marks unreachable are left.
   const unreachable = new Set(unreachableDefaults(ctx.analysis).map((u) => `${u.file}:${u.line}`));
   const structuralTargets = Object.keys(ctx.targets).every((k) => k === 'line' || k === 'branch');
@@ -147,62 +184,90 @@ export async function runRandomSearch(
     unreachable.size > 0 &&
     pts.every((p) => p.count > 0 || (p.kind !== 'line' && p.kind !== 'branch') || unreachable.has(`${p.file}:${p.line}`));
   // Toggle points count as new too: a testbench is judged on toggles as well, and the shrinker keeps sequences short.
-  const wantToggles = true;
-  const hitKeys = (pts: CoveragePoint[]) => new Set(pts.filter((p) => p.count > 0 && (wantToggles || p.kind !== 'toggle')).map(pointKey));
+  const hitKeys = (pts: CoveragePoint[]) => new Set(pts.filter((p) => p.count > 0).map(pointKey));
   const stimPath = join(ctx.workDir, 'stimulus.hex');
   const covPath = join(ctx.workDir, 'candidate.dat');
 
-  /** Runs one candidate through the harness; the points it hit, or null when it wrote no coverage. */
-  const runCandidate = async (candidate: Candidate): Promise<CoveragePoint[] | null> => {
-    await writeFile(stimPath, stimulusText(candidate));
+  /** Runs rows through the harness; the coverage file's path when it was written. */
+  const runRows = async (text: string, cycles: number): Promise<{ written: boolean; status: string; ms: number; output: string }> => {
+    await writeFile(stimPath, text);
     await rm(covPath, { force: true });
     const run = await runSimulation(
-      { binary: build.binary!, coverageFile: covPath, plusargs: [`+stim=${stimPath}`], timeoutMs: opts.simTimeoutMs, cwd: ctx.workDir, trusted: true },
+      {
+        binary: build.binary!,
+        coverageFile: covPath,
+        plusargs: [`+stim=${stimPath}`],
+        timeoutMs: opts.simTimeoutMs + Math.ceil((cycles / 1e6) * MS_PER_MILLION_CYCLES),
+        // Two half periods a cycle, plus slack: the run ends at the end of its rows, never at this bound.
+        maxSimTime: (cycles + 16) * 2 * HALF_PERIOD,
+        cwd: ctx.workDir,
+        trusted: true,
+      },
       sim,
     );
-    runs++;
-    roundRuns++;
     simMs += run.ms;
     roundSim += run.ms;
-    if (!run.coverageWritten) {
+    return { written: run.coverageWritten, status: run.status, ms: run.ms, output: run.output };
+  };
+
+  /** Runs one candidate through the harness; the points it hit, or null when it wrote no coverage. */
+  const runCandidate = async (candidate: Candidate): Promise<CoveragePoint[] | null> => {
+    const run = await runRows(stimulusText(candidate), totalCycles(candidate.rows));
+    runs++;
+    roundRuns++;
+    if (!run.written) {
       services.logger.debug(`candidate ${runs}: ${run.status}, no coverage written`);
       return null;
     }
     return readCoverageFile(covPath, ctx.rtlFiles);
   };
 
-  const reaches = async (cycles: Candidate['cycles'], gain: Set<string>): Promise<boolean> => {
-    const hit = hitKeys((await runCandidate({ cycles, origin: '' })) ?? []);
+  const reaches = async (rows: Row[], gain: Set<string>): Promise<boolean> => {
+    const hit = hitKeys((await runCandidate({ rows, origin: '' })) ?? []);
     for (const k of gain) if (!hit.has(k)) return false;
     return true;
   };
 
   /**
    * Shrinks a kept sequence while it still reaches the points it was chosen for: the shortest prefix (binary
-   * search), then chunks deleted from the middle, halving the chunk size, within a run budget.
+   * search), then chunks deleted from the middle, halving the chunk size, within a run budget. A long hold is
+   * only cut at its end: its length is what reaches the points.
    */
-  const shorten = async (c: Chosen, budgetRuns = 60): Promise<Candidate> => {
+  const shorten = async (c: Chosen, budgetRuns: number): Promise<Candidate> => {
     const cand = c.kept.candidate;
     const start = runs;
-    let cycles = cand.cycles;
+    let rows = cand.rows;
+    if (totalCycles(rows) > MAX_CYCLES) {
+      // A long hold: every probe costs a long run, so only whole rows are cut from the end.
+      let lo = 1;
+      let hi = rows.length;
+      while (lo < hi && runs - start < budgetRuns && !services.signal.aborted) {
+        const mid = Math.floor((lo + hi) / 2);
+        if (await reaches(rows.slice(0, mid), c.gain)) hi = mid;
+        else lo = mid + 1;
+      }
+      rows = rows.slice(0, hi);
+      if (totalCycles(rows) > MAX_CYCLES) return { rows, origin: cand.origin };
+    }
     let lo = gen.prologue + 1;
-    let hi = cycles.length;
-    while (lo < hi && !services.signal.aborted) {
+    let hi = totalCycles(rows);
+    while (lo < hi && runs - start < budgetRuns && !services.signal.aborted) {
       const mid = Math.floor((lo + hi) / 2);
-      if (await reaches(cycles.slice(0, mid), c.gain)) hi = mid;
+      if (await reaches(prefixRows(rows, mid), c.gain)) hi = mid;
       else lo = mid + 1;
     }
-    cycles = cycles.slice(0, hi);
+    rows = prefixRows(rows, hi);
+    let cycles = toCycles(rows);
     for (let chunk = Math.floor((cycles.length - gen.prologue) / 2); chunk >= 1; chunk = Math.floor(chunk / 2)) {
       let i = gen.prologue;
       while (i < cycles.length && runs - start < budgetRuns && !services.signal.aborted) {
         const without = [...cycles.slice(0, i), ...cycles.slice(i + chunk)];
-        if (without.length > gen.prologue && (await reaches(without, c.gain))) cycles = without;
+        if (without.length > gen.prologue && (await reaches(toRows(without), c.gain))) cycles = without;
         else i += chunk;
       }
       if (runs - start >= budgetRuns) break;
     }
-    return { cycles, origin: cand.origin };
+    return { rows: toRows(cycles), origin: cand.origin };
   };
 
   const closeRound = () => {
@@ -220,6 +285,18 @@ export async function runRandomSearch(
     roundRuns = 0;
   };
 
+  // First the plain random run (the easy points in one simulation), then one hold per counter (the deep ones),
+  // then the coverage-guided search.
+  const scheduled: { candidate: Candidate; phase: 'plain' | 'deep' }[] = [];
+  if (opts.plainCycles > 0) scheduled.push({ candidate: gen.plain(opts.plainCycles), phase: 'plain' });
+  if (plan.clock) {
+    const params = new Map(ctx.top.params.filter((p) => p.value !== undefined).map((p) => [p.name, BigInt(p.value!)]));
+    const counters = countersOf(ctx.analysis, ctx.top.name, ctx.sources);
+    const plans = deepPlans(counters, plan.inputs, literals, params);
+    if (counters.length) services.logger.debug(`random search: ${counters.length} counter(s), ${plans.length} hold(s): ${plans.map((p) => `${p.counter} ${p.cycles}`).join(', ')}`);
+    for (const p of plans) scheduled.push({ candidate: deepCandidate(p, gen.prologueRows()), phase: 'deep' });
+  }
+
   for (;;) {
     if (services.signal.aborted) {
       stopReason = 'cancelled';
@@ -233,7 +310,9 @@ export async function runRandomSearch(
       stopReason = 'runs';
       break;
     }
-    if (runs > 0 && sinceNew >= opts.stallRuns) {
+    // A stall is judged against how long the search took to find its last new point: a design whose points all
+    // came in the first dozen runs has little left that more runs will find.
+    if (runs > 0 && sinceNew >= Math.min(opts.stallRuns, Math.max(MIN_STALL_RUNS, 2 * lastNewAt))) {
       stopReason = 'stalled';
       break;
     }
@@ -241,9 +320,12 @@ export async function runRandomSearch(
       stopReason = 'targets met';
       break;
     }
+    const next = scheduled.shift();
     const explore = !kept.length || rng.chance(0.35);
-    const candidate: Candidate = explore ? gen.fresh() : gen.mutate(rng.pick(kept).candidate, rng.pick(kept).candidate);
+    const candidate: Candidate = next ? next.candidate : explore ? gen.fresh() : gen.mutate(rng.pick(kept).candidate, rng.pick(kept).candidate);
+    const t0 = Date.now();
     const pts = await runCandidate(candidate);
+    phaseMs[next ? next.phase : 'search'] += Date.now() - t0;
     if (services.signal.aborted) {
       stopReason = 'cancelled';
       break;
@@ -258,6 +340,7 @@ export async function runRandomSearch(
         for (const k of hit) covered.add(k);
         kept.push({ candidate, newPoints: fresh, covered: hit });
         sinceNew = 0;
+        lastNewAt = runs;
       } else {
         sinceNew++;
       }
@@ -280,24 +363,35 @@ export async function runRandomSearch(
     }
     // Nothing a stimulus can reach (a design with constant outputs): keep one short sequence so the testbench exists.
     const c = gen.fresh();
-    kept.push({ candidate: { cycles: c.cycles.slice(0, gen.prologue + 4), origin: 'minimal' }, newPoints: 0, covered: new Set() });
+    kept.push({ candidate: { rows: prefixRows(c.rows, gen.prologue + 4), origin: 'minimal' }, newPoints: 0, covered: new Set() });
   }
 
-  // Emit and re-simulate: the reported coverage is the testbench's own.
+  // Emit, then measure the testbench's own rows: the reported coverage is the testbench's.
+  const tShrink = Date.now();
   const chosen = minimize(kept);
   const sequences: KeptSequence[] = [];
-  for (const c of chosen) sequences.push({ candidate: await shorten(c), newPoints: c.gain.size });
+  const shrinkStart = runs;
+  for (const c of chosen) {
+    // Shrinking only makes the testbench shorter to read: a run budget per sequence and for all of them.
+    const left = SHRINK_RUNS_TOTAL - (runs - shrinkStart);
+    sequences.push({ candidate: left > 0 ? await shorten(c, Math.min(SHRINK_RUNS_PER_SEQUENCE, left)) : c.kept.candidate, newPoints: c.gain.size });
+  }
+  phaseMs.shrink = Date.now() - tShrink;
   if (services.signal.aborted) throw new ChorusError('cancelled', 'Cancelled.');
-  const tbName = `tb_${ctx.top.name}`;
-  const filename = `${tbName}.sv`;
   const testbench = emitTestbench(plan, sequences, { seed: opts.seed, tbName });
-  const cycles = sequences.reduce((a, q) => a + q.candidate.cycles.length, 0);
+  const table = testbenchRows(sequences);
+  const cycles = table.reduce((a, r) => a + r.cycles, 0);
   emit({ type: 'parsed', round: rounds.length, outcome: `testbench with ${sequences.length} of ${kept.length} kept sequence(s), ${cycles} cycles`, testbench });
-  const ev = await evaluateTestbench(ctx, testbench, {
-    filename,
-    sim,
-    timeoutMs: Math.max(opts.simTimeoutMs, 60_000),
-  });
+  const tFinal = Date.now();
+  const ev = opts.rebuildTestbench
+    ? await evaluateTestbench(ctx, testbench, {
+        filename,
+        sim,
+        timeoutMs: Math.max(opts.simTimeoutMs, 60_000) + Math.ceil((cycles / 1e6) * MS_PER_MILLION_CYCLES),
+        maxSimTime: (cycles + 16) * 2 * HALF_PERIOD,
+      })
+    : await measureThroughHarness(table, cycles);
+  phaseMs.final = Date.now() - tFinal;
   const searchCov = summarize(merged);
   for (const k of ['line', 'branch'] as const) {
     if (ev.report.coverage[k].covered < searchCov[k].covered) {
@@ -313,7 +407,10 @@ export async function runRandomSearch(
   last.ms.sim += ev.report.ms.sim;
   emit({ type: 'build', round: last.index, status: ev.report.status, ms: ev.report.ms.build, diagnostics: ev.report.diagnostics });
   emit({ type: 'coverage', round: last.index, coverage: ev.report.coverage, holes: ev.report.holes, status: ev.report.status, lines: lineCoverage(ev.points) });
-  services.logger.debug(`random search: ${runs} runs in ${Date.now() - started} ms (${simMs} ms simulating), ${kept.length} kept, stop: ${stopReason}`);
+  services.logger.debug(
+    `random search: ${runs} runs in ${Date.now() - started} ms (${simMs} ms simulating; plain ${phaseMs.plain} ms, deep ${phaseMs.deep} ms, ` +
+      `search ${phaseMs.search} ms, shrink ${phaseMs.shrink} ms, final ${phaseMs.final} ms; harness build ${build.ms} ms), ${kept.length} kept, stop: ${stopReason}`,
+  );
 
   const result: GenerateResult = {
     top: ctx.top.name,
@@ -327,7 +424,40 @@ export async function runRandomSearch(
     stopReason,
     diagnostics: ev.report.diagnostics,
     lines: lineCoverage(ev.points),
-    points: ev.points,
   };
   return { result, report: ev.report, points: ev.points, filename };
+
+  /**
+   * The testbench's table re-run through the harness binary: the same rows with the same timing as the
+   * testbench's own loop, so the same points, without a second Verilator build. The testbench is written too.
+   */
+  async function measureThroughHarness(rows: ReturnType<typeof testbenchRows>, n: number): Promise<{ report: CoverageReport; points: CoveragePoint[] }> {
+    await writeFileAtomic(join(ctx.workDir, filename), testbench);
+    const run = await runRows(tableStimulus(rows), n);
+    const failed = (message: string): { report: CoverageReport; points: CoveragePoint[] } => ({
+      report: {
+        status: run.status === 'timeout' ? 'timeout' : 'sim_error',
+        coverage: summarize([]),
+        instances: {},
+        holes: [],
+        diagnostics: [{ file: join(ctx.workDir, filename), line: 0, column: 0, severity: 'error', message }],
+        ms: { build: 0, sim: run.ms },
+      },
+      points: [],
+    });
+    if (!run.written) return failed(`The emitted testbench's stimulus wrote no coverage (${run.status}): ${run.output.slice(-400)}`);
+    const points = scopeToTop(await readCoverageFile(covPath, ctx.rtlFiles), ctx.top.name);
+    if (!points.length) return failed(`No coverage of the DUT top module '${ctx.top.name}' was measured.`);
+    const sources = new Map<string, string>();
+    for (const f of ctx.rtlFiles) sources.set(f, ctx.sources.get(f) ?? (await readFile(f, 'utf8').catch(() => '')));
+    const report: CoverageReport = {
+      status: run.status === 'ok' ? 'ok' : run.status === 'timeout' ? 'timeout' : 'sim_error',
+      coverage: summarize(points),
+      instances: summarizeByInstance(points),
+      holes: explainHoles(ctx, findHoles(points, sources)),
+      diagnostics: [],
+      ms: { build: 0, sim: run.ms },
+    };
+    return { report, points };
+  }
 }

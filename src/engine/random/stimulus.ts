@@ -8,13 +8,72 @@ import type { Rng } from './rng';
 
 export type Cycle = bigint[];
 
+/** Input values held for a number of cycles: a deep candidate holds one row for millions of cycles. */
+export interface Row {
+  count: number;
+  values: Cycle;
+}
+
 export interface Candidate {
-  cycles: Cycle[];
+  rows: Row[];
   /** How it was made, for the testbench comments. */
   origin: string;
 }
 
+/** Longest candidate that mutation edits cycle by cycle; longer ones (deep holds) are edited row by row. */
 export const MAX_CYCLES = 50_000;
+
+function sameCycle(a: Cycle, b: Cycle): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+export function totalCycles(rows: readonly Row[]): number {
+  let n = 0;
+  for (const r of rows) n += r.count;
+  return n;
+}
+
+/** Rows from cycles, equal neighbours merged. */
+export function toRows(cycles: readonly Cycle[]): Row[] {
+  const out: Row[] = [];
+  for (const c of cycles) {
+    const last = out[out.length - 1];
+    if (last && sameCycle(last.values, c)) last.count++;
+    else out.push({ count: 1, values: c });
+  }
+  return out;
+}
+
+/** One entry per cycle; only for candidates up to MAX_CYCLES long. */
+export function toCycles(rows: readonly Row[]): Cycle[] {
+  const out: Cycle[] = [];
+  for (const r of rows) for (let i = 0; i < r.count; i++) out.push(r.values);
+  return out;
+}
+
+/** Rows merged where neighbours hold the same values. */
+export function mergeRows(rows: readonly Row[]): Row[] {
+  const out: Row[] = [];
+  for (const r of rows) {
+    if (r.count <= 0) continue;
+    const last = out[out.length - 1];
+    if (last && sameCycle(last.values, r.values)) last.count += r.count;
+    else out.push({ count: r.count, values: r.values });
+  }
+  return out;
+}
+
+/** The first n cycles. */
+export function prefixRows(rows: readonly Row[], n: number): Row[] {
+  const out: Row[] = [];
+  let left = n;
+  for (const r of rows) {
+    if (left <= 0) break;
+    out.push({ count: Math.min(r.count, left), values: r.values });
+    left -= r.count;
+  }
+  return out;
+}
 
 function mask(width: number): bigint {
   return (1n << BigInt(width)) - 1n;
@@ -102,26 +161,46 @@ export class StimulusGenerator {
     return out;
   }
 
-  private withPrologue(cycles: Cycle[]): Cycle[] {
-    if (!this.prologue) return cycles;
-    const head: Cycle[] = [];
-    for (let i = 0; i < this.prologue; i++) {
-      head.push(this.inputs.map((inp, k) => (k === this.resetIndex ? this.resetValue(inp, true) : 0n)));
-    }
-    return [...head, ...cycles];
+  /** The reset asserted for `prologue` cycles, other inputs 0. */
+  prologueRows(): Row[] {
+    if (!this.prologue) return [];
+    return [{ count: this.prologue, values: this.inputs.map((inp, k) => (k === this.resetIndex ? this.resetValue(inp, true) : 0n)) }];
   }
 
-  fresh(): Candidate {
-    const n = this.length();
+  private withPrologue(cycles: Cycle[]): Row[] {
+    return [...this.prologueRows(), ...toRows(cycles)];
+  }
+
+  /** The inputs' values after reset with nothing else driven: reset deasserted, the rest 0. */
+  idleValues(): Cycle {
+    return this.inputs.map((inp, k) => (k === this.resetIndex ? this.resetValue(inp, false) : 0n));
+  }
+
+  private freshCycles(n: number): Cycle[] {
     const cols = this.inputs.map((inp) => this.column(inp, n));
     const cycles: Cycle[] = [];
     for (let i = 0; i < n; i++) cycles.push(cols.map((c) => c[i]));
-    return { cycles: this.withPrologue(cycles), origin: 'random' };
+    return cycles;
+  }
+
+  fresh(): Candidate {
+    return { rows: this.withPrologue(this.freshCycles(this.length())), origin: 'random' };
+  }
+
+  /**
+   * Plain random: fresh uniform values on every input every cycle, the reset kept deasserted after the prologue.
+   * One long run of it takes the easy points at the cost of one simulation.
+   */
+  plain(n: number): Candidate {
+    const cycles: Cycle[] = [];
+    for (let i = 0; i < n; i++) cycles.push(this.inputs.map((inp, k) => (k === this.resetIndex ? this.resetValue(inp, false) : this.rng.bits(inp.width))));
+    return { rows: this.withPrologue(cycles), origin: 'plain random' };
   }
 
   /** Edits a kept candidate; `other` enables splicing. */
   mutate(parent: Candidate, other?: Candidate): Candidate {
-    const body = parent.cycles.slice(this.prologue).map((c) => [...c]);
+    if (totalCycles(parent.rows) > MAX_CYCLES || (other && totalCycles(other.rows) > MAX_CYCLES)) return this.mutateLong(parent);
+    const body = toCycles(parent.rows).slice(this.prologue).map((c) => [...c]);
     if (!body.length || !this.inputs.length) return this.fresh();
     const op = this.rng.int(8);
     const k = this.rng.int(this.inputs.length);
@@ -150,7 +229,7 @@ export class StimulusGenerator {
         break;
       case 3: { // splice with another kept candidate
         if (other) {
-          const tail = other.cycles.slice(this.prologue);
+          const tail = toCycles(other.rows).slice(this.prologue);
           const cut = this.rng.int(tail.length);
           body.splice(a, body.length - a, ...tail.slice(cut).map((c) => [...c]));
           origin = 'splice';
@@ -177,18 +256,31 @@ export class StimulusGenerator {
         break;
       }
       default: { // append fresh cycles
-        const extra = this.fresh().cycles.slice(this.prologue);
-        body.push(...extra);
+        body.push(...this.freshCycles(this.length()));
         origin = 'extended';
       }
     }
-    return { cycles: this.withPrologue(body.slice(0, MAX_CYCLES)), origin };
+    return { rows: this.withPrologue(body.slice(0, MAX_CYCLES)), origin };
+  }
+
+  /** A long candidate (a deep hold) is edited at its end only: what follows the hold is what is still unexplored. */
+  private mutateLong(parent: Candidate): Candidate {
+    const rows = parent.rows.map((r) => ({ count: r.count, values: r.values }));
+    const op = this.rng.int(3);
+    if (op === 0 && rows.length > this.prologue) {
+      // hold the last row a little longer or shorter: the limits' neighbours
+      const last = rows[rows.length - 1];
+      last.count = Math.max(1, last.count + this.rng.pick([-2, -1, 1, 2, 16]));
+      return { rows: mergeRows(rows), origin: `${parent.origin}, hold varied` };
+    }
+    const n = op === 1 ? 1 + this.rng.int(8) : this.length();
+    return { rows: mergeRows([...rows, ...toRows(this.freshCycles(n))]), origin: `${parent.origin}, then random` };
   }
 }
 
-/** The stimulus file the harness reads: one line per cycle, hex values in input order. */
+/** The stimulus file the harness reads: one line per row, the cycle count then the input values, in hex. */
 export function stimulusText(c: Candidate): string {
   let out = '';
-  for (const cycle of c.cycles) out += (cycle.length ? cycle.map((v) => v.toString(16)).join(' ') : '0') + '\n';
+  for (const r of c.rows) out += `${r.count.toString(16)} ${r.values.length ? r.values.map((v) => v.toString(16)).join(' ') : '0'}\n`;
   return out;
 }

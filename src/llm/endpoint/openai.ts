@@ -71,6 +71,14 @@ interface Attempt {
   finishReason: ChatResult['finishReason'];
   chunks: number;
   usage?: StreamChunk['usage'];
+  note?: string;
+}
+
+/** A chat completion answered whole (`stream` ignored by the server, or a proxy that buffers). */
+interface CompletionBody {
+  choices?: { message?: { content?: string | null; reasoning_content?: string | null; reasoning?: string | null }; finish_reason?: string | null }[];
+  usage?: StreamChunk['usage'];
+  error?: { message?: string } | string;
 }
 
 export class EndpointBackend implements ChatBackend {
@@ -145,6 +153,7 @@ export class EndpointBackend implements ChatBackend {
       return {
         text: a.text,
         finishReason: a.finishReason,
+        ...(a.note ? { note: a.note } : {}),
         usage: { promptTokens: u.prompt_tokens, evaluatedPromptTokens: u.prompt_tokens - cached, completionTokens: u.completion_tokens, ms: Date.now() - started },
       };
     }
@@ -152,6 +161,7 @@ export class EndpointBackend implements ChatBackend {
     return {
       text: a.text,
       finishReason: a.finishReason,
+      ...(a.note ? { note: a.note } : {}),
       usage: { promptTokens: prompt, evaluatedPromptTokens: prompt, completionTokens: a.chunks, ms: Date.now() - started, estimated: true },
     };
   }
@@ -184,6 +194,8 @@ export class EndpointBackend implements ChatBackend {
       top_p: sampling.topP,
       ...(this.omitMaxTokens ? {} : { max_tokens: sampling.maxTokens }),
       ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
+      // Qwen3-style templates (vLLM, SGLang, llama.cpp's server) read this; other servers ignore it.
+      ...(sampling.thinking !== undefined ? { chat_template_kwargs: { enable_thinking: sampling.thinking } } : {}),
       ...(options.jsonSchema ? { response_format: { type: 'json_schema', json_schema: { name: 'reply', schema: options.jsonSchema, strict: true } } } : {}),
     };
     const controller = new AbortController();
@@ -193,6 +205,7 @@ export class EndpointBackend implements ChatBackend {
       const res = await this.request(url, { method: 'POST', headers: this.headers(), body: JSON.stringify(body) }, controller.signal);
       if (!res.ok) await this.httpError(url, res);
       if (!res.body) throw new RetryableError(`${url} answered with no body`);
+      if (/application\/json/i.test(res.headers.get('content-type') ?? '')) return await this.readWhole(url, res, options);
       return await this.readStream(url, res.body, controller, options, sampling.maxTokens, started);
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
@@ -220,6 +233,32 @@ export class EndpointBackend implements ChatBackend {
     if (res.status === 401 || res.status === 403) throw new ChorusError('failed', `${what}. Set CHORUS_API_KEY to a key the server accepts.`);
     if (res.status === 404) throw new ChorusError('failed', `${what}. Check --endpoint (chorus.endpoint) and --api-model (chorus.apiModel).`);
     throw new ChorusError('failed', what);
+  }
+
+  /** A reply sent as one JSON body instead of a stream: the same text, thinking tagged as `<think>`. */
+  private async readWhole(url: string, res: Response, options: ChatOptions): Promise<Attempt> {
+    let body: CompletionBody;
+    try {
+      body = (await res.json()) as CompletionBody;
+    } catch (err) {
+      if (options.signal?.aborted) throw new ChorusError('cancelled', 'Cancelled.');
+      throw new RetryableError(`${url} answered with JSON that cannot be read (${(err as Error).message})`);
+    }
+    if (body.error) {
+      const message = typeof body.error === 'string' ? body.error : (body.error.message ?? JSON.stringify(body.error));
+      throw new ChorusError('failed', `${url} reported an error: ${message}`);
+    }
+    const choice = body.choices?.[0];
+    if (!choice?.message) throw new RetryableError(`${url} answered with no choices[0].message`);
+    const reasoning = choice.message.reasoning_content ?? choice.message.reasoning ?? '';
+    const text = `${reasoning ? `<think>${reasoning}</think>` : ''}${choice.message.content ?? ''}`;
+    if (text) options.onToken?.(text);
+    return {
+      text,
+      finishReason: choice.finish_reason === 'length' ? 'length' : 'stop',
+      chunks: body.usage?.completion_tokens ?? Math.ceil(text.length / 4),
+      usage: body.usage,
+    };
   }
 
   private async readStream(url: string, body: ReadableStream<Uint8Array>, controller: AbortController, options: ChatOptions, maxTokens: number, started: number): Promise<Attempt> {
@@ -300,14 +339,16 @@ export class EndpointBackend implements ChatBackend {
       const why = idleTimedOut ? `sent nothing for ${duration(idleMs)}` : `dropped the connection (${(err as Error).message})`;
       // Nothing shown yet: a clean retry is possible. After text went out, a retry would repeat it.
       if (out.text === '') throw new RetryableError(`${url} ${why}`);
-      throw new ChorusError('failed', `${url} ${why} after ${out.chunks} tokens: check the server and try again.`, undefined, { cause: err });
+      // After text went out a retry would repeat it: keep what came and say that the reply is incomplete.
+      if (thinking) emit('</think>');
+      return { ...out, finishReason: 'interrupted', note: `${url} ${why} after ${out.chunks} tokens; the reply is incomplete` };
     } finally {
       clearTimeout(idle);
     }
     if (thinking) emit('</think>');
     if (!finished) {
       if (out.text === '') throw new RetryableError(`${url} closed the stream before any reply`);
-      throw new ChorusError('failed', `${url} closed the stream after ${out.chunks} tokens without finishing the reply: check the server and try again.`);
+      return { ...out, finishReason: 'interrupted', note: `${url} closed the stream after ${out.chunks} tokens without finishing the reply; the reply is incomplete` };
     }
     return out;
   }

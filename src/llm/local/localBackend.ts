@@ -66,6 +66,16 @@ export class LocalBackend implements ChatBackend {
     await this.ensureLoaded(signal);
   }
 
+  async contextSize(signal?: AbortSignal): Promise<number> {
+    return (await this.ensureLoaded(signal)).context.contextSize;
+  }
+
+  /** The prompt's tokens as the model's own chat template and tokenizer make them. */
+  async countTokens(messages: ChatMessage[], signal?: AbortSignal): Promise<number> {
+    const { chat, model } = await this.ensureLoaded(signal);
+    return chat.chatWrapper.generateContextState({ chatHistory: toChatHistory(messages) }).contextText.tokenize(model.tokenizer).length;
+  }
+
   private ensureLoaded(signal?: AbortSignal): Promise<Loaded> {
     if (this.disposed) return Promise.reject(new ChorusError('failed', `The model ${this.label} was released: open it again.`));
     if (!this.loaded) {
@@ -199,6 +209,8 @@ export class LocalBackend implements ChatBackend {
         topP: sampling.topP,
         seed: sampling.seed,
         grammar,
+        // No thinking asked: the thought segment gets no tokens, so the model answers at once.
+        ...(sampling.thinking === false ? { budgets: { thoughtTokens: 0 } } : {}),
         onResponseChunk: (chunk) => {
           if (!firstTokenAt) firstTokenAt = Date.now();
           completionTokens += chunk.tokens.length;

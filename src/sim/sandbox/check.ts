@@ -38,6 +38,8 @@ export interface PreprocessLimits {
   cpuSeconds?: number;
   /** Largest expanded text; default 16 MiB. */
   maxOutputBytes?: number;
+  /** Address space of the preprocessor; default 4 GiB (the build's memory limit when the build runs the check). */
+  memoryBytes?: number;
 }
 
 export interface SandboxViolation {
@@ -65,8 +67,7 @@ export interface PreprocessedTestbench {
 }
 
 /** Bounds on the preprocessor itself: a macro bomb is rejected, not waited for. */
-const defaultLimits: Required<PreprocessLimits> = { wallMs: 30_000, cpuSeconds: 15, maxOutputBytes: 16 * 1024 ** 2 };
-const preprocessMemoryBytes = 4 * 1024 ** 3;
+const defaultLimits: Required<PreprocessLimits> = { wallMs: 30_000, cpuSeconds: 15, maxOutputBytes: 16 * 1024 ** 2, memoryBytes: 4 * 1024 ** 3 };
 
 /** Preprocesses the testbench with `verilator -E` and checks the expanded text; [] means it may be built. */
 export async function checkTestbench(testbenchPath: string, opts: SandboxCheckOptions): Promise<SandboxViolation[]> {
@@ -101,13 +102,15 @@ export async function preprocessTestbench(testbenchPath: string, opts: SandboxCh
     const spec = jailCommand(verilator, args, {
       workDir: tmp,
       useBwrap: false,
-      limits: { cpuSeconds: limits.cpuSeconds, memoryBytes: preprocessMemoryBytes },
+      limits: { cpuSeconds: limits.cpuSeconds, memoryBytes: limits.memoryBytes },
     });
     const run = await runCapped(spec, { cwd, signal: opts.signal, timeoutMs: limits.wallMs, maxStdoutBytes: limits.maxOutputBytes });
     // Verilator's wrapper script reports its binary's death by a limit as "threw signal N".
     const limited = run.signal !== null || /%Error: Verilator threw signal \d+|std::bad_alloc/.test(run.stderr);
     if (run.timedOut || run.overflowed || limited) {
-      const what = run.overflowed ? `expands to more than ${limits.maxOutputBytes} bytes` : 'exhausts the preprocessor\'s time or memory';
+      const what = run.overflowed
+        ? `expands to more than ${limits.maxOutputBytes} bytes`
+        : `exhausts the preprocessor's time (${limits.cpuSeconds} s of CPU, ${Math.round(limits.wallMs / 1000)} s in all) or memory (${Math.round(limits.memoryBytes / 1024 ** 2)} MiB)`;
       const violation = { file: tb, line: 1, column: 1, rule: 'preprocess-limit', message: `The testbench ${what} (a macro that expands without bound?): simplify its macros.` };
       return { violations: [violation], files: [tbReal] };
     }

@@ -1,11 +1,13 @@
 /**
  * Runs one child process for the sandbox with a wall-clock bound, an output cap and the caller's AbortSignal;
- * the child leads its own process group, and the whole group is killed on abort, timeout or overflow.
+ * the child leads its own process group, and the whole group is killed on abort, timeout or overflow (and
+ * when CHORUS dies: orphanGuard).
  */
 import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { ChorusError } from '../../protocol';
+import { dieWithParent, guardGroup } from '../orphanGuard';
 import type { JailSpec } from './jail';
 
 export interface CappedRunOptions {
@@ -30,12 +32,15 @@ const stderrCap = 256 * 1024;
 export function runCapped(spec: JailSpec, opts: CappedRunOptions): Promise<CappedRunResult> {
   if (opts.signal?.aborted) return Promise.reject(new ChorusError('cancelled', 'Cancelled.'));
   return new Promise((resolve, reject) => {
-    const child = spawn(spec.command, spec.args, {
+    // The group dies with CHORUS however CHORUS ends: parent-death signal and the orphan guard.
+    const wrapped = dieWithParent(spec.command, spec.args);
+    const child = spawn(wrapped.command, wrapped.args, {
       cwd: opts.cwd,
       env: spec.env,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const unguard = guardGroup(child.pid);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let outBytes = 0;
@@ -76,6 +81,7 @@ export function runCapped(spec: JailSpec, opts: CappedRunOptions): Promise<Cappe
       errBytes += chunk.length;
     });
     const finish = (): void => {
+      unguard();
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
     };

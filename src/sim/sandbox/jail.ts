@@ -103,7 +103,8 @@ function defaultHidden(): string[] {
   return dirs;
 }
 
-function withLimits(command: string, args: string[], limits: JailLimits, limiter: 'auto' | 'prlimit' | 'shell'): { command: string; args: string[] } {
+/** The command under resource limits (prlimit, or a `sh -c 'ulimit …'` wrapper): the build steps use it without the rest of the jail. */
+export function withLimits(command: string, args: string[], limits: JailLimits, limiter: 'auto' | 'prlimit' | 'shell' = 'auto'): { command: string; args: string[] } {
   const { cpuSeconds, memoryBytes, fileSizeBytes, processes } = limits;
   if ([cpuSeconds, memoryBytes, fileSizeBytes, processes].every((v) => v === undefined)) return { command, args };
   const usePrlimit = limiter === 'prlimit' || (limiter === 'auto' && prlimitAvailable());

@@ -1,5 +1,6 @@
 /** The remaining holes, one row per source line; a row reveals its line in the DUT editor. */
 import { h } from '../dom';
+import { shortNames } from '../fileNames';
 import { describeKinds, groupHoles, summarizeDetails } from '../holeGroups';
 import type { RunModel } from '../model';
 import type { ViewContext } from './context';
@@ -13,9 +14,11 @@ export function holesList(ctx: ViewContext, run: RunModel, showAll: boolean, onS
     return h('p', { class: 'empty' }, measured ? 'No holes left.' : 'Holes appear here after the first simulation.');
   }
   const shown = showAll ? groups : groups.slice(0, FIRST_ROWS);
+  const name = shortNames(groups.map((g) => g.file));
   const list = h('ul', { class: 'holes', 'aria-label': 'Remaining holes' });
   for (const g of shown) {
     const details = summarizeDetails(g.details.map((d) => d.replace(/^toggle /, '')));
+    const where = `${name(g.file)}:${g.line}`;
     const button = h(
       'button',
       {
@@ -24,9 +27,9 @@ export function holesList(ctx: ViewContext, run: RunModel, showAll: boolean, onS
         'data-file': g.file,
         'data-line': g.line,
         title: g.unreachable ? `Unreachable: ${g.unreachable}` : `Reveal ${g.file}:${g.line}`,
-        'aria-label': `${g.file} line ${g.line}: ${describeKinds(g.kinds)}: ${g.details.join(', ')}${g.unreachable ? ` (unreachable: ${g.unreachable})` : ''}. Reveal in editor.`,
+        'aria-label': `${name(g.file)} line ${g.line}: ${describeKinds(g.kinds)}: ${g.details.join(', ')}${g.unreachable ? ` (unreachable: ${g.unreachable})` : ''}. Reveal in editor.`,
       },
-      h('span', { class: 'hole-where' }, `${g.file}:${g.line}`),
+      h('span', { class: 'hole-where' }, where),
       h('span', { class: 'hole-kinds' }, describeKinds(g.kinds)),
       h('span', { class: 'hole-detail' }, details),
       g.source ? h('code', { class: 'hole-source' }, g.source) : null,

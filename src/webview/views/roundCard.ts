@@ -1,6 +1,7 @@
 /** One round of a run: the model's reply streaming in, its testbench, the stages, coverage and feedback. */
 import { REPORTED_KINDS, type CoverageSummary, type Targets } from '../../protocol';
 import { fill, h } from '../dom';
+import { shortNames } from '../fileNames';
 import { formatDelta, formatMs, formatPct, KIND_LABEL, STATUS_TEXT } from '../format';
 import { previousCoverage, type RoundModel, type RunModel } from '../model';
 import { splitFences, splitThinking } from '../responseText';
@@ -159,13 +160,14 @@ export class RoundCard implements EntryView {
     if (diags.length === this.seen.diag) return;
     this.seen.diag = diags.length;
     this.diagnostics.hidden = diags.length === 0;
+    const name = shortNames(diags.map((d) => d.file));
     fill(
       this.diagnostics,
       ...diags.slice(0, 20).map((d) =>
         h(
           'li',
           { class: `diag ${d.severity}` },
-          h('span', { class: 'diag-where' }, [d.file, d.line || undefined, d.column || undefined].filter((p) => p !== undefined).join(':')),
+          h('span', { class: 'diag-where' }, [name(d.file), d.line || undefined, d.column || undefined].filter((p) => p !== undefined).join(':')),
           ` ${d.severity}: ${d.message}`,
         ),
       ),

@@ -258,7 +258,7 @@ export const stub = {
   /** Answers dialogs: return the button to press (undefined dismisses); may return a promise. */
   answer: (_level: string, _text: string, _items: string[]): Answer | Promise<Answer> => undefined,
   quickPick: (items: { label: string }[]): unknown => items[0],
-  progress: [] as { title?: string; reports: { message?: string; increment?: number }[]; cancel: () => void }[],
+  progress: [] as { title?: string; reports: { message?: string; increment?: number }[]; cancel: () => void; done: boolean }[],
   shown: [] as { uri: string; viewColumn?: number }[],
   context: {} as Record<string, unknown>,
   commands: new Map<string, (...args: unknown[]) => unknown>(),
@@ -390,9 +390,13 @@ export const window = {
   showSaveDialog: async () => undefined,
   withProgress: async <R>(opts: { title?: string }, task: (p: { report(v: { message?: string; increment?: number }): void }, t: CancellationTokenSource['token']) => Promise<R>) => {
     const cts = new CancellationTokenSource();
-    const rec = { title: opts.title, reports: [] as { message?: string; increment?: number }[], cancel: () => cts.cancel() };
+    const rec = { title: opts.title, reports: [] as { message?: string; increment?: number }[], cancel: () => cts.cancel(), done: false };
     stub.progress.push(rec);
-    return task({ report: (v) => rec.reports.push(v) }, cts.token);
+    try {
+      return await task({ report: (v) => rec.reports.push(v) }, cts.token);
+    } finally {
+      rec.done = true;
+    }
   },
   showTextDocument: async (target: Uri | FakeDocument, opts?: { viewColumn?: number }) => {
     const uri = target instanceof Uri ? target : target.uri;

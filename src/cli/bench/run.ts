@@ -1,0 +1,271 @@
+/** `chorus bench`: every item of an ECov-schema dataset through the engine, with Pass@k, Cov@1 and times. */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { coverageByInstance, generateToEnd, type EngineResult, type EngineServices } from '../../engine';
+import {
+  emptySummary,
+  isAbortError,
+  metricPct,
+  type CoverageSummary,
+  type EngineName,
+  type TargetMetric,
+  type Targets,
+} from '../../protocol';
+import { mapMetric, mean, passAtK, round4 } from './metrics';
+import type { BenchItem, ParsedLine } from './schema';
+
+export interface BenchOptions {
+  engine: EngineName;
+  samples: number;
+  rounds?: number;
+  concurrency: number;
+  budgetSeconds?: number;
+  simTimeoutSeconds?: number;
+  seed: number;
+  /** Items are laid out under this folder, one subfolder per item and sample. */
+  workDir: string;
+  /** Keep the laid-out folders (default: removed after each sample). */
+  keep?: boolean;
+}
+
+export interface TargetCheck {
+  inst_name: string;
+  metric: string;
+  mapped: TargetMetric | null;
+  target: number;
+  value: number | null;
+  met: boolean;
+  note?: string;
+}
+
+export interface SampleMs {
+  generate: number;
+  build: number;
+  sim: number;
+  total: number;
+}
+
+export interface SampleResult {
+  pass: boolean;
+  /** Not passed, but every line/branch hole left is one analysis marks unreachable. */
+  unreachableOnly: boolean;
+  compiled: boolean;
+  coverage: CoverageSummary;
+  overall: number;
+  ms: SampleMs;
+  rounds: number;
+  tokens: number;
+  targets: TargetCheck[];
+  error?: string;
+}
+
+export interface ItemResult {
+  id: string;
+  /** Sample 1's outcome. */
+  pass: boolean;
+  /** Sample 1 failed only on points analysis marks unreachable. */
+  unreachable_only: boolean;
+  passes: number;
+  samples: number;
+  coverage: CoverageSummary & { overall: number };
+  ms: SampleMs;
+  rounds: number;
+  tokens: number;
+  targets: TargetCheck[];
+  error?: string;
+  /** Overall coverage of every sample, in order. */
+  overall_samples: number[];
+  all: SampleResult[];
+}
+
+export interface BenchReport {
+  items: number;
+  engine: EngineName;
+  samples: number;
+  k: number;
+  pass_at_1: number;
+  pass_at_k: number;
+  cov_at_1: number;
+  compile_rate: number;
+  /** Metric names seen in the dataset and what they were evaluated as. */
+  mapping: Record<string, string>;
+  total_ms: number;
+  tokens: number;
+  tokens_per_second: number | null;
+  results: ItemResult[];
+}
+
+export type BenchEvent = { type: 'itemStart'; id: string } | { type: 'itemEnd'; result: ItemResult; done: number; total: number };
+
+function safe(id: string): string {
+  return id.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 80);
+}
+
+function evaluateTargets(item: BenchItem, result: EngineResult | null): TargetCheck[] {
+  const instances = result?.points ? coverageByInstance(result.points) : {};
+  return item.targets.map((t) => {
+    const mapped = mapMetric(t.metric);
+    const inst = t.inst_name ?? item.dut_instance_name;
+    const base: TargetCheck = { inst_name: inst, metric: t.metric, mapped, target: t.target_percentage, value: null, met: false };
+    if (!mapped) return { ...base, note: `metric '${t.metric}' has no Verilator equivalent` };
+    if (!result) return base;
+    let summary: CoverageSummary | undefined = result.coverage;
+    if (inst !== item.dut_instance_name) {
+      const path = Object.keys(instances).find((p) => p.endsWith(`.${item.dut_instance_name}.${inst}`) || p.endsWith(`.${inst}`));
+      summary = path ? instances[path] : undefined;
+      if (!summary) return { ...base, note: `instance '${inst}' not found in the hierarchy` };
+    }
+    const value = metricPct(summary, mapped);
+    return { ...base, value, met: value + 1e-9 >= t.target_percentage };
+  });
+}
+
+/** Targets the engine aims at: the whole-DUT ones it can measure. */
+function engineTargets(item: BenchItem): Targets {
+  const out: Targets = {};
+  for (const t of item.targets) {
+    const m = mapMetric(t.metric);
+    if (m && (t.inst_name ?? item.dut_instance_name) === item.dut_instance_name) out[m] = Math.max(out[m] ?? 0, t.target_percentage);
+  }
+  return Object.keys(out).length ? out : { line: 100, branch: 100 };
+}
+
+async function runSample(item: BenchItem, k: number, opts: BenchOptions, services: EngineServices): Promise<SampleResult> {
+  const dir = join(opts.workDir, safe(item.id), `s${k}`);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const started = Date.now();
+  const rtlFiles: string[] = [];
+  const specFiles: string[] = [];
+  try {
+    for (const f of item.rtl_files) {
+      const p = join(dir, basename(f.name));
+      await writeFile(p, f.content);
+      rtlFiles.push(p);
+    }
+    for (const f of item.spec_files) {
+      const p = join(dir, `spec_${basename(f.name)}`);
+      await writeFile(p, f.content);
+      specFiles.push(p);
+    }
+    let result: EngineResult | null = null;
+    let error: string | undefined;
+    try {
+      result = await generateToEnd(
+        {
+          rtlFiles,
+          specFiles,
+          top: item.dut_module_name,
+          instanceName: item.dut_instance_name,
+          engine: opts.engine,
+          targets: engineTargets(item),
+          rounds: opts.rounds,
+          seed: opts.seed + k,
+          budgetSeconds: opts.budgetSeconds,
+          simTimeoutSeconds: opts.simTimeoutSeconds,
+          workDir: join(dir, 'work'),
+        },
+        services,
+      );
+    } catch (err) {
+      if (isAbortError(err) || services.signal.aborted) throw err;
+      error = err instanceof Error ? (err as Error & { describe?: () => string }).describe?.() ?? err.message : String(err);
+    }
+    const targets = evaluateTargets(item, result);
+    const ms = { generate: 0, build: 0, sim: 0, total: Date.now() - started };
+    for (const r of result?.rounds ?? []) {
+      ms.generate += r.ms.generate;
+      ms.build += r.ms.build;
+      ms.sim += r.ms.sim;
+    }
+    const coverage = result?.coverage ?? emptySummary();
+    const compiled = Boolean(result && result.rounds.some((r) => r.status === 'ok'));
+    const pass = Boolean(result) && targets.every((t) => t.met);
+    const structural = (result?.holes ?? []).filter((h) => h.kind === 'line' || h.kind === 'branch');
+    return {
+      pass,
+      unreachableOnly: !pass && Boolean(result) && structural.length > 0 && structural.every((h) => h.unreachable),
+      compiled,
+      coverage,
+      overall: metricPct(coverage, 'overall'),
+      ms,
+      rounds: result?.rounds.length ?? 0,
+      tokens: (result?.rounds ?? []).reduce((a, r) => a + (r.tokens ?? 0), 0),
+      targets,
+      error,
+    };
+  } finally {
+    if (!opts.keep) await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function failedItem(id: string, error: string, samples: number): ItemResult {
+  const coverage = { ...emptySummary(), overall: 0 };
+  return { id, pass: false, unreachable_only: false, passes: 0, samples, coverage, ms: { generate: 0, build: 0, sim: 0, total: 0 }, rounds: 0, tokens: 0, targets: [], error, overall_samples: [], all: [] };
+}
+
+export async function runBench(
+  lines: ParsedLine[],
+  opts: BenchOptions,
+  services: EngineServices,
+  onEvent: (e: BenchEvent) => void = () => {},
+): Promise<BenchReport> {
+  const started = Date.now();
+  const results: ItemResult[] = new Array(lines.length);
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < lines.length && !services.signal.aborted) {
+      const idx = next++;
+      const line = lines[idx];
+      if (!line.ok) {
+        results[idx] = failedItem(line.id, `line ${line.line}: ${line.error}`, opts.samples);
+      } else {
+        onEvent({ type: 'itemStart', id: line.item.id });
+        const all: SampleResult[] = [];
+        for (let k = 0; k < opts.samples; k++) all.push(await runSample(line.item, k, opts, services));
+        const first = all[0];
+        results[idx] = {
+          id: line.item.id,
+          pass: first.pass,
+          unreachable_only: first.unreachableOnly,
+          passes: all.filter((s) => s.pass).length,
+          samples: all.length,
+          coverage: { ...first.coverage, overall: first.overall },
+          ms: first.ms,
+          rounds: first.rounds,
+          tokens: first.tokens,
+          targets: first.targets,
+          error: first.error,
+          overall_samples: all.map((x) => x.overall),
+          all,
+        };
+      }
+      done++;
+      onEvent({ type: 'itemEnd', result: results[idx], done, total: lines.length });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency) }, worker));
+  const finished = results.filter(Boolean);
+  const mapping: Record<string, string> = {};
+  for (const l of lines) if (l.ok) for (const t of l.item.targets) mapping[t.metric] = mapMetric(t.metric) ?? 'unmapped (counted as not met)';
+  // Over attempted samples: items rejected by the schema never ran.
+  const samples = finished.flatMap((r) => r.all);
+  const tokens = finished.reduce((a, r) => a + r.all.reduce((b, s) => b + s.tokens, 0), 0);
+  const genMs = finished.reduce((a, r) => a + r.all.reduce((b, s) => b + s.ms.generate, 0), 0);
+  return {
+    items: finished.length,
+    engine: opts.engine,
+    samples: opts.samples,
+    k: opts.samples,
+    pass_at_1: round4(mean(finished.map((r) => (r.samples ? r.passes / r.samples : 0)))),
+    pass_at_k: round4(mean(finished.map((r) => passAtK(r.samples || opts.samples, r.passes, opts.samples)))),
+    cov_at_1: round4(mean(finished.map((r) => (r.all.length ? mean(r.all.map((s) => s.overall)) : 0)))),
+    compile_rate: round4(samples.length ? samples.filter((s) => s.compiled).length / samples.length : 0),
+    mapping,
+    total_ms: Date.now() - started,
+    tokens,
+    tokens_per_second: tokens && genMs ? Math.round((tokens / genMs) * 1000 * 10) / 10 : null,
+    results: finished,
+  };
+}

@@ -1,0 +1,102 @@
+/** `chorus prove`: each line/branch hole's formal verdict — proven unreachable, a witness trace, or why neither. */
+import type { Command } from 'commander';
+import pc from 'picocolors';
+import { proveHoles, type ProveHolesReport, type TargetVerdict } from '../../engine';
+import { ChorusError } from '../../protocol';
+import type { CliContext } from '../context';
+import { coverageTable, givenNames } from '../format';
+import { collect, positiveInt, positiveNumber } from '../options';
+import type { RegisterCommand } from './index';
+
+interface ProveFlags {
+  top?: string;
+  tb?: string;
+  json?: boolean;
+  timeout?: number;
+  budget?: number;
+  depth?: number;
+  seed?: number;
+  includeDir: string[];
+  define: string[];
+  param: string[];
+  verilator?: string;
+}
+
+function pairs(list: string[], option: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of list) {
+    const eq = item.indexOf('=');
+    const [k, v] = eq < 0 ? [item, ''] : [item.slice(0, eq), item.slice(eq + 1)];
+    if (!/^[A-Za-z_]\w*$/.test(k)) throw new ChorusError('bad_input', `${option} '${item}': expected NAME or NAME=VALUE.`);
+    out[k] = v;
+  }
+  return out;
+}
+
+function verdictText(v: TargetVerdict): string {
+  const d = v.verdict;
+  if (d.status === 'unreachable') return `${pc.green('proven unreachable')} (k-induction, depth ${d.depth})`;
+  if (d.status === 'witness') return `${pc.cyan('witness')}: ${d.witness.rows.length} cycle(s) from reset reach it`;
+  return `${pc.yellow('unknown')}: ${d.reason}`;
+}
+
+function render(r: ProveHolesReport, name: (f: string) => string): string {
+  const count = (s: string) => r.verdicts.filter((v) => v.verdict.status === s).length;
+  const out = [
+    `${pc.bold('Formal verdicts')} for ${r.top}: holes from ${r.holesFrom === 'testbench' ? 'the testbench' : 'the model-free search'}` +
+      pc.dim(`  search ${(r.searchMs / 1000).toFixed(1)} s, Yosys ${(r.yosysMs / 1000).toFixed(1)} s`),
+    '',
+    coverageTable(r.coverage),
+    '',
+  ];
+  if (!r.verdicts.length) out.push('No line or branch holes: nothing to prove.');
+  for (const v of r.verdicts) {
+    const t = v.target;
+    const where = `${name(t.file)}:${t.line}${t.instance ? ` (${t.instance})` : ''}`;
+    out.push(`  ${pc.cyan(where)} ${t.kind} ${t.comment}${v.site ? pc.dim(` — ${v.site}`) : ''}`, `    ${verdictText(v)}`);
+  }
+  out.push('', `${count('unreachable')} proven unreachable, ${count('witness')} witness(es), ${count('unknown')} unknown.`);
+  if (r.failure) out.push(pc.yellow(`note: ${r.failure}`));
+  return out.join('\n');
+}
+
+async function run(rtl: string[], flags: ProveFlags, ctx: CliContext): Promise<void> {
+  const report = await proveHoles(
+    {
+      rtlFiles: rtl,
+      top: flags.top,
+      testbench: flags.tb,
+      includeDirs: flags.includeDir,
+      defines: pairs(flags.define, '--define'),
+      parameters: pairs(flags.param, '--param'),
+      timeoutSeconds: flags.timeout,
+      budgetSeconds: flags.budget,
+      maxDepth: flags.depth,
+      seed: flags.seed,
+    },
+    { logger: ctx.logger, signal: ctx.signal, verilatorPath: flags.verilator ?? process.env.CHORUS_VERILATOR },
+  );
+  const name = givenNames(rtl);
+  if (flags.json) {
+    ctx.out(JSON.stringify({ ...report, verdicts: report.verdicts.map((v) => ({ ...v, target: { ...v.target, file: name(v.target.file) } })) }, null, 2));
+  } else ctx.out(render(report, name));
+}
+
+export const registerProve: RegisterCommand = (program: Command, ctx: CliContext) => {
+  program
+    .command('prove')
+    .description('Decide each line/branch hole with Yosys: proven unreachable (k-induction), a witness trace, or why neither.')
+    .argument('<rtl...>', 'DUT source files (Verilog/SystemVerilog)')
+    .option('--top <module>', 'DUT top module (found by analysis when omitted)')
+    .option('--tb <testbench>', 'measure this testbench for the holes (default: the model-free search finds them)')
+    .option('--json', 'print one JSON object (coverage, verdicts with witness rows, times)')
+    .option('--timeout <seconds>', 'wall-clock bound of the formal run (default 120)', positiveNumber('--timeout'))
+    .option('--budget <seconds>', 'model-free search budget when no --tb is given (default 20)', positiveNumber('--budget'))
+    .option('--depth <cycles>', 'longest induction and witness search (default 24)', positiveInt('--depth'))
+    .option('--seed <n>', 'search seed', positiveInt('--seed'))
+    .option('-I, --include-dir <dir>', 'include folder for `include (repeatable)', collect, [])
+    .option('-D, --define <NAME[=VALUE]>', 'preprocessor define (repeatable)', collect, [])
+    .option('--param <NAME=VALUE>', 'top-level parameter override (repeatable)', collect, [])
+    .option('--verilator <path>', 'Verilator executable (default: CHORUS_VERILATOR or verilator on PATH)')
+    .action((rtl: string[], flags: ProveFlags) => run(rtl, flags, ctx));
+};

@@ -1,0 +1,16 @@
+/** The model-free search as a generator: an adapter over `runRandomSearch`, whose outcome already has this shape. */
+import { runRandomSearch } from '../random/search';
+import type { Generator, RunSettings } from './types';
+
+export function randomGenerator(settings: RunSettings): Generator {
+  return {
+    name: 'random',
+    generate: (ctx, services, emit) =>
+      runRandomSearch(
+        ctx,
+        services,
+        { seed: settings.seed, ...(settings.budgetMs ? { budgetMs: settings.budgetMs } : {}), simTimeoutMs: settings.simTimeoutMs },
+        emit,
+      ),
+  };
+}

@@ -1,0 +1,20 @@
+/** The request's knobs resolved once, with the defaults every generator shares. */
+import type { GenerateRequest } from '../api';
+import type { RunSettings } from './types';
+
+export const DEFAULT_ROUNDS = 3;
+export const DEFAULT_STALL_ROUNDS = 2;
+const DEFAULT_SIM_TIMEOUT_SECONDS = 30;
+
+export function runSettings(req: GenerateRequest): RunSettings {
+  return {
+    rounds: req.rounds ?? DEFAULT_ROUNDS,
+    stallRounds: req.stallRounds ?? DEFAULT_STALL_ROUNDS,
+    seed: req.seed ?? 1,
+    budgetMs: req.budgetSeconds !== undefined ? req.budgetSeconds * 1000 : undefined,
+    simTimeoutMs: (req.simTimeoutSeconds ?? DEFAULT_SIM_TIMEOUT_SECONDS) * 1000,
+    samplingSeed: req.seed,
+    contextSize: req.contextSize,
+    sampling: req.sampling,
+  };
+}

@@ -1,0 +1,39 @@
+/** When the loop stops: before a round (cancelled, out of time) and after one (targets met, stalled, out of tokens). */
+import { meetsTargets, type Targets } from '../../protocol';
+import type { Attempt } from './attempt';
+
+/**
+ * `rounds` means the loop ran every round it was given; `error` that the backend (or a tool) failed after a
+ * testbench was measured, and `context` that the next prompt could not fit the model's context: both keep the best.
+ */
+export type StopReason = 'rounds' | 'targets met' | 'cancelled' | 'budget' | 'stalled' | 'error' | 'context';
+
+export interface StopLimits {
+  /** Stop after this many rounds in a row without a coverage gain. */
+  stallRounds: number;
+  /** Wall-clock budget for the whole loop, in ms. */
+  budgetMs?: number;
+  /** Generated-token budget for the whole loop. */
+  tokenBudget?: number;
+}
+
+export function stopBeforeRound(signal: AbortSignal, startedAt: number, limits: StopLimits): StopReason | null {
+  if (signal.aborted) return 'cancelled';
+  if (limits.budgetMs !== undefined && Date.now() - startedAt > limits.budgetMs) return 'budget';
+  return null;
+}
+
+export interface LoopProgress {
+  best: Attempt;
+  /** Rounds in a row without a coverage gain. */
+  stall: number;
+  tokensUsed: number;
+}
+
+export function stopAfterRound(progress: LoopProgress, limits: StopLimits, targets: Targets): StopReason | null {
+  const best = progress.best.report;
+  if (best?.status === 'ok' && meetsTargets(best.coverage, targets)) return 'targets met';
+  if (progress.stall >= limits.stallRounds) return 'stalled';
+  if (limits.tokenBudget !== undefined && progress.tokensUsed >= limits.tokenBudget) return 'budget';
+  return null;
+}

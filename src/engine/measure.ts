@@ -1,0 +1,66 @@
+/**
+ * `measure`: one given testbench against the DUT (what `chorus coverage` reports): build, run, read the DUT's
+ * coverage, find the holes. Holes and points name their file by its absolute path, as every result does.
+ */
+import { resolve } from 'node:path';
+import { measureCoverage, toLcov, type MeasureResult } from '../sim';
+import type { CoveragePoint, Logger } from '../protocol';
+
+export type { MeasureResult };
+
+export interface MeasureRequest {
+  /** DUT source files. */
+  rtlFiles: string[];
+  testbench: string;
+  /** DUT top module: coverage is scoped to its instances when given. */
+  top?: string;
+  includeDirs?: string[];
+  plusargs?: string[];
+  timeoutMs?: number;
+  maxSimTime?: number;
+}
+
+export interface MeasureServices {
+  logger: Logger;
+  signal: AbortSignal;
+  verilatorPath?: string;
+  /** Includes outside this folder are rejected by the sandbox check. */
+  workspaceRoot?: string;
+  /** Memory limit of each tool that reads the testbench; default 4 GiB. */
+  memoryLimitBytes?: number;
+  /** Byte cap of the build cache; default 2 GiB. */
+  cacheMaxBytes?: number;
+}
+
+export async function measure(req: MeasureRequest, services: MeasureServices): Promise<MeasureResult> {
+  // The simulator gets the paths as given, so its errors name files as the user typed them.
+  const result = await measureCoverage(
+    {
+      dutFiles: req.rtlFiles,
+      testbench: req.testbench,
+      dutTop: req.top,
+      includeDirs: req.includeDirs,
+      plusargs: req.plusargs,
+      timeoutMs: req.timeoutMs,
+      maxSimTime: req.maxSimTime,
+    },
+    {
+      verilatorPath: services.verilatorPath,
+      logger: services.logger,
+      signal: services.signal,
+      workspaceRoot: services.workspaceRoot,
+      memoryLimitBytes: services.memoryLimitBytes,
+      cacheMaxBytes: services.cacheMaxBytes,
+    },
+  );
+  return {
+    ...result,
+    holes: result.holes.map((h) => ({ ...h, file: resolve(h.file) })),
+    points: result.points.map((p) => ({ ...p, file: resolve(p.file) })),
+  };
+}
+
+/** An lcov tracefile of measured points; `name` writes each `SF:` path (default: as the points name it). */
+export function lcov(points: CoveragePoint[], name?: (file: string) => string): string {
+  return toLcov(points, name);
+}

@@ -1,0 +1,118 @@
+/**
+ * Which files make up a run's DUT and which module is its top: decided here once, for the CLI (the files it is
+ * given) and the language server (a document, plus the sibling sources that define the modules its top
+ * instantiates, transitively; testbenches beside it are left out).
+ */
+import { readdir } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { analyzeFiles, moduleByName } from '../hdl';
+import { ChorusError, type DesignAnalysis, type EngineName, type ModuleInfo } from '../protocol';
+import type { GenerateRequest } from './api';
+import { chooseEngine, type ModelProvider } from './models';
+
+const HDL = /\.(sv|v)$/i;
+const TESTBENCH = /(^tb_|_tb\.|testbench|^chorus_)/i;
+/** Sibling files looked at beside a document: enough for a design folder, bounded for a huge one. */
+const MAX_SIBLINGS = 64;
+
+export interface DutRequest {
+  /** The DUT files (any form of path): used as given, no search. */
+  files?: string[];
+  /** The document a run starts from, when no files are named: it and the sibling sources its top needs. */
+  document?: string;
+  /** The top module; found by analysis when omitted. */
+  top?: string;
+}
+
+export interface DutSelection {
+  /** Absolute paths, the document (when one was given) first. */
+  files: string[];
+  top: ModuleInfo;
+  analysis: DesignAnalysis;
+}
+
+function throwSyntaxError(analysis: DesignAnalysis): void {
+  if (!analysis.errors.length) return;
+  const e = analysis.errors[0];
+  const more = analysis.errors.length > 1 ? ` (and ${analysis.errors.length - 1} more)` : '';
+  throw new ChorusError('bad_input', `${e.message}${more}`, { file: e.file, line: e.line, column: e.column });
+}
+
+/** The top module: the one asked for, else the one analysis found; an error saying what to pass otherwise. */
+export function findTop(analysis: DesignAnalysis, files: string[], requested?: string): ModuleInfo {
+  const name = requested ?? analysis.top;
+  if (!name) {
+    const c = analysis.topCandidates;
+    throw new ChorusError(
+      'bad_input',
+      c.length
+        ? `Several top module candidates (${c.join(', ')}): pass --top <module>.`
+        : `No module found in ${files.join(', ')}: pass the RTL files that define the DUT.`,
+    );
+  }
+  const top = moduleByName(analysis, name);
+  if (!top) throw new ChorusError('bad_input', `Top module '${name}' is not defined in the given RTL files.`);
+  return top;
+}
+
+async function siblings(file: string): Promise<string[]> {
+  const dir = dirname(file);
+  const names = await readdir(dir).catch(() => [] as string[]);
+  return names.filter((n) => HDL.test(n) && !TESTBENCH.test(n)).slice(0, MAX_SIBLINGS).map((n) => join(dir, n));
+}
+
+/** The files defining `top` and the modules it instantiates, transitively, within one analysis. */
+function filesOf(analysis: DesignAnalysis, top: string): Set<string> {
+  const needed = new Set<string>();
+  const visit = (name: string) => {
+    const m = moduleByName(analysis, name);
+    if (!m || needed.has(m.file)) return;
+    needed.add(m.file);
+    m.instances.forEach((i) => visit(i.module));
+  };
+  visit(top);
+  return needed;
+}
+
+export async function selectDut(req: DutRequest): Promise<DutSelection> {
+  if (req.files?.length) {
+    const files = req.files.map((f) => resolve(f));
+    const analysis = await analyzeFiles(files, { top: req.top });
+    throwSyntaxError(analysis);
+    return { files, top: findTop(analysis, files, req.top), analysis };
+  }
+  if (!req.document) throw new ChorusError('bad_input', 'No RTL files given: pass the DUT source files.');
+  const doc = resolve(req.document);
+  const own = await analyzeFiles([doc], { top: req.top });
+  throwSyntaxError(own);
+  // A document with several unrelated modules runs on its first one unless a top is named (a code lens names it).
+  const topName = req.top ?? own.top ?? own.modules[0]?.name;
+  if (!topName) throw new ChorusError('bad_input', 'No module in this file to generate stimulus for.', { file: doc });
+
+  let files = [doc];
+  let analysis = own;
+  const others = (await siblings(doc)).filter((f) => f !== doc);
+  if (others.length) {
+    const wide = await analyzeFiles([doc, ...others]).catch(() => null);
+    if (wide && !wide.errors.length) {
+      files = [doc, ...[...filesOf(wide, topName)].filter((f) => f !== doc)];
+      if (files.length > 1) analysis = await analyzeFiles(files, { top: topName });
+    }
+  }
+  return { files, top: findTop(analysis, files, topName), analysis };
+}
+
+/** What an adapter asks for: a `GenerateRequest` whose DUT files, top and engine are still to be decided. */
+export type RunInput = Omit<GenerateRequest, 'rtlFiles' | 'engine'> & DutRequest & { engine?: EngineName | 'auto' };
+
+export interface RunPlan {
+  request: GenerateRequest;
+  dut: DutSelection;
+}
+
+/** The engine's one decision of a run: its DUT files and top (`selectDut`) and its engine (`chooseEngine`). */
+export async function planRun(input: RunInput, models: ModelProvider): Promise<RunPlan> {
+  const { files, document, engine, ...rest } = input;
+  const dut = await selectDut({ files, document, top: input.top });
+  return { dut, request: { ...rest, rtlFiles: dut.files, top: dut.top.name, engine: chooseEngine(engine, models) } };
+}

@@ -1,0 +1,199 @@
+/**
+ * The formal engine: for each uncovered line or branch point, an instrumented copy of the DUT is handed to Yosys
+ * (k-induction proves the arm unreachable; a bounded search after reset finds a witness trace). One prepared netlist
+ * serves every point; points go to Yosys in small batches so a stopped run keeps what it decided.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { analyzeSources } from '../hdl';
+import { ChorusError, silentLogger, type Logger, type ModuleInfo } from '../protocol';
+import { instrument } from './instrument';
+import type { FormalTarget, ProveRequest, ProveResult, StimulusRow, TargetVerdict, Verdict, Witness } from './types';
+import { YosysStopped, YosysWorker, type FileTree } from './worker';
+import { lastError, listedNames, parseProof, parseWitness, prepScript, proofScript, witnessScript, type ProofOutcome } from './yosys';
+
+export interface ProveServices {
+  signal: AbortSignal;
+  logger?: Logger;
+}
+
+const BATCH = 12;
+const HEADER_EXT = /\.(v|sv|vh|svh|h|inc|vinc)$/i;
+const MAX_INCLUDE_FILES = 400;
+const MAX_INCLUDE_BYTES = 4 * 1024 * 1024;
+
+/** Header files an include folder offers, copied into Yosys' virtual file system (bounded). */
+async function includeTree(dirs: string[], tree: FileTree): Promise<string[]> {
+  const names: string[] = [];
+  let count = 0;
+  let bytes = 0;
+  for (const [i, dir] of dirs.entries()) {
+    const name = `inc${i}`;
+    names.push(name);
+    let entries: string[] = [];
+    try {
+      entries = await readdir(dir);
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (!HEADER_EXT.test(e) || count >= MAX_INCLUDE_FILES) continue;
+      const p = join(dir, e);
+      const s = await stat(p).catch(() => undefined);
+      if (!s?.isFile() || bytes + s.size > MAX_INCLUDE_BYTES) continue;
+      tree[`${name}/${e}`] = await readFile(p, 'utf8');
+      count++;
+      bytes += s.size;
+    }
+  }
+  return names;
+}
+
+function hex(bits: string): string {
+  const clean = bits.replace(/[^01]/g, '0');
+  return clean ? BigInt(`0b${clean}`).toString(16) : '0';
+}
+
+function unknownAll(targets: FormalTarget[], reason: string): TargetVerdict[] {
+  return targets.map((target) => ({ target, verdict: { status: 'unknown', reason } }));
+}
+
+/** The witness rows for a trace: every input but the clock, per cycle, up to the cycle that sets the flag. */
+function witnessOf(top: ModuleInfo, steps: Map<string, string>[], wire: string, resetCycles: number): Witness | undefined {
+  const hit = steps.findIndex((s) => (s.get(wire) ?? '').includes('1'));
+  if (hit < 0) return undefined;
+  const inputs = top.ports
+    .filter((p) => p.direction === 'input' && p.name !== top.clock)
+    .map((p) => ({ name: p.name, width: p.width || steps[0]?.get(p.name)?.length || 1 }));
+  const rows: StimulusRow[] = steps.slice(0, hit + 1).map((s) => Object.fromEntries(inputs.map((i) => [i.name, hex(s.get(i.name) ?? '0')])));
+  return { inputs, rows, hitAt: hit, resetCycles };
+}
+
+/** One point's verdict from its flag wires (one per instance it stands for): proven only when every one is. */
+function decide(
+  wires: string[],
+  proofs: Map<string, ProofOutcome>,
+  traces: Map<string, ReturnType<typeof parseWitness>>,
+  top: ModuleInfo,
+  resetCycles: number,
+): Verdict {
+  if (!wires.length) return { status: 'unknown', reason: 'Yosys removed the arm or its instance (it found it constant or unused): not decided' };
+  const results = wires.map((w) => proofs.get(w) ?? ({ kind: 'unknown', reason: 'not decided' } as const));
+  if (results.every((r) => r.kind === 'proven')) {
+    return { status: 'unreachable', depth: Math.max(...results.map((r) => (r.kind === 'proven' ? r.depth : 0))) };
+  }
+  let why: string | undefined;
+  for (const w of wires) {
+    const t = traces.get(w);
+    const witness = t?.trace ? witnessOf(top, t.trace.steps, w, resetCycles) : undefined;
+    if (witness) return { status: 'witness', witness };
+    if (t?.reason) why ??= `reachable from the start state, but ${t.reason}`;
+  }
+  const unknown = results.find((r) => r.kind === 'unknown');
+  return { status: 'unknown', reason: why ?? (unknown?.kind === 'unknown' ? unknown.reason : 'not decided') };
+}
+
+export async function prove(req: ProveRequest, services: ProveServices): Promise<ProveResult> {
+  const logger = services.logger ?? silentLogger;
+  const started = Date.now();
+  const maxDepth = req.maxDepth ?? 24;
+  const pointTimeout = req.pointTimeoutSeconds ?? 10;
+  const resetCycles = req.resetCycles ?? 2;
+  const analysis = analyzeSources(
+    req.sources.map((s) => ({ name: s.file, content: s.content })),
+    { top: req.top },
+  );
+  const top = analysis.modules.find((m) => m.name === req.top);
+  if (!top) throw new ChorusError('bad_input', `No module '${req.top}' in the design: check --top.`);
+  const targets = req.targets;
+  const inst = instrument(analysis, req.sources, targets);
+
+  // Virtual file system: sources under distinct names, each source's folder and the include folders as -I.
+  const tree: FileTree = {};
+  const names: string[] = [];
+  req.sources.forEach((s, i) => {
+    const name = `src${i}_${basename(s.file).replace(/[^\w.-]/g, '_')}`;
+    names.push(name);
+    tree[name] = inst.files.get(s.file) ?? s.content;
+  });
+  const folders = [...new Set([...req.sources.map((s) => dirname(s.file)), ...(req.includeDirs ?? [])])];
+  const includeDirs = await includeTree(folders, tree);
+
+  const verdicts: TargetVerdict[] = targets.map((target, i) => {
+    const f = inst.flags[i];
+    return 'reason' in f ? { target, verdict: { status: 'unknown', reason: f.reason } } : { target, site: f.label, verdict: { status: 'unknown', reason: 'not decided' } };
+  });
+  const flagged = [...new Set(inst.flags.flatMap((f) => ('flag' in f ? [f.flag] : [])))];
+  if (!flagged.length) return { verdicts, yosysMs: 0 };
+
+  const worker = new YosysWorker({ signal: services.signal, deadlineMs: (req.runTimeoutSeconds ?? 120) * 1000, memoryMb: req.memoryMb ?? 2048 });
+  const outcome = new Map<number, Verdict>();
+  let failure: string | undefined;
+  try {
+    const prep = await worker.run(['-p', prepScript({ files: names, top: req.top, defines: req.defines ?? {}, includeDirs, parameters: req.parameters ?? {} })], tree);
+    const prepared = prep.files['prepared.il'];
+    if (prep.code !== 0 || !prepared) {
+      failure = `Yosys could not read the design: ${lastError(prep.log) ?? `exit ${prep.code}`}`;
+      return { verdicts: unknownAll(targets, failure), yosysMs: Date.now() - started, failure };
+    }
+    const clocks = listedNames(prep.files['clocks.txt']);
+    if (clocks.length > 1) failure = `several clocks (${clocks.slice(0, 4).join(', ')}): only single-clock designs are modelled`;
+    else if (listedNames(prep.files['negedge.txt']).length && listedNames(prep.files['posedge.txt']).length) {
+      failure = 'registers on both clock edges: not modelled';
+    }
+    if (failure) return { verdicts: unknownAll(targets, failure), yosysMs: Date.now() - started, failure };
+
+    const flagWires = listedNames(prep.files['flags.txt']);
+    const wiresOf = (flag: string) => flagWires.filter((w) => w === flag || w.endsWith(`.${flag}`));
+    const base: FileTree = { 'prepared.il': prepared };
+
+    // Proofs, in batches: each flag wire (one per instance of its module) by k-induction.
+    const proofCalls = flagged.flatMap((flag) => wiresOf(flag).map((wire) => ({ flag, wire })));
+    const proofs = new Map<string, ProofOutcome>();
+    for (let i = 0; i < proofCalls.length; i += BATCH) {
+      const batch = proofCalls.slice(i, i + BATCH).map((c, j) => ({ ...c, log: `p${i + j}.log` }));
+      const out = await worker.run(['-q', '-p', proofScript(batch, maxDepth, pointTimeout)], base);
+      for (const c of batch) proofs.set(c.wire, parseProof(out.files[c.log], maxDepth));
+    }
+
+    // Witnesses for the flags reached from the start state: a trace that also starts with the reset pulse.
+    const reset = top.reset && top.ports.some((p) => p.name === top.reset!.name && p.direction === 'input') ? top.reset : null;
+    const reachable = proofCalls.filter((c) => proofs.get(c.wire)?.kind === 'reachable');
+    const traces = new Map<string, ReturnType<typeof parseWitness>>();
+    for (let i = 0; i < reachable.length; i += BATCH) {
+      const batch = reachable.slice(i, i + BATCH).map((c, j) => ({
+        ...c,
+        log: `w${i + j}.log`,
+        steps: (proofs.get(c.wire) as { depth: number }).depth + (reset ? resetCycles : 0) + 2,
+      }));
+      const script = witnessScript(batch, reset ? { name: reset.name, active: reset.activeLow ? 0 : 1, cycles: resetCycles } : undefined, pointTimeout);
+      const out = await worker.run(['-q', '-p', script], base);
+      for (const c of batch) traces.set(c.wire, parseWitness(out.files[c.log]));
+    }
+
+    targets.forEach((target, i) => {
+      const f = inst.flags[i];
+      if (!('flag' in f)) return;
+      const all = wiresOf(f.flag);
+      const wires = target.instance === undefined ? all : all.filter((w) => w === (target.instance ? `${target.instance}.${f.flag}` : f.flag));
+      outcome.set(i, decide(wires, proofs, traces, top, reset ? resetCycles : 0));
+    });
+  } catch (err) {
+    if (!(err instanceof YosysStopped)) throw err;
+    if (err.why === 'aborted' && services.signal.aborted) throw new ChorusError('cancelled', 'Formal run cancelled.');
+    failure = err.message;
+    logger.warn(`formal: ${err.message}`);
+  } finally {
+    worker.close();
+  }
+  const yosysMs = Date.now() - started;
+  return {
+    verdicts: verdicts.map((v, i) => {
+      const f = inst.flags[i];
+      if (!('flag' in f)) return v;
+      return { ...v, verdict: outcome.get(i) ?? { status: 'unknown', reason: failure ?? 'not decided' } };
+    }),
+    yosysMs,
+    ...(failure ? { failure } : {}),
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * Which arm of the RTL a Verilator line or branch point stands for, as text offsets to instrument: an `if` point
+ * sits on its `if` keyword, an `else` point one column right of it, a `case` point on its item, a `block` point on
+ * its always block. The arms come from the analysis' statement sites.
+ */
+import type { BranchSite, DesignAnalysis, ModuleInfo } from '../protocol';
+import { labelColon, lineStarts, offsetOf, skipBalanced, skipSpace, wordAt } from './text';
+import type { FormalTarget } from './types';
+
+export interface SourceText {
+  file: string;
+  text: string;
+  starts: number[];
+}
+
+/** The statement of an always block (after its keyword and event control), as offsets. */
+export interface AlwaysBody {
+  start: number;
+  end: number;
+}
+
+/** Where a point's flag goes: a statement to wrap, or an if statement whose missing `else` is added. */
+export type ArmPlan =
+  | { kind: 'arm'; file: string; start: number; end: number; always: AlwaysBody; module: string; label: string }
+  | { kind: 'implicit_else'; file: string; start: number; end: number; always: AlwaysBody; module: string; label: string };
+
+export type ArmLookup = ArmPlan | { kind: 'none'; reason: string };
+
+export function sourceText(file: string, text: string): SourceText {
+  return { file, text, starts: lineStarts(text) };
+}
+
+function sameFile(a: string, b: string): boolean {
+  const norm = (p: string) => p.replace(/\\/g, '/');
+  const [x, y] = [norm(a), norm(b)];
+  return x === y || x.endsWith(`/${y}`) || y.endsWith(`/${x}`);
+}
+
+const start = (src: SourceText, s: BranchSite) => offsetOf(src.starts, s.range.startLine, s.range.startColumn);
+const end = (src: SourceText, s: BranchSite) => offsetOf(src.starts, s.range.endLine, s.range.endColumn);
+
+/** The offset of an if site's `if` keyword (past a leading `else` and `unique`/`priority`), or -1. */
+function ifKeyword(src: SourceText, s: BranchSite): number {
+  let i = skipSpace(src.text, start(src, s));
+  if (wordAt(src.text, i) === 'else') i = skipSpace(src.text, i + 4);
+  const w = wordAt(src.text, i);
+  if (w === 'unique' || w === 'unique0' || w === 'priority') i = skipSpace(src.text, i + w.length);
+  return wordAt(src.text, i) === 'if' ? i : -1;
+}
+
+/** The first offset of an if arm's statement: past `if (cond)`. */
+function ifArmStatement(src: SourceText, keyword: number): number {
+  const open = skipSpace(src.text, keyword + 2);
+  if (src.text[open] !== '(') return -1;
+  const close = skipBalanced(src.text, open);
+  return close < 0 ? -1 : skipSpace(src.text, close);
+}
+
+function alwaysBody(src: SourceText, s: BranchSite): AlwaysBody | undefined {
+  const t = src.text;
+  let i = skipSpace(t, start(src, s));
+  const kw = wordAt(t, i);
+  if (!/^always(_ff|_comb|_latch)?$/.test(kw)) return undefined;
+  i = skipSpace(t, i + kw.length);
+  if (t[i] === '@') {
+    i = skipSpace(t, i + 1);
+    if (t[i] === '*') i++;
+    else if (t[i] === '(') i = skipBalanced(t, i);
+    else while (i < t.length && /[\w$.]/.test(t[i])) i++;
+    if (i < 0) return undefined;
+    i = skipSpace(t, i);
+  }
+  return { start: i, end: end(src, s) };
+}
+
+/** The if site whose keyword sits at a point; a lone if site on the point's line when the column does not match. */
+function ifSiteAt(src: SourceText, sites: BranchSite[], line: number, column: number): { site: BranchSite; keyword: number } | undefined {
+  const ifs = sites.filter((s) => s.kind === 'if').map((site) => ({ site, keyword: ifKeyword(src, site) }));
+  const at = offsetOf(src.starts, line, column);
+  const exact = column > 0 ? ifs.find((x) => x.keyword === at) : undefined;
+  if (exact) return exact;
+  const lineStart = src.starts[line - 1];
+  const lineEnd = src.starts[line] ?? src.text.length;
+  const onLine = ifs.filter((x) => x.keyword >= lineStart && x.keyword < lineEnd);
+  return onLine.length === 1 ? onLine[0] : undefined;
+}
+
+/** The site that starts right after an offset with only space or comments between, if any. */
+function siteRightAfter(src: SourceText, sites: BranchSite[], offset: number): BranchSite | undefined {
+  const next = skipSpace(src.text, offset);
+  return sites.find((s) => (s.kind === 'if' || s.kind === 'else') && skipSpace(src.text, start(src, s)) === next);
+}
+
+function armOf(src: SourceText, mod: ModuleInfo, target: FormalTarget): { start: number; end: number; label: string; implicit?: boolean } | string {
+  const sites = mod.sites;
+  const c = target.comment;
+  if (c === 'if' || c === 'elsif') {
+    const found = ifSiteAt(src, sites, target.line, target.column);
+    if (!found) return `no if statement found at line ${target.line}`;
+    const s = ifArmStatement(src, found.keyword);
+    if (s < 0) return `cannot read the if statement at line ${target.line}`;
+    return { start: s, end: end(src, found.site), label: found.site.label };
+  }
+  if (c === 'else') {
+    const found = ifSiteAt(src, sites, target.line, target.column - 1);
+    if (!found) return `no if statement found at line ${target.line}`;
+    const ifEnd = end(src, found.site);
+    const next = siteRightAfter(src, sites, ifEnd);
+    if (!next || wordAt(src.text, skipSpace(src.text, start(src, next))) !== 'else') {
+      // No else written: the arm is "condition false", added as an else.
+      const s = ifArmStatement(src, found.keyword);
+      if (s < 0) return `cannot read the if statement at line ${target.line}`;
+      return { start: s, end: ifEnd, label: `else of ${found.site.label}`, implicit: true };
+    }
+    // The else arm runs to the end of an else-if chain.
+    let chainEnd = end(src, next);
+    let cur: BranchSite | undefined = next;
+    while (cur && cur.kind === 'if') {
+      cur = siteRightAfter(src, sites, end(src, cur));
+      if (!cur || wordAt(src.text, skipSpace(src.text, start(src, cur))) !== 'else') break;
+      chainEnd = end(src, cur);
+    }
+    const elseKw = skipSpace(src.text, start(src, next));
+    return { start: skipSpace(src.text, elseKw + 4), end: chainEnd, label: `else of ${found.site.label}` };
+  }
+  if (c === 'case') {
+    const items = sites
+      .filter((s) => (s.kind === 'case_item' || s.kind === 'case_default') && s.range.startLine === target.line)
+      .sort((a, b) => a.range.startColumn - b.range.startColumn);
+    const item = items.length === 1 ? items[0] : items.filter((s) => s.range.startColumn <= Math.max(1, target.column)).pop();
+    if (!item) return `no case item found at line ${target.line}`;
+    const from = start(src, item);
+    const to = end(src, item);
+    let s: number;
+    if (item.kind === 'case_default') {
+      s = skipSpace(src.text, skipSpace(src.text, from) + 'default'.length);
+      if (src.text[s] === ':') s = skipSpace(src.text, s + 1);
+    } else {
+      const colon = labelColon(src.text, from, to);
+      if (colon < 0) return `cannot read the case item at line ${target.line}`;
+      s = skipSpace(src.text, colon + 1);
+    }
+    return { start: s, end: to, label: item.label };
+  }
+  if (c === 'block' || c === '') {
+    const always = sites.find((s) => s.kind === 'always' && s.range.startLine === target.line);
+    if (!always) return `a block at line ${target.line} that is not an always block`;
+    const body = alwaysBody(src, always);
+    if (!body) return `cannot read the always block at line ${target.line}`;
+    return { start: body.start, end: body.end, label: always.label };
+  }
+  return `a '${c}' point is not modelled`;
+}
+
+/** The arm a point stands for, with its enclosing always block; `none` with the reason when it cannot be found. */
+export function findArm(analysis: DesignAnalysis, sources: Map<string, SourceText>, target: FormalTarget): ArmLookup {
+  const mod = analysis.modules.find(
+    (m) => sameFile(m.file, target.file) && target.line >= m.range.startLine && target.line <= m.range.endLine,
+  );
+  if (!mod) return { kind: 'none', reason: `no module of the design holds ${target.file}:${target.line}` };
+  const src = [...sources.values()].find((s) => sameFile(s.file, mod.file));
+  if (!src) return { kind: 'none', reason: `the source of ${mod.file} was not given` };
+  const arm = armOf(src, mod, target);
+  if (typeof arm === 'string') return { kind: 'none', reason: arm };
+  // The innermost always block around the arm: its statement gets the flags' defaults.
+  const enclosing = mod.sites
+    .filter((s) => s.kind === 'always' && start(src, s) <= arm.start && end(src, s) >= arm.end)
+    .sort((a, b) => start(src, b) - start(src, a))[0];
+  if (!enclosing) return { kind: 'none', reason: `the arm at line ${target.line} is not in an always block (a function, task or initial block is not modelled)` };
+  const always = alwaysBody(src, enclosing);
+  if (!always) return { kind: 'none', reason: `cannot read the always block at line ${enclosing.range.startLine}` };
+  return { kind: arm.implicit ? 'implicit_else' : 'arm', file: src.file, start: arm.start, end: arm.end, always, module: mod.name, label: arm.label };
+}

@@ -1,0 +1,76 @@
+/** What the formal engine is asked and what it answers. JSON-safe: values are hex text, never bigint. */
+
+/** An uncovered line or branch point, as Verilator records it (see `CoveragePoint`). */
+export interface FormalTarget {
+  /** The DUT file's path, as the analysis names it. */
+  file: string;
+  line: number;
+  /** 1-based column of the point (Verilator's); 0 when unknown. */
+  column: number;
+  kind: 'line' | 'branch';
+  /** Verilator's comment: `if`, `elsif`, `else`, `case`, `block`. */
+  comment: string;
+  /**
+   * The instance below the top (`u_core.u_fifo`, '' for the top itself) when the point belongs to one instance;
+   * undefined: every instance of the module (a proof must then hold in all of them).
+   */
+  instance?: string;
+}
+
+/** One clock cycle of a witness: the value of every DUT input (clock excluded), hex. */
+export type StimulusRow = Record<string, string>;
+
+export interface Witness {
+  /** Inputs of the top module with their widths, in port order (clock excluded). */
+  inputs: { name: string; width: number }[];
+  /**
+   * One row per cycle from time zero: apply the row's inputs, then one clock cycle. The first rows hold the
+   * reset asserted (as a testbench's reset pulse does) when the top has a reset.
+   */
+  rows: StimulusRow[];
+  /** The row (0-based) in whose cycle the point is reached; replay at least one cycle past it. */
+  hitAt: number;
+  /** Rows that hold the reset asserted at the start. */
+  resetCycles: number;
+}
+
+export type Verdict =
+  | { status: 'unreachable'; /** k-induction length that closed the proof. */ depth: number }
+  | { status: 'witness'; witness: Witness }
+  | { status: 'unknown'; reason: string };
+
+export interface TargetVerdict {
+  target: FormalTarget;
+  /** The arm the point stands for, in words (`else of if (en)`), when it was found. */
+  site?: string;
+  verdict: Verdict;
+}
+
+export interface ProveRequest {
+  /** DUT source files (absolute paths) with their text. */
+  sources: { file: string; content: string }[];
+  top: string;
+  targets: FormalTarget[];
+  defines?: Record<string, string>;
+  includeDirs?: string[];
+  /** Top-level parameter overrides, as Verilog constant text. */
+  parameters?: Record<string, string>;
+  /** Reset cycles a witness starts with (default 2), when the top has a reset. */
+  resetCycles?: number;
+  /** Longest induction / witness search, in cycles (default 24). */
+  maxDepth?: number;
+  /** Wall-clock bound of one point's SAT problem (Yosys' `-timeout`), seconds (default 10). */
+  pointTimeoutSeconds?: number;
+  /** Wall-clock bound of the whole run, seconds (default 120). */
+  runTimeoutSeconds?: number;
+  /** Memory bound of the Yosys worker, MiB (default 2048). */
+  memoryMb?: number;
+}
+
+export interface ProveResult {
+  verdicts: TargetVerdict[];
+  /** Time spent in Yosys (load included), ms. */
+  yosysMs: number;
+  /** Set when Yosys could not read or prepare the design at all: every verdict is `unknown` with this reason. */
+  failure?: string;
+}

@@ -1,0 +1,126 @@
+/** Yosys scripts for the formal engine, and what their logs say. */
+
+/** A name as a Yosys command argument: plain, or escaped when it holds characters the parser would split on. */
+function arg(s: string): string {
+  if (/^[\w.$:\\/[\]-]+$/.test(s)) return s;
+  throw new Error(`cannot pass '${s}' to Yosys`);
+}
+
+export interface PrepInput {
+  files: string[];
+  top: string;
+  defines: Record<string, string>;
+  includeDirs: string[];
+  parameters: Record<string, string>;
+}
+
+/**
+ * Reads and prepares the instrumented design: one flattened netlist with asynchronous resets made synchronous (a
+ * reset is held for whole cycles), memories as registers, and the lists the caller checks (flags, clocks).
+ */
+export function prepScript(p: PrepInput): string {
+  const defines = Object.entries(p.defines).map(([k, v]) => (v === '' ? `-D${arg(k)}` : `-D${arg(k)}=${arg(v)}`));
+  const includes = p.includeDirs.map((d) => `-I${arg(d)}`);
+  const lines = [`read_verilog -sv ${[...defines, ...includes, ...p.files.map(arg)].join(' ')}`];
+  for (const [k, v] of Object.entries(p.parameters)) lines.push(`chparam -set ${arg(k)} ${arg(v)} ${arg(p.top)}`);
+  lines.push(
+    `prep -top ${arg(p.top)}`,
+    'flatten',
+    'memory_map',
+    'async2sync',
+    'opt_clean',
+    'tee -q -o flags.txt select -list w:*chorus_flag_*',
+    'tee -q -o clocks.txt select -list t:* %x:+[CLK] t:* %d',
+    'tee -q -o negedge.txt select -list t:* r:CLK_POLARITY=0 %i',
+    'tee -q -o posedge.txt select -list t:* r:CLK_POLARITY=1 %i',
+    'write_rtlil prepared.il',
+  );
+  return lines.join('\n');
+}
+
+/** `m/u1.chorus_flag_3` lines → wire names (`u1.chorus_flag_3`), Yosys' own `$…` wires left out. */
+export function listedNames(text: string | undefined): string[] {
+  return (text ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.includes('/'))
+    .map((l) => l.slice(l.indexOf('/') + 1))
+    .filter((n) => !n.startsWith('$'));
+}
+
+export interface ProofCall {
+  log: string;
+  wire: string;
+}
+
+/**
+ * k-induction for each flag wire, from Verilator's start state (zeros, initializers kept): undriven wires and x
+ * constants become free values, so a proof holds whatever value the simulator picks for them.
+ */
+export function proofScript(calls: ProofCall[], maxDepth: number, timeoutS: number): string {
+  const lines = ['read_rtlil prepared.il', 'setundef -undriven -anyseq'];
+  for (const c of calls) lines.push(`tee -q -o ${c.log} sat -tempinduct -prove ${arg(c.wire)} 0 -set-init-zero -maxsteps ${maxDepth} -timeout ${timeoutS}`);
+  return lines.join('\n');
+}
+
+export interface WitnessCall {
+  log: string;
+  wire: string;
+  steps: number;
+}
+
+/** A bounded search for an input trace that sets the flag, the first cycles holding the reset asserted. */
+export function witnessScript(calls: WitnessCall[], reset: { name: string; active: 0 | 1; cycles: number } | undefined, timeoutS: number): string {
+  const lines = ['read_rtlil prepared.il', 'setundef -undriven -zero'];
+  const resetArgs = reset ? Array.from({ length: reset.cycles }, (_, i) => `-set-at ${i + 1} ${arg(reset.name)} ${reset.active}`).join(' ') : '';
+  for (const c of calls) {
+    lines.push(
+      `tee -q -o ${c.log} sat -seq ${c.steps} -prove ${arg(c.wire)} 0 -set-init-zero ${resetArgs} -show-inputs -show ${arg(c.wire)} -timeout ${timeoutS}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export type ProofOutcome =
+  | { kind: 'proven'; depth: number }
+  | { kind: 'reachable'; depth: number }
+  | { kind: 'unknown'; reason: string };
+
+/** What one `sat -tempinduct` log says. */
+export function parseProof(log: string | undefined, maxDepth: number): ProofOutcome {
+  if (log === undefined) return { kind: 'unknown', reason: 'Yosys did not get to this point (an earlier one used the time)' };
+  const lengths = [...log.matchAll(/Trying induction with length (\d+)/g)].map((m) => Number(m[1]));
+  const depth = lengths.length ? lengths[lengths.length - 1] : 0;
+  if (/Induction step proven: SUCCESS!/.test(log)) return { kind: 'proven', depth };
+  if (/model found for base case: FAIL!/.test(log)) return { kind: 'reachable', depth };
+  if (/timeout/i.test(log)) return { kind: 'unknown', reason: `the SAT solver's time bound ran out at induction length ${depth}` };
+  if (/Reached maximum number of time steps/i.test(log) || depth >= maxDepth) {
+    return { kind: 'unknown', reason: `neither proven nor reached within ${maxDepth} cycles (induction depth)` };
+  }
+  return { kind: 'unknown', reason: lastError(log) ?? 'Yosys gave no verdict' };
+}
+
+export interface Trace {
+  /** Per step (1-based in Yosys, 0-based here): signal → bits, most significant first. */
+  steps: Map<string, string>[];
+}
+
+/** The `-show-inputs` table of a failed `sat -seq` proof: the model that sets the flag; undefined when none. */
+export function parseWitness(log: string | undefined): { trace?: Trace; reason?: string } {
+  if (log === undefined) return { reason: 'Yosys did not get to this point (an earlier one used the time)' };
+  if (/no model found: SUCCESS!/.test(log)) return { reason: 'no trace found within the cycles searched after reset' };
+  if (!/model found: FAIL!/.test(log)) return { reason: /timeout/i.test(log) ? "the SAT solver's time bound ran out" : (lastError(log) ?? 'Yosys gave no trace') };
+  const steps: Map<string, string>[] = [];
+  for (const m of log.matchAll(/^\s*(\d+)\s+\\(\S+)\s+\S+\s+\S+\s+([01xXzZ-]+)\s*$/gm)) {
+    const step = Number(m[1]) - 1;
+    while (steps.length <= step) steps.push(new Map());
+    steps[step].set(m[2], m[3]);
+  }
+  return steps.length ? { trace: { steps } } : { reason: 'Yosys printed no trace' };
+}
+
+/** Yosys' error message in a log, if any: `ERROR: …` and the line before it that names the file. */
+export function lastError(log: string): string | undefined {
+  const m = /^ERROR: (.*)$/m.exec(log);
+  return m ? m[1].trim() : undefined;
+}

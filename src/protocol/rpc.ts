@@ -1,0 +1,37 @@
+/**
+ * Descriptors of JSON-RPC messages: a method name tied to its params, result and error-data types, so the server
+ * and its clients cannot pair them differently. Plain data, no JSON-RPC library: the webview bundle imports
+ * src/protocol too. The params schema is typed with ajv's `JSONSchemaType` (a type-only import), so tsc checks
+ * that the schema the server validates with describes exactly the params type.
+ */
+import type { JSONSchemaType } from 'ajv';
+
+export interface RequestDescriptor<P, R, E> {
+  readonly kind: 'request';
+  readonly method: string;
+  /** What the server accepts; it answers InvalidParams (-32602) naming the field otherwise. */
+  readonly params: JSONSchemaType<P>;
+  /** Type carriers only, never set: they tie the params, result and error data to the method. */
+  readonly __params?: P;
+  readonly __result?: R;
+  readonly __error?: E;
+}
+
+export interface NotificationDescriptor<P> {
+  readonly kind: 'notification';
+  readonly method: string;
+  /** Type carrier only, never set. */
+  readonly __params?: P;
+}
+
+export function request<P, R, E>(method: string, params: JSONSchemaType<P>): RequestDescriptor<P, R, E> {
+  return { kind: 'request', method, params };
+}
+
+export function notification<P>(method: string): NotificationDescriptor<P> {
+  return { kind: 'notification', method };
+}
+
+export type ParamsOf<D> = D extends { readonly __params?: infer P } ? P : never;
+export type ResultOf<D> = D extends { readonly __result?: infer R } ? R : never;
+export type ErrorDataOf<D> = D extends { readonly __error?: infer E } ? E : never;

@@ -1,0 +1,74 @@
+/**
+ * The server end of the typed `chorus/*` messages: handlers registered by descriptor, their params validated with
+ * the descriptor's JSON schema (InvalidParams naming the field otherwise), notifications sent by descriptor.
+ */
+import Ajv, { type ErrorObject } from 'ajv';
+import { ErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver/node';
+import type { ChorusErrorData, NotificationDescriptor, RequestDescriptor } from '../protocol';
+
+const ajv = new Ajv({ allErrors: true, strict: true });
+
+/** JSON null means "absent": members set to null are dropped, so optional members hold their declared type. */
+export function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutNulls(v)]));
+}
+
+/** One ajv error as a sentence naming the member: `"uri" is required`, `"targets/line" must be <= 100`. */
+function describeSchemaError(e: ErrorObject): { field: string; text: string } {
+  if (e.keyword === 'required') {
+    const field = `${e.instancePath}/${String(e.params.missingProperty)}`;
+    return { field, text: `"${field.slice(1)}" is required` };
+  }
+  if (e.keyword === 'additionalProperties') {
+    const field = `${e.instancePath}/${String(e.params.additionalProperty)}`;
+    return { field, text: `"${field.slice(1)}" is not a known member` };
+  }
+  const field = e.instancePath || '/';
+  return { field, text: `${e.instancePath ? `"${e.instancePath.slice(1)}"` : 'the params'} ${e.message ?? 'is not valid'}` };
+}
+
+/** The InvalidParams (-32602) answer for schema errors: every bad member named, the first as `data.field`. */
+export function invalidParams(method: string, errors: readonly ErrorObject[]): ResponseError<ChorusErrorData> {
+  const described = errors.map(describeSchemaError);
+  const unique = [...new Set(described.map((d) => d.text))];
+  return new ResponseError(ErrorCodes.InvalidParams, `Invalid params for ${method}: ${unique.join('; ')}.`, {
+    kind: 'bad_input',
+    field: described[0]?.field ?? '/',
+  });
+}
+
+export type ToResponseError = (err: unknown) => ResponseError<ChorusErrorData>;
+
+/**
+ * Registers `handler` for a request: params are validated first (InvalidParams naming the field otherwise), and a
+ * failure inside the handler becomes an error response; the server keeps running.
+ */
+export function handleRequest<P, R>(
+  connection: Connection,
+  descriptor: RequestDescriptor<P, R, ChorusErrorData>,
+  toResponseError: ToResponseError,
+  handler: (params: P, token: CancellationToken) => Promise<R> | R,
+): void {
+  const validate = ajv.compile(descriptor.params);
+  connection.onRequest(descriptor.method, async (raw: unknown, token: CancellationToken): Promise<R | ResponseError<ChorusErrorData>> => {
+    const params = withoutNulls(raw ?? {});
+    if (!validate(params)) return invalidParams(descriptor.method, validate.errors ?? []);
+    try {
+      return await handler(params, token);
+    } catch (err) {
+      return toResponseError(err);
+    }
+  });
+}
+
+/** What sending a notification needs of a connection (the LSP connection; tests pass a recorder). */
+export interface NotificationSender {
+  sendNotification(method: string, params: unknown): Promise<void>;
+}
+
+/** Sends a notification; a closed connection is not the sender's failure. */
+export function sendNotification<P>(connection: NotificationSender, descriptor: NotificationDescriptor<P>, params: P): void {
+  void connection.sendNotification(descriptor.method, params).catch(() => undefined);
+}

@@ -1,0 +1,102 @@
+// No orphans whatever kills CHORUS: `kill -9` of the CLI while Verilator preprocesses, translates, while the C++
+// compiles and while the simulator runs, and of the language server during a run. The tools are frozen (SIGSTOP)
+// first so none can end on its own; CHORUS then gets SIGKILL and cannot clean up itself, so whatever is gone
+// afterwards was ended by the parent-death signal and the orphan guard (src/sim/orphanGuard.ts). The guard is
+// left running: it is the one thing that must act.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Requests } from '../../src/protocol';
+import { repoRoot } from '../helpers/cli';
+import { didOpen, request, startServer } from '../helpers/lsp';
+import { commandOf, descendants, waitFor } from '../helpers/procs';
+import { example, processesUsing, removeScratch, scratch, startCli, suiteCache, TreeWatcher } from './support';
+import { readFileSync } from 'node:fs';
+
+after(removeScratch);
+
+const counter = example('counter');
+const isGuard = (pid: number): boolean => commandOf(pid).includes('while read -r op id');
+const isTool = (re: RegExp) => (cmds: string[]) => cmds.some((c) => re.test(c));
+
+/** SIGSTOPs every descendant of `root` but the orphan guard. */
+function freezeTools(root: number): void {
+  for (const pid of descendants(root)) {
+    if (isGuard(pid)) continue;
+    try {
+      process.kill(pid, 'SIGSTOP');
+    } catch {
+      // it just ended
+    }
+  }
+}
+
+async function killCliAt(name: string, reached: (cmds: string[]) => boolean): Promise<void> {
+  const tmp = scratch('chorus-orphans-');
+  const cwd = scratch();
+  const { child, done } = startCli(['generate', counter, '--engine', 'random', '--budget-seconds', '120', '--seed', '5'], {
+    cwd,
+    env: { CHORUS_CACHE_DIR: suiteCache, TMPDIR: tmp },
+  });
+  const watcher = new TreeWatcher(child.pid!);
+  let exited = false;
+  void done.then(() => (exited = true));
+  try {
+    const ok = await waitFor(() => exited || reached(watcher.look()), 120_000, 10);
+    assert.ok(ok && !exited, `${name}: the run ended before the moment came`);
+    freezeTools(child.pid!);
+    watcher.look();
+    child.kill('SIGKILL');
+    await done;
+    // A frozen tool cannot end by itself: only the guard's SIGKILL ends it.
+    const clean = await waitFor(() => watcher.survivors().length === 0 && processesUsing(tmp).length === 0, 15_000, 50);
+    assert.ok(clean, `${name}: left running after kill -9 of the CLI:\n${[...watcher.survivors(), ...processesUsing(tmp)].join('\n')}`);
+    assert.ok([...watcher.seen.values()].some((p) => reached([p.cmd])), `${name}: the stage's tool was seen`);
+  } finally {
+    watcher.stop();
+    if (!exited) child.kill('SIGKILL');
+    await done.catch(() => undefined);
+    for (const survivor of watcher.survivors()) process.kill(Number(survivor.split(' ')[0]), 'SIGKILL');
+  }
+}
+
+test('kill -9 of the CLI while Verilator preprocesses the testbench leaves nothing running', async () => {
+  await killCliAt('preprocess', isTool(/\bverilator(_bin)?\b.* -E\b/));
+});
+
+test('kill -9 of the CLI while Verilator translates leaves nothing running', async () => {
+  await killCliAt('translate', isTool(/\bverilator_bin\b.* --cc\b/));
+});
+
+test('kill -9 of the CLI while the C++ compiles (make → g++ → cc1plus) leaves nothing running', async () => {
+  await killCliAt('compile', isTool(/\bcc1plus\b/));
+});
+
+test('kill -9 of the CLI while the simulator runs leaves nothing running', async () => {
+  await killCliAt('simulate', isTool(/chorus_sim/));
+});
+
+test('kill -9 of the language server during a run leaves nothing running', async () => {
+  const uri = pathToFileURL(join(repoRoot, 'examples', 'counter', 'counter.sv')).toString();
+  const lsp = await startServer(() => ({ engine: 'random' }));
+  const server = lsp.server;
+  const watcher = new TreeWatcher(server.pid!);
+  try {
+    await didOpen(lsp.conn, uri, readFileSync(counter, 'utf8'));
+    const run = request(lsp.conn, Requests.generate, { uri, runId: 'orphans' }).catch(() => undefined);
+    const reached = await waitFor(() => isTool(/\b(cc1plus|verilator_bin)\b/)(watcher.look()), 120_000, 10);
+    assert.ok(reached, 'the run reached Verilator or the compiler');
+    freezeTools(server.pid!);
+    watcher.look();
+    server.kill('SIGKILL');
+    await run;
+    const clean = await waitFor(() => watcher.survivors().length === 0, 15_000, 50);
+    assert.ok(clean, `left running after kill -9 of the server:\n${watcher.survivors().join('\n')}`);
+  } finally {
+    watcher.stop();
+    lsp.conn.dispose();
+    server.kill('SIGKILL');
+    for (const survivor of watcher.survivors()) process.kill(Number(survivor.split(' ')[0]), 'SIGKILL');
+  }
+});
