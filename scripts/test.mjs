@@ -50,11 +50,12 @@ if (!files.length) {
   process.stderr.write('No test files found.\n');
   process.exit(1);
 }
-// The suites that install the product's VSIX share one, packaged here once for the content of dist/ (and reused
-// while that is unchanged), so no test waits on packaging and no test file packages its own (test/helpers/vsix.ts).
-const installsVsix = ['e2e'];
-if (chosen.some((s) => installsVsix.includes(s))) {
-  step('package the VSIX the tests install', process.execPath, ['--import', 'tsx', join('test', 'helpers', 'package-vsix.ts')]);
+// The e2e suite's tools (code-server, installed once per machine; scripts/e2e-install.mjs bounds its own steps) and
+// the product's VSIX, packaged here once for the content of dist/ and reused while that is unchanged
+// (test/helpers/vsix.ts): slow one-time work happens before the suites, outside every test's time limit.
+if (chosen.includes('e2e')) {
+  step('e2e tools (code-server)', process.execPath, [join('scripts', 'e2e-install.mjs')]);
+  step('package the VSIX the e2e suite installs', process.execPath, ['--import', 'tsx', join('test', 'helpers', 'package-vsix.ts')]);
 }
 step(`tests (${chosen.join(', ')})`, process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
   CHORUS_TEST: '1',

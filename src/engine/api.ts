@@ -10,6 +10,12 @@ export interface GenerateRequest {
   specFiles?: string[];
   /** DUT top module; found by analysis when omitted. */
   top?: string;
+  /** `+incdir` folders of the design (absolute), from `-I` or a filelist. */
+  includeDirs?: string[];
+  /** `+define+` macros of the design (`-D`, a filelist); an `undefined` value defines the name alone. */
+  defines?: Record<string, string | undefined>;
+  /** Parameter overrides of the DUT top (`-G name=value`), as Verilog literals. */
+  parameters?: Record<string, string>;
   /** Instance name of the DUT in the testbench; `uut` by default. */
   instanceName?: string;
   engine: EngineName;
@@ -25,6 +31,10 @@ export interface GenerateRequest {
   stallRounds?: number;
   /** Folder for generated files of this run; a fresh temporary folder when omitted. */
   workDir?: string;
+  /** Extra instruction text for the model (a benchmark item's `instruction`), added to the prompt's instructions. */
+  instruction?: string;
+  /** A JSON file of prompt templates over the built-in ones (for a model trained on other wording). */
+  promptTemplates?: string;
   /** The model's context in tokens, for fitting prompts (a local model reports its own; an endpoint's is unknown). */
   contextSize?: number;
   /** Sampling for model replies; `seed` above also seeds it, one derived seed per round. */

@@ -6,6 +6,7 @@ import { ChorusError, DEFAULT_TARGETS, type DesignAnalysis, type ModuleInfo, typ
 import type { GenerateRequest } from './api';
 import { designNames } from './names';
 import { selectDut } from './plan';
+import { findSpecFiles } from './llm/specFiles';
 
 export interface RunContext {
   rtlFiles: string[];
@@ -26,7 +27,8 @@ export interface RunContext {
 export async function prepareRun(req: GenerateRequest): Promise<RunContext> {
   if (!req.rtlFiles.length) throw new ChorusError('bad_input', 'No RTL files given: pass the DUT source files.');
   const { files: rtlFiles, top, analysis } = await selectDut({ files: req.rtlFiles, top: req.top });
-  const specFiles = (req.specFiles ?? []).map((f) => resolve(f));
+  // None named: the spec beside the design (`<name>.md`, `<name>.txt`, spec/ or docs/ files naming the module).
+  const specFiles = req.specFiles?.length ? req.specFiles.map((f) => resolve(f)) : await findSpecFiles(rtlFiles, top.name);
   const displayName = designNames(rtlFiles);
   const sources = new Map<string, string>();
   const rtl: SourceFile[] = [];

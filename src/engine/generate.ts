@@ -1,6 +1,7 @@
 /** The engine's entry: one closure run as an AsyncIterable of loop events, ending with `final`. */
 import { rm } from 'node:fs/promises';
 import type { LoopEvent } from '../protocol';
+import { lintDesign } from '../sim';
 import type { EngineResult, EngineServices, GenerateRequest } from './api';
 import { channel, type Emit } from './channel';
 import { prepareRun, type RunContext } from './context';
@@ -37,11 +38,17 @@ async function generateRun(req: GenerateRequest, services: EngineServices, emit:
 }
 
 async function runAndReport(req: GenerateRequest, services: EngineServices, ctx: RunContext, emit: Emit<LoopEvent>): Promise<EngineResult> {
+  // Lint is not failure: the design's own warnings are reported once, here; a construct Verilator cannot build
+  // stops the run now, with its file and line, before minutes of model loading.
+  const designWarnings = await lintDesign(
+    { files: ctx.rtlFiles, top: ctx.top.name, includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters },
+    { verilatorPath: services.verilatorPath, logger: services.logger, signal: services.signal, memoryLimitBytes: services.memoryLimitBytes },
+  );
   // The model is opened once the DUT is known to be sound: a bad file fails before minutes of model loading.
   const backend = services.backend ?? (req.engine !== 'random' ? await services.models?.open(services.signal) : undefined);
   const withModel = { ...services, backend };
   emit({ type: 'start', top: ctx.top.name, engine: req.engine, targets: ctx.targets, model: backend?.label, files: ctx.rtlFiles });
-  const result = await run(req, withModel, ctx, emit);
+  const result: EngineResult = { ...(await run(req, withModel, ctx, emit)), designWarnings };
   const { points: _points, ...wire } = result;
   emit({ type: 'final', result: wire });
   return result;

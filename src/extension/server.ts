@@ -10,6 +10,7 @@ import type {
   AskParams,
   AskResult,
   ChorusErrorData,
+  ChorusInitOptions,
   CoverageParams,
   CoverageResult,
   ExportLcovParams,
@@ -45,14 +46,6 @@ export interface ServerEvents {
   onAskChunk(p: AskChunkParams): void;
 }
 
-/** Initialization options for the server. */
-export interface ChorusInitOptions {
-  /** Folders holding GGUF files besides the extension's models/: its global storage. */
-  modelDirs: string[];
-  /** False in a restricted workspace: nothing may be built, simulated or loaded (the client refuses too). */
-  workspaceTrusted: boolean;
-}
-
 export class ServerConnection implements ChorusServer, vscode.Disposable {
   private readonly client: LanguageClient;
 
@@ -66,7 +59,7 @@ export class ServerConnection implements ChorusServer, vscode.Disposable {
       documentSelector: HDL_LANGUAGES.map((language) => ({ scheme: 'file', language })),
       outputChannel: log,
       traceOutputChannel: log,
-      initializationOptions: (): ChorusInitOptions => ({
+      initializationOptions: (): Required<ChorusInitOptions> => ({
         modelDirs: [vscode.Uri.joinPath(context.globalStorageUri, 'models').fsPath],
         workspaceTrusted: vscode.workspace.isTrusted,
       }),

@@ -17,7 +17,7 @@ export interface ProveServices {
   logger?: Logger;
 }
 
-const BATCH = 12;
+const BATCH = 24;
 const HEADER_EXT = /\.(v|sv|vh|svh|h|inc|vinc)$/i;
 const MAX_INCLUDE_FILES = 400;
 const MAX_INCLUDE_BYTES = 4 * 1024 * 1024;
@@ -76,9 +76,11 @@ function decide(
   traces: Map<string, ReturnType<typeof parseWitness>>,
   top: ModuleInfo,
   resetCycles: number,
+  /** Why a point Yosys never got to is undecided (the run's bound, say). */
+  stopped: string | undefined,
 ): Verdict {
   if (!wires.length) return { status: 'unknown', reason: 'Yosys removed the arm or its instance (it found it constant or unused): not decided' };
-  const results = wires.map((w) => proofs.get(w) ?? ({ kind: 'unknown', reason: 'not decided' } as const));
+  const results = wires.map((w): ProofOutcome => proofs.get(w) ?? { kind: 'unknown', reason: stopped ?? 'not decided' });
   if (results.every((r) => r.kind === 'proven')) {
     return { status: 'unreachable', depth: Math.max(...results.map((r) => (r.kind === 'proven' ? r.depth : 0))) };
   }
@@ -88,6 +90,7 @@ function decide(
     const witness = t?.trace ? witnessOf(top, t.trace.steps, w, resetCycles) : undefined;
     if (witness) return { status: 'witness', witness };
     if (t?.reason) why ??= `reachable from the start state, but ${t.reason}`;
+    else if (!t && proofs.get(w)?.kind === 'reachable') why ??= `reachable from the start state; no witness searched (${stopped ?? 'not decided'})`;
   }
   const unknown = results.find((r) => r.kind === 'unknown');
   return { status: 'unknown', reason: why ?? (unknown?.kind === 'unknown' ? unknown.reason : 'not decided') };
@@ -129,11 +132,19 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
   const worker = new YosysWorker({ signal: services.signal, deadlineMs: (req.runTimeoutSeconds ?? 120) * 1000, memoryMb: req.memoryMb ?? 2048 });
   const outcome = new Map<number, Verdict>();
   let failure: string | undefined;
+  // Filled as Yosys answers: a run stopped at its bound keeps the points decided before.
+  let flagWires: string[] | undefined;
+  const proofs = new Map<string, ProofOutcome>();
+  const traces = new Map<string, ReturnType<typeof parseWitness>>();
+  const reset = top.reset && top.ports.some((p) => p.name === top.reset!.name && p.direction === 'input') ? top.reset : null;
+  const wiresOf = (flag: string) => (flagWires ?? []).filter((w) => w === flag || w.endsWith(`.${flag}`));
   try {
     const prep = await worker.run(['-p', prepScript({ files: names, top: req.top, defines: req.defines ?? {}, includeDirs, parameters: req.parameters ?? {} })], tree);
     const prepared = prep.files['prepared.il'];
     if (prep.code !== 0 || !prepared) {
-      failure = `Yosys could not read the design: ${lastError(prep.log) ?? `exit ${prep.code}`}`;
+      // Name the user's files, not their copies in Yosys' file system.
+      const message = names.reduce((m, n, i) => m.split(n).join(req.sources[i].file), lastError(prep.log) ?? `exit ${prep.code}`);
+      failure = `Yosys could not read the design: ${message}`;
       return { verdicts: unknownAll(targets, failure), yosysMs: Date.now() - started, failure };
     }
     const clocks = listedNames(prep.files['clocks.txt']);
@@ -143,13 +154,11 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     }
     if (failure) return { verdicts: unknownAll(targets, failure), yosysMs: Date.now() - started, failure };
 
-    const flagWires = listedNames(prep.files['flags.txt']);
-    const wiresOf = (flag: string) => flagWires.filter((w) => w === flag || w.endsWith(`.${flag}`));
+    flagWires = listedNames(prep.files['flags.txt']);
     const base: FileTree = { 'prepared.il': prepared };
 
     // Proofs, in batches: each flag wire (one per instance of its module) by k-induction.
     const proofCalls = flagged.flatMap((flag) => wiresOf(flag).map((wire) => ({ flag, wire })));
-    const proofs = new Map<string, ProofOutcome>();
     for (let i = 0; i < proofCalls.length; i += BATCH) {
       const batch = proofCalls.slice(i, i + BATCH).map((c, j) => ({ ...c, log: `p${i + j}.log` }));
       const out = await worker.run(['-q', '-p', proofScript(batch, maxDepth, pointTimeout)], base);
@@ -157,9 +166,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     }
 
     // Witnesses for the flags reached from the start state: a trace that also starts with the reset pulse.
-    const reset = top.reset && top.ports.some((p) => p.name === top.reset!.name && p.direction === 'input') ? top.reset : null;
     const reachable = proofCalls.filter((c) => proofs.get(c.wire)?.kind === 'reachable');
-    const traces = new Map<string, ReturnType<typeof parseWitness>>();
     for (let i = 0; i < reachable.length; i += BATCH) {
       const batch = reachable.slice(i, i + BATCH).map((c, j) => ({
         ...c,
@@ -171,13 +178,6 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       for (const c of batch) traces.set(c.wire, parseWitness(out.files[c.log]));
     }
 
-    targets.forEach((target, i) => {
-      const f = inst.flags[i];
-      if (!('flag' in f)) return;
-      const all = wiresOf(f.flag);
-      const wires = target.instance === undefined ? all : all.filter((w) => w === (target.instance ? `${target.instance}.${f.flag}` : f.flag));
-      outcome.set(i, decide(wires, proofs, traces, top, reset ? resetCycles : 0));
-    });
   } catch (err) {
     if (!(err instanceof YosysStopped)) throw err;
     if (err.why === 'aborted' && services.signal.aborted) throw new ChorusError('cancelled', 'Formal run cancelled.');
@@ -185,6 +185,15 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     logger.warn(`formal: ${err.message}`);
   } finally {
     worker.close();
+  }
+  if (flagWires) {
+    targets.forEach((target, i) => {
+      const f = inst.flags[i];
+      if (!('flag' in f)) return;
+      const all = wiresOf(f.flag);
+      const wires = target.instance === undefined ? all : all.filter((w) => w === (target.instance ? `${target.instance}.${f.flag}` : f.flag));
+      outcome.set(i, decide(wires, proofs, traces, top, reset ? resetCycles : 0, failure));
+    });
   }
   const yosysMs = Date.now() - started;
   return {

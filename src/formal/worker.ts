@@ -97,7 +97,6 @@ export class YosysWorker {
       // Bounds the worker's JavaScript heap; WebAssembly memory is bounded by the resident-memory poll below.
       resourceLimits: { maxOldGenerationSizeMb: Math.min(512, opts.memoryMb) },
     });
-    this.worker.unref();
     this.worker.on('message', (r: Reply) => {
       const p = this.pending.get(r.id);
       this.pending.delete(r.id);

@@ -59,7 +59,11 @@ export interface ProofCall {
  */
 export function proofScript(calls: ProofCall[], maxDepth: number, timeoutS: number): string {
   const lines = ['read_rtlil prepared.il', 'setundef -undriven -anyseq'];
-  for (const c of calls) lines.push(`tee -q -o ${c.log} sat -tempinduct -prove ${arg(c.wire)} 0 -set-init-zero -maxsteps ${maxDepth} -timeout ${timeoutS}`);
+  // Each problem holds only the flag's cone of influence (`%ci*` follows inputs through registers): what lies
+  // outside cannot change the flag, and hundreds of flags stay cheap.
+  for (const c of calls) {
+    lines.push(`tee -q -o ${c.log} sat -tempinduct -prove ${arg(c.wire)} 0 -set-init-zero -maxsteps ${maxDepth} -timeout ${timeoutS} w:${arg(c.wire)} %ci*`);
+  }
   return lines.join('\n');
 }
 
@@ -75,7 +79,7 @@ export function witnessScript(calls: WitnessCall[], reset: { name: string; activ
   const resetArgs = reset ? Array.from({ length: reset.cycles }, (_, i) => `-set-at ${i + 1} ${arg(reset.name)} ${reset.active}`).join(' ') : '';
   for (const c of calls) {
     lines.push(
-      `tee -q -o ${c.log} sat -seq ${c.steps} -prove ${arg(c.wire)} 0 -set-init-zero ${resetArgs} -show-inputs -show ${arg(c.wire)} -timeout ${timeoutS}`,
+      `tee -q -o ${c.log} sat -seq ${c.steps} -prove ${arg(c.wire)} 0 -set-init-zero ${resetArgs} -show-inputs -show ${arg(c.wire)} -timeout ${timeoutS} w:${arg(c.wire)} %ci*${reset ? ` w:${arg(reset.name)} %u` : ''}`,
     );
   }
   return lines.join('\n');
@@ -119,8 +123,8 @@ export function parseWitness(log: string | undefined): { trace?: Trace; reason?:
   return steps.length ? { trace: { steps } } : { reason: 'Yosys printed no trace' };
 }
 
-/** Yosys' error message in a log, if any: `ERROR: …` and the line before it that names the file. */
+/** Yosys' first error message in a log, with the `file:line` it names, if any. */
 export function lastError(log: string): string | undefined {
-  const m = /^ERROR: (.*)$/m.exec(log);
-  return m ? m[1].trim() : undefined;
+  const m = /^(?:(\S+:\d+): )?ERROR: (.*)$/m.exec(log);
+  return m ? `${m[1] ? `${m[1]}: ` : ''}${m[2].trim()}` : undefined;
 }

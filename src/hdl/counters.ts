@@ -184,12 +184,14 @@ function countersOfModule(m: ModuleInfo, node: Parser.SyntaxNode): CounterInfo[]
     list.push(w);
     byLhs.set(w.lhs, list);
   }
-  const found = new Map<string, { write: Write; direction: 'up' | 'down'; via?: string }>();
+  // Every counting write of each register: the first may sit in a branch a parameter switches off.
+  const found = new Map<string, { write: Write; direction: 'up' | 'down'; via?: string }[]>();
+  const add = (name: string, f: { write: Write; direction: 'up' | 'down'; via?: string }) => found.set(name, [...(found.get(name) ?? []), f]);
   for (const w of writes) {
     if (!IDENT.test(w.lhs)) continue;
     const direct = stepOf(w.rhs, w.lhs, scope);
     if (direct && w.sequential) {
-      if (!found.has(w.lhs)) found.set(w.lhs, { write: w, direction: direct });
+      add(w.lhs, { write: w, direction: direct });
       continue;
     }
     // A next-state variable: `q_next = q + 1` (combinational) with `q <= q_next` (clocked).
@@ -198,7 +200,7 @@ function countersOfModule(m: ModuleInfo, node: Parser.SyntaxNode): CounterInfo[]
     if (!id || id === w.lhs) continue;
     const step = stepOf(w.rhs, id, scope);
     const commit = (byLhs.get(id) ?? []).find((c) => c.sequential && c.rhs.trim() === w.lhs);
-    if (step && commit && !found.has(id)) found.set(id, { write: { ...w, lhs: id, when: [...commit.when, ...w.when] }, direction: step, via: w.lhs });
+    if (step && commit) add(id, { write: { ...w, lhs: id, when: [...commit.when, ...w.when] }, direction: step, via: w.lhs });
   }
   if (!found.size) return [];
 
@@ -212,19 +214,26 @@ function countersOfModule(m: ModuleInfo, node: Parser.SyntaxNode): CounterInfo[]
     deps.set(base, set);
   }
   const literals = literalDetails(m);
-  const width = (name: string) => m.ports.find((p) => p.name === name)?.width ?? literals.find((l) => l.subject?.trim() === name && l.width)?.width;
+  const text = node.text;
+  const width = (name: string) =>
+    m.ports.find((p) => p.name === name)?.width ?? declaredWidth(text, name, scope) ?? literals.find((l) => l.subject?.trim() === name && l.width)?.width;
   const out: CounterInfo[] = [];
-  for (const [name, f] of found) {
+  for (const [name, counts] of found) {
+    for (const f of counts) out.push(counterOf(name, f, counts));
+  }
+  return out;
+
+  function counterOf(name: string, f: { write: Write; direction: 'up' | 'down'; via?: string }, counts: { write: Write }[]): CounterInfo {
     const loads: CounterWrite[] = [];
     for (const w of byLhs.get(name) ?? []) {
-      if (w === f.write || w.line === f.write.line) continue;
+      if (counts.some((c) => c.write === w || c.write.line === w.line)) continue;
       if (f.via && w.rhs.trim() === f.via) continue;
       const v = evaluate(w.rhs, scope);
       loads.push({ when: w.when, value: v?.value, line: w.line });
     }
     if (f.via) {
       for (const w of byLhs.get(f.via) ?? []) {
-        if (w.line === f.write.line) continue;
+        if (counts.some((c) => c.write.line === w.line)) continue;
         const v = evaluate(w.rhs, scope);
         loads.push({ when: w.when, value: v?.value, line: w.line });
       }
@@ -249,7 +258,7 @@ function countersOfModule(m: ModuleInfo, node: Parser.SyntaxNode): CounterInfo[]
       }
       frontier = next;
     }
-    out.push({
+    return {
       module: m.name,
       file: m.file,
       name,
@@ -260,9 +269,20 @@ function countersOfModule(m: ModuleInfo, node: Parser.SyntaxNode): CounterInfo[]
       limits: [...limits].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
       dependsOn: [...dependsOn],
       width: width(name),
-    });
+    };
   }
-  return out;
+}
+
+/** `reg [W-1:0] name`, `logic [7:0] a, name;`: the packed width of a declared variable, when constant. */
+function declaredWidth(text: string, name: string, scope: ConstScope): number | undefined {
+  const decl = new RegExp(`\\b(?:reg|logic|bit|wire|var)\\b\\s*(?:signed\\s*|unsigned\\s*)?\\[([^\\]:]+):([^\\]]+)\\]\\s*(?:[A-Za-z_][\\w$]*\\s*(?:=[^,;]*)?,\\s*)*${name}\\b`);
+  const m = decl.exec(text);
+  if (!m) return undefined;
+  const msb = evaluate(m[1], scope)?.value;
+  const lsb = evaluate(m[2], scope)?.value;
+  if (msb === undefined || lsb === undefined) return undefined;
+  const w = Number(msb > lsb ? msb - lsb : lsb - msb) + 1;
+  return w > 0 && w <= 64 ? w : undefined;
 }
 
 /**

@@ -79,7 +79,13 @@ export interface CoverageReport {
   /** Totals per instance path (e.g. `TOP.tb.uut.u_fifo`), for sub-instance targets. */
   instances: Record<string, CoverageSummary>;
   holes: Hole[];
+  /** The testbench's build and run messages, and every error. */
   diagnostics: Diagnostic[];
+  /**
+   * Verilator's lint warnings about the design's own files (WIDTH, UNUSED, …): they never fail a build and are
+   * shown to the user once (CLI `warnings`, editor diagnostics), never fed to the model as the testbench's.
+   */
+  designWarnings?: Diagnostic[];
   ms: PhaseTimes;
   /** True when the run stopped at the simulated-time or wall-clock bound. */
   bounded?: boolean;

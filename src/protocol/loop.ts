@@ -55,6 +55,8 @@ export interface GenerateResult {
   /** What went wrong when the run stopped early (`error`, `context`): the backend's message, what did not fit. */
   stopDetail?: string;
   diagnostics: Diagnostic[];
+  /** Verilator's lint warnings about the design's own files, found once before the run: never fatal, never given to the model. */
+  designWarnings?: Diagnostic[];
   /** Line-level hits for editor overlays, keyed by DUT file then line. */
   lines?: LineCoverage[];
   model?: string;

@@ -31,6 +31,14 @@ export function isChorusErrorData(data: unknown): data is ChorusErrorData {
 // ---------------------------------------------------------------------------------------------------------------
 // Params and results
 
+/** The LSP `initializationOptions` the extension starts the server with; a plain LSP client may send none. */
+export interface ChorusInitOptions {
+  /** Folders holding GGUF files besides the extension's models/: its global storage. */
+  modelDirs?: string[];
+  /** False in a restricted workspace: nothing may be built, simulated or loaded (the client refuses too). */
+  workspaceTrusted?: boolean;
+}
+
 export interface GenerateParams {
   /** The document the user ran the command on (file URI). */
   uri: string;
@@ -162,6 +170,16 @@ const generateParams: JSONSchemaType<GenerateParams> = {
   additionalProperties: false,
 };
 
+/** What the server checks `initializationOptions` against (it fails `initialize` naming the member otherwise). */
+export const initOptionsSchema: JSONSchemaType<ChorusInitOptions> = {
+  type: 'object',
+  properties: {
+    modelDirs: { type: 'array', items: { type: 'string', minLength: 1 }, nullable: true },
+    workspaceTrusted: { type: 'boolean', nullable: true },
+  },
+  additionalProperties: false,
+};
+
 const uriOnly: JSONSchemaType<{ uri: string }> = {
   type: 'object',
   required: ['uri'],
@@ -192,32 +210,34 @@ const listModelsParams: JSONSchemaType<ListModelsParams> = {
 // ---------------------------------------------------------------------------------------------------------------
 // The messages
 
+// `@__PURE__`: bundles that import src/protocol without using the messages (the webview) drop them.
+
 /** Client → server requests. */
 export const Requests = {
   /** Run the closure loop on a DUT. Work-done progress + `chorus/loopEvent` notifications. */
-  generate: request<GenerateParams, GenerateResponse, ChorusErrorData>('chorus/generate', generateParams),
+  generate: /* @__PURE__ */ request<GenerateParams, GenerateResponse, ChorusErrorData>('chorus/generate', generateParams),
   /** The last result for a document (null when none). */
-  coverage: request<CoverageParams, CoverageResult, ChorusErrorData>('chorus/coverage', uriOnly),
+  coverage: /* @__PURE__ */ request<CoverageParams, CoverageResult, ChorusErrorData>('chorus/coverage', uriOnly),
   /** Steer the next round of a running loop with a user instruction. */
-  steer: request<SteerParams, SteerResult, ChorusErrorData>('chorus/steer', steerParams),
+  steer: /* @__PURE__ */ request<SteerParams, SteerResult, ChorusErrorData>('chorus/steer', steerParams),
   /** Ask the model about the design and its holes; the answer streams as `chorus/askChunk`. */
-  ask: request<AskParams, AskResult, ChorusErrorData>('chorus/ask', askParams),
+  ask: /* @__PURE__ */ request<AskParams, AskResult, ChorusErrorData>('chorus/ask', askParams),
   /** The models the user can pick. */
-  listModels: request<ListModelsParams, ListModelsResult, ChorusErrorData>('chorus/listModels', listModelsParams),
+  listModels: /* @__PURE__ */ request<ListModelsParams, ListModelsResult, ChorusErrorData>('chorus/listModels', listModelsParams),
   /** lcov of the last result for a document. */
-  exportLcov: request<ExportLcovParams, ExportLcovResult, ChorusErrorData>('chorus/exportLcov', uriOnly),
+  exportLcov: /* @__PURE__ */ request<ExportLcovParams, ExportLcovResult, ChorusErrorData>('chorus/exportLcov', uriOnly),
   /** The modules of a document and which of them could be the top. */
-  tops: request<TopsParams, TopsResult, ChorusErrorData>('chorus/tops', uriOnly),
+  tops: /* @__PURE__ */ request<TopsParams, TopsResult, ChorusErrorData>('chorus/tops', uriOnly),
 } as const;
 
 /** Server → client notifications. */
 export const Notifications = {
   /** One loop event of a running `chorus/generate`. */
-  loopEvent: notification<LoopEventParams>('chorus/loopEvent'),
+  loopEvent: /* @__PURE__ */ notification<LoopEventParams>('chorus/loopEvent'),
   /** The model's state changed. */
-  modelStatus: notification<ModelStatusParams>('chorus/modelStatus'),
+  modelStatus: /* @__PURE__ */ notification<ModelStatusParams>('chorus/modelStatus'),
   /** A piece of a streamed answer to `chorus/ask`. */
-  askChunk: notification<AskChunkParams>('chorus/askChunk'),
+  askChunk: /* @__PURE__ */ notification<AskChunkParams>('chorus/askChunk'),
 } as const;
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -31,7 +31,3 @@ export function request<P, R, E>(method: string, params: JSONSchemaType<P>): Req
 export function notification<P>(method: string): NotificationDescriptor<P> {
   return { kind: 'notification', method };
 }
-
-export type ParamsOf<D> = D extends { readonly __params?: infer P } ? P : never;
-export type ResultOf<D> = D extends { readonly __result?: infer R } ? R : never;
-export type ErrorDataOf<D> = D extends { readonly __error?: infer E } ? E : never;

@@ -4,6 +4,8 @@ import type { EngineName } from './loop';
 
 export type EngineSetting = EngineName | 'auto';
 export type GpuSetting = 'auto' | 'cuda' | 'vulkan' | 'metal' | 'cpu';
+/** Qwen3-style models: `auto` leaves thinking to the model's template, `on`/`off` ask for it or not. */
+export type ThinkingSetting = 'auto' | 'on' | 'off';
 
 export interface ChorusSettings {
   /** Path, `hf:` URI, manifest id or `replay:` file; empty when none is configured. */
@@ -17,6 +19,16 @@ export interface ChorusSettings {
   engine: EngineSetting;
   gpu: GpuSetting;
   contextSize: number;
+  /** CPU threads for a local model; 0: as many as are useful. */
+  threads: number;
+  /** Longest model reply in tokens. */
+  maxTokens: number;
+  temperature: number;
+  thinking: ThinkingSetting;
+  /** Endpoint: longest wait for an answer to start, and longest silence mid-reply. */
+  requestTimeoutSeconds: number;
+  /** A JSON file of prompt templates over the built-in ones; empty: the built-in wording. */
+  promptTemplates: string;
   simTimeoutSeconds: number;
   testbenchFolder: string;
   showHolesAsDiagnostics: boolean;
@@ -31,6 +43,7 @@ export const SETTINGS_SECTION = 'chorus';
 
 const ENGINES: readonly EngineSetting[] = ['auto', 'random', 'llm', 'hybrid'];
 const GPUS: readonly GpuSetting[] = ['auto', 'cuda', 'vulkan', 'metal', 'cpu'];
+const THINKING: readonly ThinkingSetting[] = ['auto', 'on', 'off'];
 const METRICS: readonly TargetMetric[] = ['line', 'branch', 'toggle', 'overall'];
 
 export const DEFAULT_SETTINGS: ChorusSettings = {
@@ -43,6 +56,12 @@ export const DEFAULT_SETTINGS: ChorusSettings = {
   engine: 'auto',
   gpu: 'auto',
   contextSize: 0,
+  threads: 0,
+  maxTokens: 16384,
+  temperature: 0.7,
+  thinking: 'auto',
+  requestTimeoutSeconds: 300,
+  promptTemplates: '',
   simTimeoutSeconds: 30,
   testbenchFolder: 'tb',
   showHolesAsDiagnostics: false,
@@ -57,6 +76,12 @@ function int(cfg: ConfigurationLike, key: string, fallback: number, min: number,
   const v = cfg.get<unknown>(key);
   if (typeof v !== 'number' || !Number.isFinite(v)) return fallback;
   return Math.min(max, Math.max(min, Math.round(v)));
+}
+
+function num(cfg: ConfigurationLike, key: string, fallback: number, min: number, max: number): number {
+  const v = cfg.get<unknown>(key);
+  if (typeof v !== 'number' || !Number.isFinite(v)) return fallback;
+  return Math.min(max, Math.max(min, v));
 }
 
 function oneOf<T extends string>(cfg: ConfigurationLike, key: string, allowed: readonly T[], fallback: T): T {
@@ -90,6 +115,12 @@ export function readSettings(cfg: ConfigurationLike): ChorusSettings {
     engine: oneOf(cfg, 'engine', ENGINES, d.engine),
     gpu: oneOf(cfg, 'gpu', GPUS, d.gpu),
     contextSize: int(cfg, 'contextSize', d.contextSize, 0, 1 << 20),
+    threads: int(cfg, 'threads', d.threads, 0, 1024),
+    maxTokens: int(cfg, 'maxTokens', d.maxTokens, 16, 1 << 20),
+    temperature: num(cfg, 'temperature', d.temperature, 0, 2),
+    thinking: oneOf(cfg, 'thinking', THINKING, d.thinking),
+    requestTimeoutSeconds: int(cfg, 'requestTimeoutSeconds', d.requestTimeoutSeconds, 1, 86_400),
+    promptTemplates: str(cfg, 'promptTemplates', d.promptTemplates),
     simTimeoutSeconds: int(cfg, 'simTimeoutSeconds', d.simTimeoutSeconds, 1, 3600),
     testbenchFolder: safeRelativeFolder(folder) ?? d.testbenchFolder,
     showHolesAsDiagnostics: cfg.get<unknown>('showHolesAsDiagnostics') === true,

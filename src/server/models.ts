@@ -43,7 +43,15 @@ export class ModelHost {
     if (!model && !endpoint) {
       throw new ChorusError('bad_input', 'No model configured: set chorus.model to a GGUF file (or drop one into models/), or chorus.endpoint to an OpenAI-compatible server.');
     }
-    const key = JSON.stringify({ model, endpoint: endpoint?.baseUrl, apiModel: endpoint?.model, gpu: settings.gpu, ctx: settings.contextSize });
+    const key = JSON.stringify({
+      model,
+      endpoint: endpoint?.baseUrl,
+      apiModel: endpoint?.model,
+      gpu: settings.gpu,
+      ctx: settings.contextSize,
+      threads: settings.threads,
+      timeout: settings.requestTimeoutSeconds,
+    });
     try {
       return await this.pool.get(key, () =>
         openModel(model, {
@@ -52,8 +60,9 @@ export class ModelHost {
           onStatus: (s) => this.publish(s),
           gpu: settings.gpu === 'cpu' ? false : settings.gpu,
           contextSize: settings.contextSize || undefined,
+          threads: settings.threads || undefined,
           modelDirs: this.modelDirs,
-          endpoint,
+          endpoint: endpoint && { ...endpoint, responseTimeoutMs: settings.requestTimeoutSeconds * 1000, idleTimeoutMs: settings.requestTimeoutSeconds * 1000 },
         }),
       );
     } catch (err) {

@@ -2,11 +2,12 @@
  * The server end of the typed `chorus/*` messages: handlers registered by descriptor, their params validated with
  * the descriptor's JSON schema (InvalidParams naming the field otherwise), notifications sent by descriptor.
  */
-import Ajv, { type ErrorObject } from 'ajv';
+import Ajv, { type ErrorObject, type JSONSchemaType } from 'ajv';
 import { ErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver/node';
-import type { ChorusErrorData, NotificationDescriptor, RequestDescriptor } from '../protocol';
+import { ChorusError, type ChorusErrorData, type NotificationDescriptor, type RequestDescriptor } from '../protocol';
 
-const ajv = new Ajv({ allErrors: true, strict: true });
+// Union types (`workDoneToken`: string or integer) are meant, not a slip.
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
 
 /** JSON null means "absent": members set to null are dropped, so optional members hold their declared type. */
 export function withoutNulls(value: unknown): unknown {
@@ -29,14 +30,25 @@ function describeSchemaError(e: ErrorObject): { field: string; text: string } {
   return { field, text: `${e.instancePath ? `"${e.instancePath.slice(1)}"` : 'the params'} ${e.message ?? 'is not valid'}` };
 }
 
+function describeSchemaErrors(errors: readonly ErrorObject[]): { field: string; text: string } {
+  const described = errors.map(describeSchemaError);
+  return { field: described[0]?.field ?? '/', text: [...new Set(described.map((d) => d.text))].join('; ') };
+}
+
 /** The InvalidParams (-32602) answer for schema errors: every bad member named, the first as `data.field`. */
 export function invalidParams(method: string, errors: readonly ErrorObject[]): ResponseError<ChorusErrorData> {
-  const described = errors.map(describeSchemaError);
-  const unique = [...new Set(described.map((d) => d.text))];
-  return new ResponseError(ErrorCodes.InvalidParams, `Invalid params for ${method}: ${unique.join('; ')}.`, {
-    kind: 'bad_input',
-    field: described[0]?.field ?? '/',
-  });
+  const { field, text } = describeSchemaErrors(errors);
+  return new ResponseError(ErrorCodes.InvalidParams, `Invalid params for ${method}: ${text}.`, { kind: 'bad_input', field });
+}
+
+/** A checker for a value declared with a schema (absent = `{}`): the value typed, or a ChorusError naming every bad member. */
+export function checker<T>(schema: JSONSchemaType<T>, what: string): (raw: unknown) => T {
+  const validate = ajv.compile(schema);
+  return (raw) => {
+    const value = withoutNulls(raw ?? {});
+    if (validate(value)) return value;
+    throw new ChorusError('bad_input', `Invalid ${what}: ${describeSchemaErrors(validate.errors ?? []).text}.`);
+  };
 }
 
 export type ToResponseError = (err: unknown) => ResponseError<ChorusErrorData>;

@@ -59,6 +59,13 @@ export class RunManager {
         seed: params.seed,
         budgetSeconds: params.budgetSeconds,
         simTimeoutSeconds: settings.simTimeoutSeconds,
+        contextSize: settings.contextSize || undefined,
+        ...(settings.promptTemplates ? { promptTemplates: settings.promptTemplates } : {}),
+        sampling: {
+          temperature: settings.temperature,
+          maxTokens: settings.maxTokens,
+          ...(settings.thinking !== 'auto' ? { thinking: settings.thinking === 'on' } : {}),
+        },
       },
       models,
     );

@@ -9,7 +9,7 @@ import {
 } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { ask, findTops, lcov, listModels } from '../engine';
-import { ChorusError, Notifications, Requests, type Logger } from '../protocol';
+import { ChorusError, initOptionsSchema, Notifications, Requests, type Logger } from '../protocol';
 import { analyzeDocument, isHdlDocument } from './analysis';
 import { holeDiagnostics, syntaxDiagnostics } from './diagnostics';
 import { hoverAt } from './hover';
@@ -17,17 +17,12 @@ import { codeLenses } from './lenses';
 import { ModelHost } from './models';
 import { ResultStore } from './results';
 import { RunManager } from './runs';
-import { handleRequest, sendNotification, type ToResponseError } from './rpc';
+import { checker, handleRequest, sendNotification, type ToResponseError } from './rpc';
 import { readSettings } from './settings';
 import { documentSymbols } from './symbols';
 import { pathToUri, uriToPath } from './uris';
 
-interface InitOptions {
-  /** Folders holding GGUF files (the extension's models/ and its global storage). */
-  modelDirs?: string[];
-  /** False in a restricted (untrusted) workspace: nothing is built or simulated there. */
-  workspaceTrusted?: boolean;
-}
+const readInitOptions = checker(initOptionsSchema, 'initializationOptions');
 
 export function createServer(
   connection: Connection,
@@ -69,7 +64,7 @@ export function createServer(
     initialize(params: InitializeParams): InitializeResult {
       configSupported = Boolean(params.capabilities.workspace?.configuration);
       lensRefreshSupported = Boolean(params.capabilities.workspace?.codeLens?.refreshSupport);
-      const init = (params.initializationOptions ?? {}) as InitOptions;
+      const init = readInitOptions(params.initializationOptions);
       const trusted = init.workspaceTrusted !== false;
       const modelDirs = [...(init.modelDirs ?? []), join(__dirname, '..', 'models')];
       for (const f of params.workspaceFolders ?? []) modelDirs.push(join(uriToPath(f.uri), 'models'));

@@ -12,6 +12,7 @@ import { cacheLayout, CACHE_LAYOUT, type CacheLayout } from './cacheDir';
 import { withCacheLock } from './cacheLock';
 import { BASE_FLAGS, compile } from './compile';
 import { fileNamer, type FileNamer } from './diagnostics';
+import { splitDesignWarnings } from './designWarnings';
 import { readInputs, type SourceFile } from './inputs';
 import { SIM_MAIN_CPP } from './simMain';
 import { leaseEntry } from './cacheLease';
@@ -64,10 +65,10 @@ export async function buildSimulation(input: BuildInput, opts: SimOptions): Prom
     if (hit) {
       logger.debug(`Simulation build ${key.slice(0, 12)}: cache hit.`);
       await leaseEntry(dirname(hit.binary));
-      return result({ status: 'ok', binary: hit.binary, diagnostics: renamed(hit.stamp.diagnostics, display), cacheHit: true, notes: hit.stamp.notes, key });
+      return result({ status: 'ok', binary: hit.binary, ...splitRenamed(hit.stamp.diagnostics, tb.absolute, display), cacheHit: true, notes: hit.stamp.notes, key });
     }
     const fresh = await compile({ layout, key, verilator, toolchain, dut, tb, top, includeDirs, extraFlags: input.extraFlags ?? [], deadline: Date.now() + timeoutMs, opts, logger });
-    return result({ ...fresh, diagnostics: renamed(fresh.diagnostics, display), cacheHit: false, key });
+    return result({ ...fresh, ...splitRenamed(fresh.diagnostics, tb.absolute, display), cacheHit: false, key });
   });
   if (!built.cacheHit) {
     // After the build's own temporary folder is gone, so it does not count; the new simulator is leased.
@@ -130,6 +131,12 @@ async function sandboxCheck(
     }
     throw err;
   }
+}
+
+/** The build's messages (testbench, errors) apart from the design's own lint warnings, both renamed for the user. */
+function splitRenamed(list: Diagnostic[], testbench: string, display: FileNamer): { diagnostics: Diagnostic[]; designWarnings: Diagnostic[] } {
+  const split = splitDesignWarnings(list, testbench, dirname(testbench));
+  return { diagnostics: renamed(split.build, display), designWarnings: renamed(split.design, display) };
 }
 
 function renamed(list: Diagnostic[], display: FileNamer): Diagnostic[] {

@@ -12,3 +12,5 @@ export { measureCoverage, scopeToTop } from './measure';
 export { cacheRoot } from './cacheDir';
 export { findTestbenchTop } from './testbenchTop';
 export { parseVerilatorOutput, parseRuntimeOutput } from './diagnostics';
+export { lintDesign, designFlagArgs, type DesignFlags, type LintInput, type LintOptions } from './lintDesign';
+export { splitDesignWarnings } from './designWarnings';

@@ -49,7 +49,10 @@ export interface BuildResult {
   status: BuildStatus;
   /** The simulator executable (inside the cache), when the build succeeded. */
   binary?: string;
+  /** The testbench's messages, and every error. */
   diagnostics: Diagnostic[];
+  /** Lint warnings located in the design's files (not the testbench): reported to the user, never fatal. */
+  designWarnings?: Diagnostic[];
   ms: number;
   cacheHit: boolean;
   notes: string[];

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { provePoints, type TargetVerdict } from '../../src/engine';
+import { prove } from '../../src/formal';
 import { repoRoot } from '../helpers/cli';
 import { measureTestbench, randomTestbench, replayTestbench, samePoint, services, topOf } from './support';
 
@@ -73,4 +74,21 @@ test('a fixed-point adder: `if (res == 0)` after a 31-bit subtraction gets a wit
 
 test('a float multiplier: the all-ones and all-zeros exponent cases get witnesses that Verilator replays', { timeout: 300_000 }, async () => {
   await witnessReplays('fmul.sv', 'fmul', ["end else if (ex == 8'hFF || ey == 8'hFF) begin", "end else if (ex == 8'h00 && ey == 8'h00) begin"]);
+});
+
+test('an initializer is the start state: a default reached only from it is not proven unreachable', { timeout: 240_000 }, async () => {
+  const file = fixture('initval.sv');
+  const content = readFileSync(file, 'utf8');
+  const mod = topOf([{ file, content }], 'initval');
+  const points = await measureTestbench([file], 'initval', randomTestbench(mod, 200, 3));
+  const line = lineOf(file, "default: odd = 1'b1;");
+  const at = points.filter((p) => p.line === line && p.kind === 'line');
+  assert.ok(at.length && at.every((p) => p.count > 0), 'Verilator runs the default at time zero');
+  const target = { file, line, column: at[0].column, kind: 'line' as const, comment: at[0].comment };
+  const r = await prove({ sources: [{ file, content }], top: 'initval', targets: [target] }, services());
+  assert.equal(r.verdicts[0].verdict.status, 'witness', JSON.stringify(r.verdicts[0].verdict));
+  // Without the initializer the register starts at 0 and the default is unreachable.
+  const zero = content.replace("logic [2:0] st = 3'd5;", 'logic [2:0] st;');
+  const z = await prove({ sources: [{ file, content: zero }], top: 'initval', targets: [target] }, services());
+  assert.equal(z.verdicts[0].verdict.status, 'unreachable', JSON.stringify(z.verdicts[0].verdict));
 });

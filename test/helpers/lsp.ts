@@ -27,7 +27,7 @@ export interface ServerUnderTest {
  * Starts the server and initializes it as an editor would; `settings` answers every `workspace/configuration`
  * item (read on each request, so a test can change it).
  */
-export async function startServer(settings: () => unknown): Promise<ServerUnderTest> {
+export async function startServer(settings: () => unknown, initializationOptions?: object): Promise<ServerUnderTest> {
   const server = spawn(process.execPath, [join(repoRoot, 'dist', 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const conn = createMessageConnection(new StreamMessageReader(server.stdout!), new StreamMessageWriter(server.stdin!));
   const progress: unknown[] = [];
@@ -39,12 +39,20 @@ export async function startServer(settings: () => unknown): Promise<ServerUnderT
   conn.onNotification('window/logMessage', () => undefined);
   conn.onNotification('textDocument/publishDiagnostics', () => undefined);
   conn.listen();
-  const init = await conn.sendRequest<{ capabilities: Record<string, unknown> }>('initialize', {
-    processId: process.pid,
-    rootUri: pathToFileURL(repoRoot).toString(),
-    capabilities: { workspace: { configuration: true, codeLens: { refreshSupport: true } }, window: { workDoneProgress: true } },
-    workspaceFolders: null,
-  });
+  let init: { capabilities: Record<string, unknown> };
+  try {
+    init = await conn.sendRequest('initialize', {
+      processId: process.pid,
+      rootUri: pathToFileURL(repoRoot).toString(),
+      capabilities: { workspace: { configuration: true, codeLens: { refreshSupport: true } }, window: { workDoneProgress: true } },
+      workspaceFolders: null,
+      initializationOptions,
+    });
+  } catch (err) {
+    conn.dispose();
+    server.kill();
+    throw err;
+  }
   await conn.sendNotification('initialized', {});
   return {
     server,

@@ -72,24 +72,63 @@ function pidAlive(pid: number): boolean {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function runPackage(out: string, stage: string): Promise<void> {
+/** Ends a process group (the packager runs in its own, so vsce's children go with it). */
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+function runPackage(out: string, stage: string, started: (pid: number) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     const argv = [join(repoRoot, 'scripts', 'package.mjs'), '--no-build', '--out', out, '--stage', stage];
-    const child = spawn(process.execPath, argv, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, argv, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    if (child.pid) started(child.pid);
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), PACKAGE_LIMIT_MS);
+    let killed = false;
+    const timer = setTimeout(() => {
+      killed = true;
+      if (child.pid) killGroup(child.pid);
+    }, PACKAGE_LIMIT_MS);
     child.on('error', reject);
     child.on('close', (code, sig) => {
       clearTimeout(timer);
       if (code === 0 && existsSync(out)) resolve();
       else {
-        const why = sig === 'SIGKILL' ? `killed after ${PACKAGE_LIMIT_MS / 1000} s` : `exit ${code ?? sig}`;
+        const why = killed ? `killed after ${PACKAGE_LIMIT_MS / 1000} s` : `exit ${code ?? sig}`;
         reject(new Error(`\`node scripts/package.mjs --no-build\` failed (${why}):\n${output.trim().split('\n').slice(-30).join('\n')}`));
       }
     });
   });
+}
+
+/** A lock whose holder died (its packager, if still running, is ended), or that never got its pid file. */
+function staleLock(lock: string): boolean {
+  let holder = 0;
+  try {
+    holder = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+  } catch {
+    // Not written yet.
+  }
+  if (!Number.isInteger(holder) || holder <= 0) {
+    // Between mkdir and the pid file, for a moment; a holder killed in that moment leaves it so.
+    try {
+      return Date.now() - statSync(lock).mtimeMs > 30_000;
+    } catch {
+      return false;
+    }
+  }
+  if (pidAlive(holder)) return false;
+  try {
+    killGroup(Number(readFileSync(join(lock, 'packager'), 'utf8')));
+  } catch {
+    // It had not started one.
+  }
+  return true;
 }
 
 function pruneOld(keepFile: string): void {
@@ -102,8 +141,8 @@ function pruneOld(keepFile: string): void {
 
 /**
  * The VSIX for the current content of dist/ and the other package inputs: the cached file, or packaged now.
- * One packager at a time: a lock folder holds the packager's pid; others wait for it (a dead holder's lock is
- * taken over, and the holder removes what a killed packager left). The file appears by rename, whole or not at all.
+ * One packager at a time: a lock folder holds the holder's pid and its packager's; others wait (a dead holder's
+ * lock is taken over, its packager ended and its leftovers removed). The file appears by rename, whole or nothing.
  */
 export async function productVsix(): Promise<string> {
   const key = vsixKey();
@@ -118,13 +157,7 @@ export async function productVsix(): Promise<string> {
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      let holder = NaN;
-      try {
-        holder = Number(readFileSync(join(lock, 'pid'), 'utf8'));
-      } catch {
-        // Just created: the pid file follows.
-      }
-      if (Number.isInteger(holder) && !pidAlive(holder)) rmSync(lock, { recursive: true, force: true });
+      if (staleLock(lock)) rmSync(lock, { recursive: true, force: true });
       else if (Date.now() > deadline) throw new Error(`Waited ${(PACKAGE_LIMIT_MS * 2) / 1000} s for another test process to package ${vsix}; remove ${lock} if no test runs.`);
       else await sleep(500);
     }
@@ -136,7 +169,7 @@ export async function productVsix(): Promise<string> {
     if (existsSync(vsix)) return vsix;
     const started = Date.now();
     const tmp = join(work, 'chorus.vsix');
-    await runPackage(tmp, join(work, 'stage'));
+    await runPackage(tmp, join(work, 'stage'), (pid) => writeFileSync(join(lock, 'packager'), String(pid)));
     renameSync(tmp, vsix);
     process.stderr.write(`test VSIX: packaged ${relative(repoRoot, vsix)} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
     pruneOld(vsix);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { ChorusError, type ChatMessage, type ModelStatus } from '../../src/protocol';
 import { LocalBackend, openBackend } from '../../src/llm';
 import { makeTinyGguf } from '../fixtures/llm/make-tiny-gguf';
+import { roundSeed } from '../../src/engine/llm/seed';
 import { memoryLogger } from './support';
 
 let modelPath: string;
@@ -68,6 +69,21 @@ test('the same seed gives the same reply (sampling options reach llama.cpp)', as
   const a = await backend.chat(opening, { maxTokens: 16, seed: 42, temperature: 0.7, topP: 0.8 });
   const b = await backend.chat(opening, { maxTokens: 16, seed: 42, temperature: 0.7, topP: 0.8 });
   assert.equal(a.text, b.text);
+});
+
+test('per-round seeds: rounds with the same prompt sample differently, the same run seed repeats; thinking off still answers', async () => {
+  const reply = async (seed: number) => (await backend.chat(opening, { maxTokens: 16, temperature: 0.7, seed, thinking: false })).text;
+  const round2 = await reply(roundSeed(7, 2));
+  const round3 = await reply(roundSeed(7, 3));
+  assert.notEqual(round2, round3, 'rounds 2 and 3 differ');
+  assert.equal(await reply(roundSeed(7, 2)), round2, 'the same run seed gives the same round reply');
+});
+
+test('the backend reports its context and counts a prompt with the model template', async () => {
+  assert.equal(await backend.contextSize(), 4096);
+  const n = await backend.countTokens(opening);
+  const r = await backend.chat(opening, { maxTokens: 1, seed: 1, temperature: 0 });
+  assert.equal(n, r.usage.promptTokens);
 });
 
 test('abort mid-stream rejects with ChorusError(cancelled) at once, and the model stays usable', async () => {

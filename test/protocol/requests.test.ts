@@ -9,16 +9,24 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ResponseError } from 'vscode-jsonrpc/node';
+import type { JSONSchemaType } from 'ajv';
+import { ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
+import type { Connection } from 'vscode-languageserver/node';
+import { handleRequest, type ToResponseError } from '../../src/server/rpc';
 import {
   isChorusErrorData,
+  LensCommands,
   Notifications,
+  readLensArgs,
   Requests,
   type AskChunkParams,
   type ChorusErrorData,
+  type ChorusInitOptions,
   type LoopEventParams,
   type RequestDescriptor,
+  type SteerParams,
 } from '../../src/protocol';
+import type { CommandId } from '../../src/extension/commands';
 import { repoRoot } from '../helpers/cli';
 import { didOpen, onNotification, request, requestUnchecked, startServer, type ServerUnderTest } from '../helpers/lsp';
 import { replayModel } from '../helpers/replay';
@@ -69,7 +77,7 @@ before(async () => {
 });
 
 after(async () => {
-  await lsp.close();
+  await lsp?.close();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -128,6 +136,24 @@ test('chorus/generate, then chorus/coverage and chorus/exportLcov of its result'
   assert.match(lcov, /^SF:.*counter\.sv$/m);
 });
 
+// What tsc must refuse (each line below is a type error, or `@ts-expect-error` itself fails the type check): a
+// mismatched params or result on the client end, a mismatched result on the server end, a schema that does not
+// describe its params type. Never called.
+function mismatchesAreTypeErrors(conn: MessageConnection, connection: Connection, toResponseError: ToResponseError): void {
+  // @ts-expect-error runId is a string
+  void request(conn, Requests.steer, { runId: 1, text: 'x' });
+  // @ts-expect-error chorus/steer answers SteerResult
+  const _answer: Promise<{ text: string }> = request(conn, Requests.steer, { runId: 'r', text: 'x' });
+  // @ts-expect-error a handler must answer the declared result
+  handleRequest(connection, Requests.steer, toResponseError, () => ({ accepted: 'yes' }));
+  // @ts-expect-error the schema must require what the type requires
+  const _schema: JSONSchemaType<SteerParams> = { type: 'object', required: ['runId'], properties: { runId: { type: 'string' }, text: { type: 'string' } } };
+}
+void mismatchesAreTypeErrors;
+
+// The server's lens commands are commands the extension registers (a type-only import: no vscode at run time).
+const lensCommandsRegistered: readonly CommandId[] = Object.values(LensCommands);
+
 // Bad params for each declared request, and the members the answer must name. Keyed by request: a new request
 // without a case here is a type error.
 const badParams: Record<RequestName, { params: object | undefined; names: string[] }[]> = {
@@ -158,6 +184,29 @@ for (const name of Object.keys(Requests) as RequestName[]) {
     }
   });
 }
+
+test('initializationOptions are checked against their declaration: initialize fails naming the member', async () => {
+  await assert.rejects(startServer(() => ({}), { workspaceTrusted: 'yes', modelDirs: ['/m'] }), /initializationOptions: "workspaceTrusted" must be boolean/);
+  const ok: Required<ChorusInitOptions> = { workspaceTrusted: false, modelDirs: [scratch] };
+  const restricted = await startServer(() => ({}), ok);
+  try {
+    const err = await failure(request(restricted.conn, Requests.generate, { uri: counterUri, runId: 'untrusted' }));
+    assert.match(err.message, /not trusted/);
+  } finally {
+    await restricted.close();
+  }
+});
+
+test('code lenses carry the declared arguments of registered commands', async () => {
+  const lenses = await lsp.conn.sendRequest<{ command: { command: string; arguments: unknown[] } }[]>('textDocument/codeLens', {
+    textDocument: { uri: unsavedUri },
+  });
+  assert.deepEqual(
+    lenses.map((l) => [l.command.command, readLensArgs(l.command.arguments[0])]),
+    ['leaf', 'chip', 'spare'].map((top) => [LensCommands.generate, { uri: unsavedUri, top }]),
+  );
+  assert.ok(lenses.every((l) => lensCommandsRegistered.some((c) => c === l.command.command)));
+});
 
 test('the server is alive after the bad params, and every declared request was sent with valid params', async () => {
   assert.equal((await send(Requests.steer, { runId: 'still-here', text: 'x' })).accepted, false);

@@ -29,9 +29,11 @@ const topText = `module top_fifo (
 endmodule
 `;
 
-// The instantiated module in b/, same base name, different module; its \`else\` sits on another line than a's.
+// The instantiated module in b/, same base name, different module; its branch sits on another line than a's.
 const innerText = `// Inner block of the design.
-// Its else arm is on a later line than the top's.
+// Its branch sits two lines later than the top's,
+// so a hole read against the wrong file would show
+// the wrong line.
 module inner_fifo (
   input  logic clk,
   input  logic sel,
@@ -99,12 +101,19 @@ after(async () => {
 });
 
 test('holes carry the absolute path of the file they are in', () => {
-  const elseA = lineOf(topText, "else q <= 4'd0;");
-  const elseB = lineOf(innerText, 'else');
-  assert.notEqual(elseA, elseB, 'the two else arms sit on different lines');
-  const structural = result.holes.filter((h) => h.kind !== 'toggle');
-  assert.ok(structural.some((h) => h.file === fileA && h.line === elseA), JSON.stringify(structural));
-  assert.ok(structural.some((h) => h.file === fileB && (h.line === elseB || h.line === elseB + 1)), JSON.stringify(structural));
+  const ifA = lineOf(topText, 'if (mode)');
+  const ifB = lineOf(innerText, 'if (sel)');
+  assert.notEqual(ifA, ifB, 'the two branches sit on different lines');
+  // Each never-taken else arm is a branch hole on its own file's `if` line.
+  const branches = result.holes.filter((h) => h.kind === 'branch');
+  assert.deepEqual(
+    branches.map((h) => [h.file, h.line]).sort(),
+    [
+      [fileA, ifA],
+      [fileB, ifB],
+    ].sort(),
+    JSON.stringify(branches),
+  );
   for (const h of result.holes) {
     assert.ok(h.file === fileA || h.file === fileB, `hole in ${h.file}`);
     const text = (h.file === fileA ? topText : innerText).split('\n')[h.line - 1]?.trim();

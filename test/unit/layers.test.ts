@@ -26,6 +26,12 @@ test('lower layers never import higher ones', async () => {
   assert.equal((await problems('src/engine/x.ts', "import { a } from '../sim/a';\nexport const b = a;\n")).length, 0);
   assert.equal((await problems('src/cli/commands/x.ts', "import { a } from '../../engine/a';\nexport const b = a;\n")).length, 0);
   assert.equal((await problems('src/cli/commands/x.ts', "import { a } from '../../extension/a';\nexport const b = a;\n")).length, 1);
+  // The adapters reach hdl, sim and llm only through the engine.
+  for (const lower of ['hdl', 'sim', 'llm']) {
+    assert.equal((await problems('src/server/x.ts', `import { a } from '../${lower}';\nexport const b = a;\n`)).length, 1, `server → ${lower}`);
+    assert.equal((await problems('src/cli/commands/x.ts', `import { a } from '../../${lower}/a';\nexport const b = a;\n`)).length, 1, `cli → ${lower}`);
+  }
+  assert.equal((await problems('src/server/x.ts', "import { a } from '../engine';\nexport const b = a;\n")).length, 0);
 });
 
 test('src/webview imports no Node built-ins', async () => {

@@ -143,8 +143,10 @@ async function runSample(item: BenchItem, k: number, opts: BenchOptions, service
       await writeFile(p, f.content);
       rtlFiles.push(p);
     }
+    // Spec files keep their names (the model sees them): in their own folder, apart from the RTL.
+    if (item.spec_files.length) await mkdir(join(dir, 'specs'), { recursive: true });
     for (const f of item.spec_files) {
-      const p = join(dir, `spec_${basename(f.name)}`);
+      const p = join(dir, 'specs', basename(f.name));
       await writeFile(p, f.content);
       specFiles.push(p);
     }
@@ -160,6 +162,7 @@ async function runSample(item: BenchItem, k: number, opts: BenchOptions, service
           engine: opts.engine,
           targets: engineTargets(item),
           rounds: opts.rounds,
+          ...(item.instruction ? { instruction: item.instruction } : {}),
           seed: opts.seed + k,
           budgetSeconds: opts.budgetSeconds,
           simTimeoutSeconds: opts.simTimeoutSeconds,

@@ -57,6 +57,7 @@ function render(report: MeasureResult, rtl: string[], flags: CoverageFlags): str
   }
   for (const note of report.notes ?? []) out.push(pc.dim(`  note: ${note}`));
   if (report.diagnostics.length) out.push('', pc.bold('Diagnostics'), ...report.diagnostics.map(diagnosticLine));
+  if (report.designWarnings?.length) out.push('', pc.bold('Warnings in the design (lint, not fatal)'), ...report.designWarnings.map(diagnosticLine));
   if (report.status !== 'ok' && report.simOutput?.trim()) {
     const tail = report.simOutput.trimEnd().split('\n').slice(-20);
     out.push('', pc.bold('Simulator output (last lines)'), ...tail.map((l) => pc.dim(`  ${l}`)));
@@ -91,6 +92,7 @@ async function run(rtl: string[], flags: CoverageFlags, ctx: CliContext): Promis
     ...measured,
     holes: namedHoles(measured.holes, name),
     diagnostics: measured.diagnostics.map((d) => ({ ...d, file: name(d.file) })),
+    designWarnings: (measured.designWarnings ?? []).map((d) => ({ ...d, file: name(d.file) })),
   };
   // The report first: a failed lcov write (a full disk) must not cost the user the measured coverage.
   if (flags.json) {

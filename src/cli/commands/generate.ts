@@ -37,6 +37,7 @@ interface GenerateFlags {
   temperature?: number;
   thinking?: 'on' | 'off';
   requestTimeout?: number;
+  promptTemplates?: string;
 }
 
 /** A live line on a terminal: round, coverage per kind, elapsed. */
@@ -95,6 +96,10 @@ function printResult(ctx: CliContext, r: GenerateResult, name: FileNamer): void 
     ctx.out(pc.bold('Holes:'));
     ctx.out(holesList(namedHoles(r.holes, name)));
   }
+  if (r.designWarnings?.length) {
+    ctx.out(pc.bold(`Warnings in the design (lint, not fatal): ${r.designWarnings.length}`));
+    for (const d of r.designWarnings) ctx.out(`  ${name(d.file)}${d.line ? `:${d.line}` : ''}${d.column ? `:${d.column}` : ''}: ${pc.yellow('warning')}: ${d.message}`);
+  }
   if (r.testbenchPath) ctx.out(`Testbench: ${r.testbenchPath}`);
 }
 
@@ -118,6 +123,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
         budgetSeconds: flags.budgetSeconds,
         simTimeoutSeconds: flags.timeout,
         contextSize: flags.contextSize,
+        ...(flags.promptTemplates ? { promptTemplates: resolve(flags.promptTemplates) } : {}),
         sampling: {
           temperature: flags.temperature,
           maxTokens: flags.maxTokens,
@@ -152,7 +158,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
   const name = givenNames(files, (f) => basename(f));
   if (flags.json) {
     const { lines: _lines, ...rest } = result;
-    ctx.out(JSON.stringify({ ...rest, holes: namedHoles(rest.holes, name), diagnostics: rest.diagnostics.map((d) => ({ ...d, file: name(d.file) })) }, null, 2));
+    ctx.out(JSON.stringify({ ...rest, holes: namedHoles(rest.holes, name), diagnostics: rest.diagnostics.map((d) => ({ ...d, file: name(d.file) })), designWarnings: (rest.designWarnings ?? []).map((d) => ({ ...d, file: name(d.file) })) }, null, 2));
   } else {
     printResult(ctx, result, name);
   }
@@ -184,6 +190,7 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
     .option('--temperature <t>', 'sampling temperature, 0 to 2 (default 0.7)', numberIn('--temperature', 0, 2))
     .option('--thinking <on|off>', 'Qwen3-style models: let the model think before answering, or not', oneOf('--thinking', ['on', 'off'] as const))
     .option('--request-timeout <seconds>', 'endpoint: longest wait for an answer to start, and longest silence mid-reply', positiveNumber('--request-timeout'))
+    .option('--prompt-templates <file.json>', 'prompt wording over the built-in templates (for a model trained on other words)')
     .option('--instance <name>', 'DUT instance name in the testbench (default uut)')
     .option('--json', 'print only the result as JSON')
     .option('--memory-limit <size>', 'memory of each tool that builds or runs the testbench, e.g. 4G, 2048M (default 4G)', byteSize('--memory-limit'))

@@ -16,6 +16,8 @@ export function llmGenerator(settings: RunSettings, from?: Outcome): Generator {
           simTimeoutMs: settings.simTimeoutMs,
           from,
           seed: settings.samplingSeed,
+          instruction: settings.instruction,
+          promptTemplates: settings.promptTemplates,
           contextSize: settings.contextSize,
           sampling: settings.sampling,
         },

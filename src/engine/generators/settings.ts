@@ -14,6 +14,8 @@ export function runSettings(req: GenerateRequest): RunSettings {
     budgetMs: req.budgetSeconds !== undefined ? req.budgetSeconds * 1000 : undefined,
     simTimeoutMs: (req.simTimeoutSeconds ?? DEFAULT_SIM_TIMEOUT_SECONDS) * 1000,
     samplingSeed: req.seed,
+    instruction: req.instruction,
+    promptTemplates: req.promptTemplates,
     contextSize: req.contextSize,
     sampling: req.sampling,
   };

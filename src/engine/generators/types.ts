@@ -30,6 +30,10 @@ export interface RunSettings {
   simTimeoutMs: number;
   /** The seed the user gave (seeds model sampling per round); unset: the backend's own randomness. */
   samplingSeed?: number;
+  /** Extra instruction text for the model's opening prompt. */
+  instruction?: string;
+  /** A JSON file of prompt templates over the built-in ones. */
+  promptTemplates?: string;
   contextSize?: number;
   sampling?: { temperature?: number; topP?: number; maxTokens?: number; thinking?: boolean };
 }

@@ -3,6 +3,7 @@ import { meetsTargets, overallPct, type ChatMessage, type CoverageReport, type T
 import { edaBullets, nextInstruction } from './feedback';
 import type { PromptDetail } from './promptDetail';
 import { asFileReply, buildFollowupMessages } from './prompt';
+import { DEFAULT_TEMPLATES, type PromptTemplates } from './templates';
 
 export interface Attempt {
   /** The assistant turn replayed in the Markov context: the clean answer (filename line + code, or hunks), no thinking. */
@@ -36,7 +37,14 @@ export function keepsNewer(candidate: Attempt, best: Attempt | null, targets: Ta
 }
 
 /** A measured testbench from an earlier generator, standing as the best reply so far with its feedback. */
-export function seedAttempt(testbench: string, filename: string, report: CoverageReport, targets: Targets, name?: (file: string) => string): Attempt {
+export function seedAttempt(
+  testbench: string,
+  filename: string,
+  report: CoverageReport,
+  targets: Targets,
+  name?: (file: string) => string,
+  templates: PromptTemplates = DEFAULT_TEMPLATES,
+): Attempt {
   return {
     reply: asFileReply(filename, testbench),
     testbench,
@@ -47,7 +55,7 @@ export function seedAttempt(testbench: string, filename: string, report: Coverag
         parse: { status: 'success', type: 'file', filename },
         eda: edaBullets(report, targets, name, detail),
         instruction: withShortened(nextInstruction(report, []), detail),
-      }),
+      }, templates),
   };
 }
 

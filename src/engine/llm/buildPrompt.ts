@@ -5,8 +5,15 @@ import { nextInstruction } from './feedback';
 import { asFileReply } from './prompt';
 import { FULL_DETAIL } from './feedback';
 import { shortenTestbench, type PromptDetail } from './promptDetail';
+import { DEFAULT_TEMPLATES, type PromptTemplates } from './templates';
 
-export function buildRoundPrompt(opening: ChatMessage[], best: Attempt | null, steering: string[], detail: PromptDetail = FULL_DETAIL): ChatMessage[] {
+export function buildRoundPrompt(
+  opening: ChatMessage[],
+  best: Attempt | null,
+  steering: string[],
+  detail: PromptDetail = FULL_DETAIL,
+  templates: PromptTemplates = DEFAULT_TEMPLATES,
+): ChatMessage[] {
   const messages: ChatMessage[] = [...opening];
   if (best) {
     const reply = detail.testbenchLines !== undefined && best.testbench ? asFileReply(best.filename, shortenTestbench(best.testbench, detail.testbenchLines)) : best.reply;
@@ -14,7 +21,7 @@ export function buildRoundPrompt(opening: ChatMessage[], best: Attempt | null, s
   }
   if (steering.length) {
     // The best attempt's instruction already sits last; the user's words ride on a fresh instruction message.
-    messages.push({ role: 'user', content: `Instruction for next round:\n${nextInstruction(best?.report ?? null, steering)}` });
+    messages.push({ role: 'user', content: `${templates.instructionHeader}\n${nextInstruction(best?.report ?? null, steering)}` });
   }
   return messages;
 }

@@ -19,6 +19,7 @@ import { evaluateCandidate, type Measurement } from './evaluateCandidate';
 import { generateReply } from './generateReply';
 import { parseAndPatch } from './parseAndPatch';
 import { buildOpeningMessages } from './prompt';
+import { loadTemplates } from './templates';
 import { cleanReply, roundFeedback, roundSummary } from './roundRecord';
 import { runSignal } from './runSignal';
 import { roundSeed } from './seed';
@@ -37,6 +38,10 @@ export interface LlmLoopOptions extends StopLimits {
   seed?: number;
   /** The model's context in tokens when the user set it; else what the backend reports, if anything. */
   contextSize?: number;
+  /** Extra instruction text for the opening prompt (a benchmark item's `instruction`). */
+  instruction?: string;
+  /** A JSON file of prompt templates over the built-in ones (templates/default.json). */
+  promptTemplates?: string;
 }
 
 function errorMessage(err: unknown): string {
@@ -46,7 +51,11 @@ function errorMessage(err: unknown): string {
 export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts: LlmLoopOptions, emit: Emit<LoopEvent>): Promise<Outcome> {
   const backend = services.backend;
   if (!backend) throw new ChorusError('bad_input', 'No model configured: pass --model <path|id|replay:file> or --endpoint <url>, or use --engine random.');
-  const opening = buildOpeningMessages({ rtl: ctx.rtl, specs: ctx.specs, top: ctx.top.name, instance: ctx.instance, clock: ctx.top.clock, reset: ctx.top.reset });
+  const templates = await loadTemplates(opts.promptTemplates);
+  const opening = buildOpeningMessages(
+    { rtl: ctx.rtl, specs: ctx.specs, top: ctx.top.name, instance: ctx.instance, clock: ctx.top.clock, reset: ctx.top.reset, extra: opts.instruction },
+    templates,
+  );
   const rounds: RoundSummary[] = [...(opts.from?.result.rounds ?? [])];
   const startedAt = Date.now();
   // The budget also stops a generation or simulation in progress, not only the next round.
@@ -69,7 +78,7 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
 
   const from = opts.from;
   if (from?.report) {
-    best = seedAttempt(from.result.testbench, from.filename, from.report, ctx.targets, ctx.displayName);
+    best = seedAttempt(from.result.testbench, from.filename, from.report, ctx.targets, ctx.displayName, templates);
     bestPoints = from.points;
     if (meetsTargets(from.report.coverage, ctx.targets)) stopReason = 'targets met';
   }
@@ -107,7 +116,7 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
       }
       const steering = services.steering?.take() ?? [];
       const current = best;
-      const fitted = await fitPrompt((detail) => buildRoundPrompt(opening, current, steering, detail), budget);
+      const fitted = await fitPrompt((detail) => buildRoundPrompt(opening, current, steering, detail, templates), budget);
       if (!('messages' in fitted)) {
         failAfterBest(
           'context',
@@ -154,7 +163,7 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
       }
       const report = measured?.report ?? null;
 
-      const feedback = roundFeedback(candidate, report, best, ctx.targets, ctx.displayName);
+      const feedback = roundFeedback(candidate, report, best, ctx.targets, ctx.displayName, templates);
       emit({ type: 'feedback', round: index, text: feedback(fitted.detail).map((m) => m.content).join('\n\n') });
 
       const attempt: Attempt = { reply: cleanReply(candidate, reply.text), feedback, testbench: candidate.testbench, filename: candidate.filename, report };

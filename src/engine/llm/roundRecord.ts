@@ -7,6 +7,7 @@ import type { PatchHunk } from './patch';
 import { asFileReply, buildFollowupMessages, type Bullets } from './prompt';
 import { shortenTestbench, type PromptDetail } from './promptDetail';
 import { stripThinking } from './reply';
+import { DEFAULT_TEMPLATES, type PromptTemplates } from './templates';
 import type { Reply } from './generateReply';
 
 /** A reply that gave no usable answer is replayed only this far: enough for the model to see what it wrote. */
@@ -35,6 +36,7 @@ export function roundFeedback(
   best: Attempt | null,
   targets: Targets,
   name?: (file: string) => string,
+  templates: PromptTemplates = DEFAULT_TEMPLATES,
 ): (detail: PromptDetail) => ChatMessage[] {
   const patched = candidate.parsed.type === 'patch';
   const current = patched ? (candidate.testbench ?? best?.testbench ?? undefined) : undefined;
@@ -45,7 +47,7 @@ export function roundFeedback(
       testbench: current !== undefined ? shortenTestbench(current, detail.testbenchLines) : undefined,
       eda: report ? edaBullets(report, targets, name, detail) : undefined,
       instruction: withShortened(report ? nextInstruction(report, []) : (candidate.instruction ?? nextInstruction(null, [])), detail),
-    });
+    }, templates);
 }
 
 /** The paper's reward: 0 unless the testbench ran, then 1 + overall coverage as a fraction. */

@@ -71,6 +71,7 @@ export const DEFAULT_RANDOM: RandomOptions = {
 /** Shrinking budgets, in runs (not time, so a seed gives the same testbench on any machine). */
 const SHRINK_RUNS_PER_SEQUENCE = 30;
 const SHRINK_RUNS_TOTAL = 80;
+const MIN_SHRINK_RUNS = 6;
 
 /** Fewest runs without a new point before the search may call it a stall. */
 const MIN_STALL_RUNS = 100;
@@ -371,9 +372,11 @@ export async function runRandomSearch(
   const chosen = minimize(kept);
   const sequences: KeptSequence[] = [];
   const shrinkStart = runs;
+  // Shrinking only makes the testbench shorter to read: a run budget per sequence and for all of them, no more
+  // than the search itself took (a design closed by the first candidate is not worth a dozen more runs).
+  const shrinkTotal = Math.min(SHRINK_RUNS_TOTAL, Math.max(MIN_SHRINK_RUNS, runs));
   for (const c of chosen) {
-    // Shrinking only makes the testbench shorter to read: a run budget per sequence and for all of them.
-    const left = SHRINK_RUNS_TOTAL - (runs - shrinkStart);
+    const left = shrinkTotal - (runs - shrinkStart);
     sequences.push({ candidate: left > 0 ? await shorten(c, Math.min(SHRINK_RUNS_PER_SEQUENCE, left)) : c.kept.candidate, newPoints: c.gain.size });
   }
   phaseMs.shrink = Date.now() - tShrink;

@@ -1,0 +1,88 @@
+/**
+ * One Verilator pass over the design alone (`--lint-only`, the build's flags), before any testbench exists:
+ * its warnings are the design's, reported once; an error is a construct Verilator cannot build, reported with
+ * its file and line and what to do, before minutes of stimulus generation.
+ */
+import { dirname, resolve } from 'node:path';
+import { ChorusError, type Diagnostic, type Logger } from '../protocol';
+import { BASE_FLAGS } from './compile';
+import { parseVerilatorOutput } from './diagnostics';
+import { DESIGN_ERROR_HINT } from './designWarnings';
+import { memoryLimitBytes, MAX_TREE_PROCESSES, toolMemoryBytes } from './limits';
+import { runGroup } from './processGroup';
+import { scrubbedEnv } from './sandbox/jail';
+import { detectVerilator } from './verilator';
+
+/** What Verilator needs besides the files to read a design as its build will. */
+export interface DesignFlags {
+  /** `+incdir` folders (absolute, or relative to the working folder). */
+  includeDirs?: string[];
+  /** `+define+NAME[=VALUE]` macros; `undefined` value defines the name alone. */
+  defines?: Record<string, string | undefined>;
+  /** Top-module parameter overrides (`-G`), as Verilog literals. */
+  parameters?: Record<string, string>;
+}
+
+/** Verilator arguments for the include folders and macros (the same for the design lint and the build). */
+export function designFlagArgs(flags: DesignFlags, cwd = process.cwd()): string[] {
+  return [
+    ...(flags.includeDirs ?? []).map((d) => `-I${resolve(cwd, d)}`),
+    ...Object.entries(flags.defines ?? {}).map(([name, value]) => (value === undefined ? `+define+${name}` : `+define+${name}=${value}`)),
+  ];
+}
+
+export interface LintInput extends DesignFlags {
+  /** The design's source files, in compile order. */
+  files: string[];
+  top: string;
+}
+
+export interface LintOptions {
+  verilatorPath?: string;
+  logger?: Logger;
+  signal?: AbortSignal;
+  memoryLimitBytes?: number;
+  /** Default 120 s. */
+  timeoutMs?: number;
+}
+
+/** Lint flags: the build's, less what only a build needs (C++ output, coverage, the main file). */
+const LINT_FLAGS = ['--lint-only', ...BASE_FLAGS.filter((f) => !['--cc', '--exe', '--coverage', '-fno-split'].includes(f))];
+
+/**
+ * The design's lint warnings. Throws ChorusError('bad_input') at the first error, located in the user's file,
+ * when Verilator cannot read or build the design.
+ */
+export async function lintDesign(input: LintInput, opts: LintOptions = {}): Promise<Diagnostic[]> {
+  const verilator = await detectVerilator(opts.verilatorPath);
+  const files = input.files.map((f) => resolve(f));
+  const cwd = files.length ? dirname(files[files.length - 1]) : process.cwd();
+  const memoryBytes = toolMemoryBytes(memoryLimitBytes(opts.memoryLimitBytes));
+  const args = [
+    ...LINT_FLAGS,
+    '--top-module', input.top,
+    ...designFlagArgs(input),
+    ...Object.entries(input.parameters ?? {}).map(([name, value]) => `-G${name}=${value}`),
+    ...files,
+  ];
+  opts.logger?.debug(`verilator ${args.join(' ')}`);
+  const run = await runGroup(verilator.path, args, {
+    cwd,
+    env: scrubbedEnv(),
+    timeoutMs: opts.timeoutMs ?? 120_000,
+    signal: opts.signal,
+    treeLimits: { memoryBytes, processes: MAX_TREE_PROCESSES },
+  });
+  if (run.timedOut) throw new ChorusError('failed', `Verilator did not finish reading the design within ${Math.round((opts.timeoutMs ?? 120_000) / 1000)} s: check the design for very large generate loops.`);
+  const found = parseVerilatorOutput(run.output, (p) => resolve(cwd, p), files[files.length - 1] ?? cwd);
+  const error = found.find((d) => d.severity === 'error');
+  if (error || run.code !== 0) {
+    const first = run.output.split('\n').find((l) => l.trim()) ?? `exit ${run.code ?? run.signal}`;
+    const more = found.filter((d) => d.severity === 'error').length - 1;
+    const message = error
+      ? `The design does not build with Verilator: ${error.message}${more > 0 ? ` (and ${more} more error${more === 1 ? '' : 's'})` : ''} (${DESIGN_ERROR_HINT}).`
+      : `Verilator failed on the design: ${first.trim()}`;
+    throw new ChorusError('bad_input', message, error && error.line ? { file: error.file, line: error.line, column: error.column } : undefined);
+  }
+  return found.filter((d) => d.severity === 'warning');
+}
