@@ -5,3 +5,4 @@ export { findSite, literalDetails, literalsOf, moduleByName, unreachableDefaults
 export { evaluate, type ConstScope, type ConstValue } from './const-eval';
 export { parseNumber, type NumberLiteral } from './numbers';
 export { conjuncts, countersOf, identifiersOf, type CounterInfo, type CounterWrite } from './counters';
+export { readFilelist, type Filelist, type FilelistOptions } from './filelist';

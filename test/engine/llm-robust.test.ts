@@ -250,6 +250,15 @@ test('the wall-clock budget stops a generation in progress', async () => {
   assert.ok(Date.now() - started < 45_000, 'did not wait for the 60 s reply');
 });
 
+test('the budget runs out while round 2 is being written: the run ends with budget and round 1 testbench', async () => {
+  // Round 1 (about 5 s measured here) fits the budget many times over; round 2's reply would take a minute.
+  const { result } = await run(await replay([recorded[0], { text: recorded[1], delayMs: 120_000 }]), { budgetSeconds: 40 });
+  assert.equal(result.stopReason, 'budget');
+  assert.equal(result.rounds.length, 1);
+  assert.equal(result.testbench, roundOneCode);
+  assert.ok(result.coverage.line.covered > 0);
+});
+
 test('cancel during round 2: the run ends cancelled with round 1 testbench', async () => {
   const controller = new AbortController();
   const { result } = await run(await replay([recorded[0], { text: recorded[1], delayMs: 60_000 }]), {}, controller.signal, (e) => {

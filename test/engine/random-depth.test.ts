@@ -83,3 +83,19 @@ for (const { name, deepest } of cases) {
     assert.deepEqual(lineCoverage(own.points), outcome.lines);
   });
 }
+
+test('without a reset input, the testbench still reaches every point its sequences reached', { timeout: 240_000 }, async () => {
+  // Each sequence was found from power-up; in the testbench all but the first start where the previous one ended.
+  const file = deep('load_timer');
+  const outcome = await generateToEnd(
+    { rtlFiles: [file], engine: 'random', targets: { line: 100, branch: 100 }, seed: 1, budgetSeconds: 60 },
+    { logger: silentLogger, signal: new AbortController().signal },
+    () => {},
+  );
+  assert.deepEqual(outcome.holes.filter((h) => h.kind !== 'toggle').map((h) => `${h.line} ${h.detail}`), []);
+  const dir = mkdtempSync(join(tmpdir(), 'chorus-deep-load_timer-'));
+  const tb = join(dir, 'tb_load_timer.sv');
+  writeFileSync(tb, outcome.testbench);
+  const own = await measureCoverage({ dutFiles: [file], testbench: tb, dutTop: 'load_timer' }, { logger: silentLogger, workspaceRoot: dir });
+  assert.deepEqual(own.coverage, outcome.coverage);
+});

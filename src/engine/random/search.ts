@@ -72,6 +72,8 @@ export const DEFAULT_RANDOM: RandomOptions = {
 const SHRINK_RUNS_PER_SEQUENCE = 30;
 const SHRINK_RUNS_TOTAL = 80;
 const MIN_SHRINK_RUNS = 6;
+/** Orderings tried for a DUT without a reset input (see orderWithoutReset). */
+const MAX_REORDERS = 3;
 
 /** Fewest runs without a new point before the search may call it a stall. */
 const MIN_STALL_RUNS = 100;
@@ -381,6 +383,7 @@ export async function runRandomSearch(
   }
   phaseMs.shrink = Date.now() - tShrink;
   if (services.signal.aborted) throw new ChorusError('cancelled', 'Cancelled.');
+  await orderWithoutReset(sequences, chosen.map((c) => c.gain));
   const testbench = emitTestbench(plan, sequences, { seed: opts.seed, tbName });
   const table = testbenchRows(sequences);
   const cycles = table.reduce((a, r) => a + r.cycles, 0);
@@ -429,6 +432,29 @@ export async function runRandomSearch(
     lines: lineCoverage(ev.points),
   };
   return { result, report: ev.report, points: ev.points, filename };
+
+  /**
+   * Without a reset input each sequence starts from the state the one before it left, not from the state it was
+   * found from: a point a sequence reached from power-up may be missed after another. Moves the sequence whose
+   * points the whole table misses most to the front (power-up state), a few times, checking with harness runs.
+   */
+  async function orderWithoutReset(seqs: KeptSequence[], gains: Set<string>[]): Promise<void> {
+    if (gen.prologue || seqs.length < 2) return;
+    const order = seqs.map((_, i) => i);
+    for (let attempt = 0; attempt < MAX_REORDERS && !services.signal.aborted; attempt++) {
+      const rows = testbenchRows(order.map((i) => seqs[i]));
+      const run = await runRows(tableStimulus(rows), rows.reduce((a, r) => a + r.cycles, 0));
+      if (!run.written) return;
+      const hit = hitKeys(await readCoverageFile(covPath, ctx.rtlFiles));
+      const missed = (i: number) => [...gains[i]].filter((k) => !hit.has(k)).length;
+      let best = 0;
+      for (let pos = 1; pos < order.length; pos++) if (missed(order[pos]) > (best ? missed(order[best]) : 0)) best = pos;
+      if (!best) break;
+      order.unshift(...order.splice(best, 1));
+    }
+    const reordered = order.map((i) => seqs[i]);
+    seqs.splice(0, seqs.length, ...reordered);
+  }
 
   /**
    * The testbench's table re-run through the harness binary: the same rows with the same timing as the
