@@ -35,6 +35,8 @@ export interface GenerateRequest {
   instruction?: string;
   /** A JSON file of prompt templates over the built-in ones (for a model trained on other wording). */
   promptTemplates?: string;
+  /** How often a model reply with no code (or an empty one) is asked again within its round; default 1. */
+  parseRetries?: number;
   /** The model's context in tokens, for fitting prompts (a local model reports its own; an endpoint's is unknown). */
   contextSize?: number;
   /** Sampling for model replies; `seed` above also seeds it, one derived seed per round. */

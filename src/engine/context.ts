@@ -3,6 +3,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { ChorusError, DEFAULT_TARGETS, type DesignAnalysis, type ModuleInfo, type SourceFile, type Targets } from '../protocol';
+import type { DesignFlags } from '../sim';
 import type { GenerateRequest } from './api';
 import { designNames } from './names';
 import { selectDut } from './plan';
@@ -22,6 +23,8 @@ export interface RunContext {
   sources: Map<string, string>;
   /** Renders a file's name in text for the model (`designNames`); data keeps absolute paths. */
   displayName: (file: string) => string;
+  /** The design's include folders, macros and top parameters, for every build and the design lint. */
+  design: DesignFlags;
 }
 
 export async function prepareRun(req: GenerateRequest): Promise<RunContext> {
@@ -58,5 +61,6 @@ export async function prepareRun(req: GenerateRequest): Promise<RunContext> {
     workDir,
     sources,
     displayName,
+    design: { includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters },
   };
 }

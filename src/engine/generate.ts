@@ -41,7 +41,7 @@ async function runAndReport(req: GenerateRequest, services: EngineServices, ctx:
   // Lint is not failure: the design's own warnings are reported once, here; a construct Verilator cannot build
   // stops the run now, with its file and line, before minutes of model loading.
   const designWarnings = await lintDesign(
-    { files: ctx.rtlFiles, top: ctx.top.name, includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters },
+    { files: ctx.rtlFiles, top: ctx.top.name, ...ctx.design },
     { verilatorPath: services.verilatorPath, logger: services.logger, signal: services.signal, memoryLimitBytes: services.memoryLimitBytes },
   );
   // The model is opened once the DUT is known to be sound: a bad file fails before minutes of model loading.

@@ -18,6 +18,7 @@ export * from './cache';
 export { BackendPool, listModels, pullModel, modelInfo, type ChatBackend, type ModelInfo } from '../llm';
 // Design analysis: of files for `chorus inspect`, of an editor's unsaved text for the language server.
 export { analyzeFiles, analyzeSources, moduleByName } from '../hdl';
+export { readFilelist, type Filelist } from '../hdl';
 export { findTops, topsOf } from './tops';
 // Per-instance coverage of a result's points, for adapters that check per-instance targets (`chorus bench`).
 export { summarizeByInstance as coverageByInstance } from '../sim';

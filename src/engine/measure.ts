@@ -15,6 +15,8 @@ export interface MeasureRequest {
   /** DUT top module: coverage is scoped to its instances when given. */
   top?: string;
   includeDirs?: string[];
+  /** The design's `+define+` macros (`-D`, a filelist). */
+  defines?: Record<string, string | undefined>;
   plusargs?: string[];
   timeoutMs?: number;
   maxSimTime?: number;
@@ -51,6 +53,7 @@ export async function measure(req: MeasureRequest, services: MeasureServices): P
       workspaceRoot: services.workspaceRoot,
       memoryLimitBytes: services.memoryLimitBytes,
       cacheMaxBytes: services.cacheMaxBytes,
+      design: req.defines ? { defines: req.defines } : undefined,
     },
   );
   return {

@@ -12,5 +12,6 @@ export function simOptionsFor(ctx: RunContext, services: EngineServices): SimOpt
     logger: services.logger,
     signal: services.signal,
     workspaceRoot: ctx.workDir,
+    design: ctx.design,
   };
 }

@@ -14,6 +14,14 @@ const PANEL_TYPE = 'chorus.chatPanel';
 type Handlers = { [K in WebviewToHost['type']]: (msg: Extract<WebviewToHost, { type: K }>) => unknown };
 /** What the panel can ask for, except `ready` (answered here). */
 export type ChatActions = Omit<Handlers, 'ready'>;
+type ActionType = keyof ChatActions;
+type ActionMessage<K extends ActionType> = Extract<WebviewToHost, { type: K }>;
+
+/** The action for a checked message: its type picks the handler typed for it. */
+function runAction<K extends ActionType>(actions: { [P in ActionType]: (m: ActionMessage<P>) => unknown }, type: K, msg: ActionMessage<K>): unknown {
+  const handler: (m: ActionMessage<K>) => unknown = actions[type];
+  return handler(msg);
+}
 
 export class ChatHost implements vscode.WebviewViewProvider, vscode.Disposable {
   private readonly webviews = new Set<vscode.Webview>();
@@ -111,9 +119,8 @@ export class ChatHost implements vscode.WebviewViewProvider, vscode.Disposable {
       if (status) void webview.postMessage({ type: 'modelStatus', status } satisfies HostToWebview);
       return;
     }
-    const handler = this.actions[msg.type] as (m: WebviewToHost) => unknown;
     Promise.resolve()
-      .then(() => handler(msg))
+      .then(() => runAction(this.actions, msg.type, msg))
       .catch((err: unknown) => {
         this.logger.error(`Chat panel action ${msg.type} failed: ${String(err)}`);
         this.post({ type: 'notice', level: 'error', text: `${msg.type} failed: ${err instanceof Error ? err.message : String(err)}` });

@@ -1,6 +1,6 @@
 /** Entry point: activate() only builds the pieces, wires them and returns; the work happens in commands. */
 import * as vscode from 'vscode';
-import { ChorusError } from '../protocol';
+import { ChorusError, type EngineName } from '../protocol';
 import { chatActions } from './chatActions';
 import { ChatHost } from './chatHost';
 import { registerCommands } from './commands';
@@ -13,14 +13,24 @@ import { RunView } from './runView';
 import { ServerConnection } from './server';
 import { ServerNotifications } from './serverNotifications';
 import type { Services } from './services';
-import { changedRestartSettings, expectedEngine, hasModel, readSettings, SETTINGS_SECTION, type ChorusSettings } from './settings';
+import { changedRestartSettings, hasModel, readSettings, resolveEngine, runEngine, SETTINGS_SECTION, type ChorusSettings } from './settings';
 import { StatusBar, type StatusInput } from './statusBar';
 import { CoverageStore } from './store';
 import { CoverageTests } from './testCoverage';
 import { TestbenchWriter } from './testbench';
 
-function statusFromSettings(s: ChorusSettings): Partial<StatusInput> {
-  return { configured: hasModel(s), configuredName: s.model || s.endpoint || undefined, modelFree: expectedEngine(s) === 'random' };
+/**
+ * What the status bar shows before a run, from the settings and the engine the server says `auto` stands for
+ * (`llm` when it has a model, configured or found in models/). Until the server has said, only a model named in
+ * the settings counts, and a missing model is not flagged unless an engine that needs one is chosen.
+ */
+function statusFromSettings(s: ChorusSettings, autoEngine: EngineName | undefined): Partial<StatusInput> {
+  const engine = autoEngine ? runEngine(s, autoEngine) : resolveEngine(s);
+  return {
+    configured: hasModel(s) || autoEngine === 'llm',
+    configuredName: s.model || s.endpoint || undefined,
+    modelFree: engine === undefined || engine === 'random',
+  };
 }
 
 async function confirmOverwrite(target: vscode.Uri, reason: string): Promise<boolean> {
@@ -41,10 +51,11 @@ export function activate(context: vscode.ExtensionContext): void {
   const errors = new ErrorReporter(logger, () => log.show());
   const settings = (scope?: vscode.Uri) => readSettings(vscode.workspace.getConfiguration(SETTINGS_SECTION, scope));
   const store = new CoverageStore();
-  const status = new StatusBar({ configured: false, modelFree: true, ...statusFromSettings(settings()) });
-
   // Built in dependency order; the server's notifications and a run's stages reach the views as events.
   const notifications = new ServerNotifications();
+  const autoEngine = () => notifications.modelStatus?.autoEngine;
+  const status = new StatusBar({ configured: false, modelFree: true, ...statusFromSettings(settings(), undefined) });
+
   const server = new ServerConnection(context, log, notifications);
   const runs = new RunRegistry();
   const launcher = new RunLauncher({
@@ -75,7 +86,7 @@ export function activate(context: vscode.ExtensionContext): void {
     () => (hasModel(settings()) ? undefined : { state: 'not_configured' }),
   );
   const runView = new RunView(
-    { runs, store, status, chat, errors, logger },
+    { runs, store, status, chat, errors, logger, autoEngine },
     {
       started: launcher.onDidStart,
       loopEvents: notifications.onDidLoopEvent,
@@ -100,7 +111,7 @@ export function activate(context: vscode.ExtensionContext): void {
     gutter,
     server,
     notifications.onDidChangeModelStatus((p) => {
-      status.update({ model: p });
+      status.update({ model: p, ...statusFromSettings(settings(), p.autoEngine) });
       chat.post({ type: 'modelStatus', status: p });
       if (p.state === 'error') errors.report(new ChorusError('failed', p.message ?? 'The model failed.'), 'Model');
     }),
@@ -108,7 +119,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ...registerCommands(services),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration(SETTINGS_SECTION)) return;
-      status.update(statusFromSettings(settings()));
+      status.update(statusFromSettings(settings(), autoEngine()));
       const restart = changedRestartSettings((k) => e.affectsConfiguration(k));
       if (restart.length) {
         void Promise.resolve(

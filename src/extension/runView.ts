@@ -4,7 +4,7 @@
  * show progress; the final result and the run's end come from the publisher, which has the response.
  */
 import * as vscode from 'vscode';
-import type { LoopEvent, LoopEventParams, Logger, RunRequestInfo } from '../protocol';
+import type { EngineName, LoopEvent, LoopEventParams, Logger, RunRequestInfo } from '../protocol';
 import type { AsyncEvent } from './asyncEvent';
 import type { ChatHost } from './chatHost';
 import { describeError, type ErrorReporter } from './errors';
@@ -12,7 +12,7 @@ import { progressStep, summaryText, type ProgressState } from './format';
 import type { RunEnd, RunStart } from './runLauncher';
 import type { TestbenchWritten } from './runPublisher';
 import { topOf, type RunRecord, type RunRegistry } from './runRegistry';
-import { expectedEngine, type ChorusSettings } from './settings';
+import type { ChorusSettings } from './settings';
 import type { StatusBar } from './statusBar';
 import type { CoverageStore } from './store';
 
@@ -23,6 +23,8 @@ export interface RunViewDeps {
   chat: Pick<ChatHost, 'post'>;
   errors: Pick<ErrorReporter, 'report'>;
   logger: Logger;
+  /** The engine the server says an `auto` run would use (`chorus/modelStatus`); undefined before it said. */
+  autoEngine: () => EngineName | undefined;
 }
 
 export interface RunViewEvents {
@@ -44,15 +46,19 @@ interface RunProgress {
   close(): void;
 }
 
-/** What the chat panel shows of a run's request before the server says more (its `start` event). */
-export function requestInfo(run: RunRecord, settings: ChorusSettings): RunRequestInfo {
-  const engine = expectedEngine(settings);
+/**
+ * What the chat panel shows of a run's request before the server says more (its `start` event names the engine
+ * it chose). The server sends `autoEngine` as soon as it is initialized; should a run start before that arrives,
+ * the model-free engine is shown until the `start` event.
+ */
+export function requestInfo(run: RunRecord, settings: ChorusSettings, autoEngine: EngineName | undefined): RunRequestInfo {
+  const engine = run.params.engine ?? autoEngine ?? 'random';
   return {
     runId: run.runId,
     dut: topOf(run),
     files: [vscode.workspace.asRelativePath(run.dut)],
     targets: run.params.targets ?? {},
-    engine: run.params.engine ?? engine,
+    engine,
     model: engine === 'random' ? undefined : settings.model || settings.endpoint || undefined,
     maxRounds: run.params.rounds,
     startedAt: new Date().toISOString(),
@@ -77,7 +83,7 @@ export class RunView implements vscode.Disposable {
   }
 
   private onStarted({ run, settings }: RunStart): void {
-    this.deps.chat.post({ type: 'runStart', run: requestInfo(run, settings) });
+    this.deps.chat.post({ type: 'runStart', run: requestInfo(run, settings, this.deps.autoEngine()) });
     this.openProgress(run);
   }
 

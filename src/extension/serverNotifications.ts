@@ -8,21 +8,28 @@ import type { ServerEvents } from './server';
 
 export class ServerNotifications implements ServerEvents, vscode.Disposable {
   private readonly loopEvent = new vscode.EventEmitter<LoopEventParams>();
-  private readonly modelStatus = new vscode.EventEmitter<ModelStatusParams>();
+  private readonly modelStatusChanged = new vscode.EventEmitter<ModelStatusParams>();
   private readonly askChunk = new vscode.EventEmitter<AskChunkParams>();
   /** `chorus/loopEvent`: one event of a running `chorus/generate`. */
   readonly onDidLoopEvent = this.loopEvent.event;
   /** `chorus/modelStatus`. */
-  readonly onDidChangeModelStatus = this.modelStatus.event;
+  readonly onDidChangeModelStatus = this.modelStatusChanged.event;
   /** `chorus/askChunk`: a piece of a streamed answer. */
   readonly onDidAskChunk = this.askChunk.event;
+  private lastModelStatus?: ModelStatusParams;
+
+  /** The last `chorus/modelStatus`; undefined until the server has sent one (it does once it is initialized). */
+  get modelStatus(): ModelStatusParams | undefined {
+    return this.lastModelStatus;
+  }
 
   onLoopEvent(p: LoopEventParams): void {
     this.loopEvent.fire(p);
   }
 
   onModelStatus(p: ModelStatusParams): void {
-    this.modelStatus.fire(p);
+    this.lastModelStatus = p;
+    this.modelStatusChanged.fire(p);
   }
 
   onAskChunk(p: AskChunkParams): void {
@@ -31,7 +38,7 @@ export class ServerNotifications implements ServerEvents, vscode.Disposable {
 
   dispose(): void {
     this.loopEvent.dispose();
-    this.modelStatus.dispose();
+    this.modelStatusChanged.dispose();
     this.askChunk.dispose();
   }
 }

@@ -19,12 +19,11 @@ export function resolveEngine(s: ChorusSettings): EngineName | undefined {
 }
 
 /**
- * Display only: the engine shown for a run before the server's `start` event names the one it chose (the
- * server decides `auto` with the engine's `chooseEngine`, which also counts a GGUF found in models/). Never
- * sent in a request and never used to decide anything.
+ * The engine a run with these settings uses: the one chosen, else the one the server says `auto` stands for
+ * (`ModelStatusParams.autoEngine`: the engine decides, counting a GGUF found in models/ too).
  */
-export function expectedEngine(s: ChorusSettings): EngineName {
-  return resolveEngine(s) ?? (hasModel(s) ? 'llm' : 'random');
+export function runEngine(s: ChorusSettings, autoEngine: EngineName): EngineName {
+  return resolveEngine(s) ?? autoEngine;
 }
 
 /** True when an explicitly chosen engine cannot run without a model and none is configured. */

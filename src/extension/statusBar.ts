@@ -6,7 +6,7 @@ import { summaryText } from './format';
 export interface StatusInput {
   /** The last `chorus/modelStatus`; undefined before the server sent one. */
   model?: ModelStatus;
-  /** A model or endpoint is set in the settings. */
+  /** A model or endpoint is set in the settings, or the server found one (it would run `auto` with a model). */
   configured: boolean;
   /** The configured model's name, for before the server reports one. */
   configuredName?: string;
@@ -33,7 +33,9 @@ export function statusView(input: StatusInput): StatusView {
   let text: string;
   let tip: string;
   let error = false;
-  const state = m?.state ?? (input.configured ? undefined : 'not_configured');
+  // The server says `not_configured` until a model is opened; with a model available that means "loads on first run".
+  const reported = m?.state === 'not_configured' && input.configured ? undefined : m?.state;
+  const state = reported ?? (input.configured ? undefined : 'not_configured');
   switch (state) {
     case 'not_configured':
       text = input.modelFree ? '$(beaker) CHORUS' : '$(circle-slash) CHORUS: no model';

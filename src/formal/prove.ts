@@ -10,7 +10,7 @@ import { ChorusError, silentLogger, type Logger, type ModuleInfo } from '../prot
 import { instrument } from './instrument';
 import type { FormalTarget, ProveRequest, ProveResult, StimulusRow, TargetVerdict, Verdict, Witness } from './types';
 import { YosysStopped, YosysWorker, type FileTree } from './worker';
-import { lastError, listedNames, parseProof, parseWitness, prepScript, proofScript, witnessScript, type ProofOutcome } from './yosys';
+import { isPlainArg, lastError, listedNames, parseProof, parseWitness, prepScript, proofScript, witnessScript, type ProofOutcome } from './yosys';
 
 export interface ProveServices {
   signal: AbortSignal;
@@ -65,7 +65,8 @@ function witnessOf(top: ModuleInfo, steps: Map<string, string>[], wire: string, 
   const inputs = top.ports
     .filter((p) => p.direction === 'input' && p.name !== top.clock)
     .map((p) => ({ name: p.name, width: p.width || steps[0]?.get(p.name)?.length || 1 }));
-  const rows: StimulusRow[] = steps.slice(0, hit + 1).map((s) => Object.fromEntries(inputs.map((i) => [i.name, hex(s.get(i.name) ?? '0')])));
+  // The whole reset pulse is kept even when the point is reached during it: a witness always starts with it.
+  const rows: StimulusRow[] = steps.slice(0, Math.max(hit + 1, resetCycles)).map((s) => Object.fromEntries(inputs.map((i) => [i.name, hex(s.get(i.name) ?? '0')])));
   return { inputs, rows, hitAt: hit, resetCycles };
 }
 
@@ -79,7 +80,7 @@ function decide(
   /** Why a point Yosys never got to is undecided (the run's bound, say). */
   stopped: string | undefined,
 ): Verdict {
-  if (!wires.length) return { status: 'unknown', reason: 'Yosys removed the arm or its instance (it found it constant or unused): not decided' };
+  if (!wires.length) return { status: 'unknown', reason: 'Yosys removed the arm or its instance (it found it constant or unused), or its instance name cannot be passed to Yosys: not decided' };
   const results = wires.map((w): ProofOutcome => proofs.get(w) ?? { kind: 'unknown', reason: stopped ?? 'not decided' });
   if (results.every((r) => r.kind === 'proven')) {
     return { status: 'unreachable', depth: Math.max(...results.map((r) => (r.kind === 'proven' ? r.depth : 0))) };
@@ -154,7 +155,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     }
     if (failure) return { verdicts: unknownAll(targets, failure), yosysMs: Date.now() - started, failure };
 
-    flagWires = listedNames(prep.files['flags.txt']);
+    flagWires = listedNames(prep.files['flags.txt']).filter(isPlainArg);
     const base: FileTree = { 'prepared.il': prepared };
 
     // Proofs, in batches: each flag wire (one per instance of its module) by k-induction.

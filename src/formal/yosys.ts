@@ -1,9 +1,12 @@
 /** Yosys scripts for the formal engine, and what their logs say. */
+import { ChorusError } from '../protocol';
 
-/** A name as a Yosys command argument: plain, or escaped when it holds characters the parser would split on. */
+/** A name or constant as a Yosys command argument; anything Yosys' command parser would split or quote is refused. */
+export const isPlainArg = (s: string) => /^[\w.$:\\/[\]'+-]+$/.test(s);
+
 function arg(s: string): string {
-  if (/^[\w.$:\\/[\]-]+$/.test(s)) return s;
-  throw new Error(`cannot pass '${s}' to Yosys`);
+  if (isPlainArg(s)) return s;
+  throw new ChorusError('bad_input', `'${s}' cannot be passed to Yosys (spaces, quotes or ';'): use a plain name or a constant such as 8'hFF.`);
 }
 
 export interface PrepInput {

@@ -44,7 +44,8 @@ interface Where {
 }
 
 function bad(where: Where, message: string): ChorusError {
-  return new ChorusError('bad_input', `${message} (filelist ${where.list}, line ${where.line})`, { file: where.list, line: where.line, column: 0 });
+  // The location names the list and line (`list.f:3: message` on the command line).
+  return new ChorusError('bad_input', `${message}.`, { file: where.list, line: where.line });
 }
 
 /** The line without its comment: `//` anywhere, `#` at the start of a word (so `a#b` stays a path). */
@@ -102,8 +103,8 @@ class Reader {
     if (this.stack.length >= MAX_DEPTH) throw bad(where, `Filelists nest deeper than ${MAX_DEPTH} levels: flatten them`);
     const kind = await kindOf(list);
     if (kind !== 'file') {
-      const message = kind === 'dir' ? `${list} is a folder, not a filelist` : `Filelist ${list} does not exist: check the path`;
-      throw from ? bad(from, message) : new ChorusError('bad_input', `${message}.`, { file: list });
+      if (!from) throw new ChorusError('bad_input', kind === 'dir' ? 'This is a folder, not a filelist.' : 'No such filelist: check the path.', { file: list });
+      throw bad(from, kind === 'dir' ? `${list} is a folder, not a filelist` : `Filelist ${list} does not exist: check the path`);
     }
     let text: string;
     try {

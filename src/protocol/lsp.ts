@@ -136,7 +136,14 @@ export interface TopsResult {
   tops: string[];
 }
 
-export type ModelStatusParams = ModelStatus;
+/**
+ * `chorus/modelStatus`: the model's state, and the engine a run asking for none (`chorus.engine: auto`) would use
+ * with the window's settings, as the engine decides it (a configured model, or a GGUF found in the model folders,
+ * means `llm`). Sent when the server is initialized, when the `chorus.*` settings change, and with every state change.
+ */
+export interface ModelStatusParams extends ModelStatus {
+  autoEngine: EngineName;
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Params schemas (tsc checks each against its type)

@@ -34,9 +34,12 @@ export interface ChorusSettings {
   showHolesAsDiagnostics: boolean;
 }
 
-/** The part of `vscode.WorkspaceConfiguration` read here, so tests can pass a plain object. */
+/**
+ * The part of `vscode.WorkspaceConfiguration` read here, so tests and the server (a `workspace/configuration`
+ * answer) can pass a plain object. A value is whatever the user wrote: each reader below checks its type.
+ */
 export interface ConfigurationLike {
-  get<T>(section: string): T | undefined;
+  get(section: string): unknown;
 }
 
 export const SETTINGS_SECTION = 'chorus';
@@ -68,35 +71,34 @@ export const DEFAULT_SETTINGS: ChorusSettings = {
 };
 
 function str(cfg: ConfigurationLike, key: string, fallback: string): string {
-  const v = cfg.get<unknown>(key);
+  const v = cfg.get(key);
   return typeof v === 'string' ? v.trim() : fallback;
 }
 
 function int(cfg: ConfigurationLike, key: string, fallback: number, min: number, max: number): number {
-  const v = cfg.get<unknown>(key);
+  const v = cfg.get(key);
   if (typeof v !== 'number' || !Number.isFinite(v)) return fallback;
   return Math.min(max, Math.max(min, Math.round(v)));
 }
 
 function num(cfg: ConfigurationLike, key: string, fallback: number, min: number, max: number): number {
-  const v = cfg.get<unknown>(key);
+  const v = cfg.get(key);
   if (typeof v !== 'number' || !Number.isFinite(v)) return fallback;
   return Math.min(max, Math.max(min, v));
 }
 
 function oneOf<T extends string>(cfg: ConfigurationLike, key: string, allowed: readonly T[], fallback: T): T {
-  const v = cfg.get<unknown>(key);
-  return typeof v === 'string' && (allowed as readonly string[]).includes(v) ? (v as T) : fallback;
+  const v = cfg.get(key);
+  return allowed.find((a) => a === v) ?? fallback;
 }
 
 /** Keeps only known metrics with a percentage in 0..100; an empty or invalid object means the defaults. */
 export function sanitizeTargets(value: unknown): Targets {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return { ...DEFAULT_TARGETS };
   const out: Targets = {};
-  for (const [key, pct] of Object.entries(value as Record<string, unknown>)) {
-    if ((METRICS as readonly string[]).includes(key) && typeof pct === 'number' && pct >= 0 && pct <= 100) {
-      out[key as TargetMetric] = pct;
-    }
+  for (const [key, pct] of Object.entries(value)) {
+    const metric = METRICS.find((m) => m === key);
+    if (metric && typeof pct === 'number' && pct >= 0 && pct <= 100) out[metric] = pct;
   }
   return Object.keys(out).length ? out : { ...DEFAULT_TARGETS };
 }
@@ -110,7 +112,7 @@ export function readSettings(cfg: ConfigurationLike): ChorusSettings {
     endpoint: str(cfg, 'endpoint', d.endpoint),
     apiModel: str(cfg, 'apiModel', d.apiModel),
     verilatorPath: str(cfg, 'verilatorPath', d.verilatorPath),
-    targets: sanitizeTargets(cfg.get<unknown>('targets')),
+    targets: sanitizeTargets(cfg.get('targets')),
     maxRounds: int(cfg, 'maxRounds', d.maxRounds, 1, 50),
     engine: oneOf(cfg, 'engine', ENGINES, d.engine),
     gpu: oneOf(cfg, 'gpu', GPUS, d.gpu),
@@ -123,7 +125,7 @@ export function readSettings(cfg: ConfigurationLike): ChorusSettings {
     promptTemplates: str(cfg, 'promptTemplates', d.promptTemplates),
     simTimeoutSeconds: int(cfg, 'simTimeoutSeconds', d.simTimeoutSeconds, 1, 3600),
     testbenchFolder: safeRelativeFolder(folder) ?? d.testbenchFolder,
-    showHolesAsDiagnostics: cfg.get<unknown>('showHolesAsDiagnostics') === true,
+    showHolesAsDiagnostics: cfg.get('showHolesAsDiagnostics') === true,
   };
 }
 

@@ -267,10 +267,10 @@ function fits(value: unknown, want: Shape[string]): boolean {
 
 function matches(msg: unknown, shapes: Record<string, Shape>): boolean {
   if (typeof msg !== 'object' || msg === null) return false;
-  const record = msg as Record<string, unknown>;
-  const type = record.type;
+  const record = new Map<string, unknown>(Object.entries(msg));
+  const type = record.get('type');
   if (typeof type !== 'string' || !Object.prototype.hasOwnProperty.call(shapes, type)) return false;
-  return Object.entries(shapes[type]).every(([key, want]) => fits(record[key], want));
+  return Object.entries(shapes[type]).every(([key, want]) => fits(record.get(key), want));
 }
 
 /** True when `msg` has the shape of a panel → host message (check before acting on one). */

@@ -3,13 +3,15 @@
  * runs, released on idle or shutdown. Its state goes to the client as `chorus/modelStatus`.
  */
 import type { Connection } from 'vscode-languageserver';
-import { BackendPool, findModel, openModel, type ModelProvider } from '../engine';
-import { ChorusError, Notifications, type ChorusSettings, type Logger, type ModelStatus } from '../protocol';
+import { BackendPool, chooseEngine, findModel, openModel, type ModelProvider } from '../engine';
+import { ChorusError, Notifications, type ChorusSettings, type EngineName, type Logger, type ModelStatus } from '../protocol';
 import { sendNotification } from './rpc';
 
 export class ModelHost {
   private readonly pool = new BackendPool({ idleMs: 10 * 60_000 });
   private last: ModelStatus = { state: 'not_configured' };
+  /** What `chooseEngine` picks for `auto` with the window's settings; updated by `settingsChanged`. */
+  private autoEngine: EngineName = 'random';
 
   constructor(
     private readonly connection: Connection,
@@ -23,7 +25,13 @@ export class ModelHost {
 
   publish(status: ModelStatus): void {
     this.last = status;
-    sendNotification(this.connection, Notifications.modelStatus, status);
+    sendNotification(this.connection, Notifications.modelStatus, { ...status, autoEngine: this.autoEngine });
+  }
+
+  /** The window's `chorus.*` settings (re)read: the client learns the engine an `auto` run would now use. */
+  settingsChanged(settings: ChorusSettings): void {
+    this.autoEngine = chooseEngine('auto', this.provider(settings));
+    this.publish(this.last);
   }
 
   /**

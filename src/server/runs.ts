@@ -2,7 +2,7 @@
  * `chorus/generate`: one closure run per DUT at a time, events streamed as `chorus/loopEvent`, progress through
  * work-done reports, cancellation from `$/cancelRequest` turned into the engine's AbortSignal.
  */
-import type { CancellationToken, Connection, WorkDoneProgressReporter, WorkDoneProgressServerReporter } from 'vscode-languageserver';
+import type { CancellationToken, Connection, WorkDoneProgressReporter } from 'vscode-languageserver';
 import { generateToEnd, overallPct, planRun } from '../engine';
 import { ChorusError, Notifications, type GenerateParams, type GenerateResult, type LoopEvent, type Logger } from '../protocol';
 import type { ModelHost } from './models';
@@ -45,7 +45,8 @@ export class RunManager {
   }
 
   /** Runs one request to the end and answers its wire result; the store keeps the points for lcov export. */
-  async generate(params: GenerateParams, token: CancellationToken, progress: WorkDoneProgressReporter): Promise<GenerateResult> {
+  /** `progressCancel`: the Cancel button of a progress the server created (a client-made one has none here). */
+  async generate(params: GenerateParams, token: CancellationToken, progress: WorkDoneProgressReporter, progressCancel?: CancellationToken): Promise<GenerateResult> {
     const settings = await readSettings(this.connection, params.uri, this.configSupported());
     const models = this.models.provider(settings, params.model);
     const { request, dut } = await planRun(
@@ -79,8 +80,7 @@ export class RunManager {
     this.active.set(key, run);
     const cancel = token.onCancellationRequested(() => controller.abort());
     progress.begin(`CHORUS: ${top}`, 0, 'starting…', true);
-    // Server-created progress can be cancelled from the notification itself.
-    const progressCancel = 'token' in progress ? (progress as WorkDoneProgressServerReporter).token.onCancellationRequested(() => controller.abort()) : undefined;
+    const progressCancelled = progressCancel?.onCancellationRequested(() => controller.abort());
     try {
       const send = (event: LoopEvent) => {
         sendNotification(this.connection, Notifications.loopEvent, { runId: params.runId, uri: params.uri, event });
@@ -108,7 +108,7 @@ export class RunManager {
       return result;
     } finally {
       cancel.dispose();
-      progressCancel?.dispose();
+      progressCancelled?.dispose();
       progress.done();
       this.active.delete(key);
     }

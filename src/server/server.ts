@@ -1,6 +1,7 @@
 /** Wires the LSP features and the `chorus/*` messages to the engine. */
 import { join } from 'node:path';
 import {
+  DidChangeConfigurationNotification,
   TextDocumentSyncKind,
   type Connection,
   type InitializeParams,
@@ -9,7 +10,7 @@ import {
 } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { ask, findTops, lcov, listModels } from '../engine';
-import { ChorusError, initOptionsSchema, Notifications, Requests, type Logger } from '../protocol';
+import { ChorusError, DEFAULT_SETTINGS, initOptionsSchema, Notifications, Requests, SETTINGS_SECTION, type Logger } from '../protocol';
 import { analyzeDocument, isHdlDocument } from './analysis';
 import { holeDiagnostics, syntaxDiagnostics } from './diagnostics';
 import { hoverAt } from './hover';
@@ -33,6 +34,7 @@ export function createServer(
   const results = new ResultStore();
   let configSupported = false;
   let lensRefreshSupported = false;
+  let configChangeRegistration = false;
   let models: ModelHost | undefined;
   let runs: RunManager | undefined;
   const ready = () => {
@@ -52,6 +54,15 @@ export function createServer(
     await connection.sendDiagnostics({ uri: doc.uri, diagnostics });
   }
 
+  /** Tells the client which engine an `auto` run would use now (it shows that before a run's `start` event). */
+  async function publishAutoEngine(): Promise<void> {
+    const settings = await readSettings(connection, undefined, configSupported).catch((err: unknown) => {
+      logger.warn(`Reading the chorus.* settings failed (${err instanceof Error ? err.message : String(err)}); using the defaults.`);
+      return { ...DEFAULT_SETTINGS };
+    });
+    ready().models.settingsChanged(settings);
+  }
+
   function afterRun(files: string[]): void {
     for (const f of files) {
       const doc = documents.get(pathToUri(f));
@@ -64,6 +75,7 @@ export function createServer(
     initialize(params: InitializeParams): InitializeResult {
       configSupported = Boolean(params.capabilities.workspace?.configuration);
       lensRefreshSupported = Boolean(params.capabilities.workspace?.codeLens?.refreshSupport);
+      configChangeRegistration = Boolean(params.capabilities.workspace?.didChangeConfiguration?.dynamicRegistration);
       const init = readInitOptions(params.initializationOptions);
       const trusted = init.workspaceTrusted !== false;
       const modelDirs = [...(init.modelDirs ?? []), join(__dirname, '..', 'models')];
@@ -89,16 +101,22 @@ export function createServer(
         return hoverAt(doc, p.position, results.lines(path), last.result.holes, path);
       });
       documents.onDidChangeContent((e) => void publishDiagnostics(e.document));
+      // Settings are pulled per request; a change only matters to the engine `auto` stands for.
+      connection.onDidChangeConfiguration(() => void publishAutoEngine());
 
       // Each handler gets params checked against its descriptor's schema (InvalidParams otherwise).
       handleRequest(connection, Requests.generate, toResponseError, async (p, token) => {
         if (!trusted) {
           throw new ChorusError('bad_input', 'This workspace is not trusted: CHORUS builds and simulates testbenches only in trusted workspaces (Manage Workspace Trust).');
         }
-        const reporter = p.workDoneToken !== undefined
-          ? connection.window.attachWorkDoneProgress(p.workDoneToken)
-          : await connection.window.createWorkDoneProgress().catch(() => connection.window.attachWorkDoneProgress(undefined));
-        return ready().runs.generate(p, token, reporter);
+        if (p.workDoneToken !== undefined) {
+          return ready().runs.generate(p, token, connection.window.attachWorkDoneProgress(p.workDoneToken));
+        }
+        // A progress the server creates has a Cancel button of its own; a client that refuses it gets none.
+        const created = await connection.window.createWorkDoneProgress().catch(() => undefined);
+        return created
+          ? ready().runs.generate(p, token, created, created.token)
+          : ready().runs.generate(p, token, connection.window.attachWorkDoneProgress(undefined));
       });
       handleRequest(connection, Requests.coverage, toResponseError, (p) => {
         const path = uriToPath(p.uri);
@@ -154,7 +172,12 @@ export function createServer(
     },
 
     initialized(): void {
-      ready().models.publish(ready().models.status);
+      if (configChangeRegistration) {
+        void connection.client.register(DidChangeConfigurationNotification.type, { section: SETTINGS_SECTION }).catch((err: unknown) => {
+          logger.warn(`Could not subscribe to chorus.* setting changes: ${err instanceof Error ? err.message : String(err)}`);
+        });
+      }
+      void publishAutoEngine();
     },
 
     async shutdown(): Promise<void> {

@@ -5,6 +5,7 @@ import { DEFAULT_SETTINGS, readSettings as parseSettings, SETTINGS_SECTION, type
 export async function readSettings(connection: Connection, uri: string | undefined, supported: boolean): Promise<ChorusSettings> {
   if (!supported) return { ...DEFAULT_SETTINGS };
   const raw: unknown = await connection.workspace.getConfiguration({ scopeUri: uri, section: SETTINGS_SECTION });
-  const values = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
-  return parseSettings({ get: <T>(key: string) => values[key] as T | undefined });
+  // The client's answer is untrusted JSON: `parseSettings` checks each value and falls back to its default.
+  const values = new Map<string, unknown>(typeof raw === 'object' && raw !== null ? Object.entries(raw) : []);
+  return parseSettings({ get: (key) => values.get(key) });
 }

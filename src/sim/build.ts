@@ -13,6 +13,7 @@ import { withCacheLock } from './cacheLock';
 import { BASE_FLAGS, compile } from './compile';
 import { fileNamer, type FileNamer } from './diagnostics';
 import { splitDesignWarnings } from './designWarnings';
+import { designFlagArgs } from './lintDesign';
 import { readInputs, type SourceFile } from './inputs';
 import { SIM_MAIN_CPP } from './simMain';
 import { leaseEntry } from './cacheLease';
@@ -32,7 +33,9 @@ export interface BuildResultDetail extends BuildResult {
   timedOut?: boolean;
 }
 
-export async function buildSimulation(input: BuildInput, opts: SimOptions): Promise<BuildResultDetail> {
+export async function buildSimulation(given: BuildInput, opts: SimOptions): Promise<BuildResultDetail> {
+  // The design's include folders and macros join the build's flags, so they are in its cache key too.
+  const input: BuildInput = opts.design ? { ...given, extraFlags: [...(given.extraFlags ?? []), ...designFlagArgs(opts.design)] } : given;
   const started = performance.now();
   const logger = opts.logger ?? silentLogger;
   throwIfAborted(opts.signal);

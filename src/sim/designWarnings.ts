@@ -17,6 +17,13 @@ export interface SplitDiagnostics {
 export const DESIGN_ERROR_HINT =
   'this is in the design, not the testbench: Verilator cannot build this construct, so change it (or guard it with `ifndef VERILATOR), or leave this file out';
 
+/** The hint for an error in the design: a missing include or module is a missing flag, not a bad construct. */
+export function designErrorHint(message: string): string {
+  if (/Cannot find include file/i.test(message)) return 'this is in the design: pass the folder of that header with -I <dir> (CLI) or +incdir+<dir> in a filelist';
+  if (/Cannot find file containing module/i.test(message)) return 'this is in the design: add the file that defines that module to the sources or the filelist';
+  return DESIGN_ERROR_HINT;
+}
+
 /**
  * Splits a build's messages by where they point. `file` is compared as an absolute path (relative ones are
  * resolved against `cwd`, where Verilator ran); a message with no location stays with the build.
@@ -28,7 +35,7 @@ export function splitDesignWarnings(list: Diagnostic[], testbench: string, cwd =
   for (const d of list) {
     const inDesign = d.line > 0 && resolve(cwd, d.file) !== tb;
     if (inDesign && d.severity === 'warning') design.push(d);
-    else if (inDesign && d.severity === 'error' && !d.message.includes(DESIGN_ERROR_HINT)) build.push({ ...d, message: `${d.message} (${DESIGN_ERROR_HINT})` });
+    else if (inDesign && d.severity === 'error' && !d.message.includes('(this is in the design')) build.push({ ...d, message: `${d.message} (${designErrorHint(d.message)})` });
     else build.push(d);
   }
   return { build, design };

@@ -7,21 +7,14 @@ import { dirname, resolve } from 'node:path';
 import { ChorusError, type Diagnostic, type Logger } from '../protocol';
 import { BASE_FLAGS } from './compile';
 import { parseVerilatorOutput } from './diagnostics';
-import { DESIGN_ERROR_HINT } from './designWarnings';
+import { designErrorHint } from './designWarnings';
 import { memoryLimitBytes, MAX_TREE_PROCESSES, toolMemoryBytes } from './limits';
 import { runGroup } from './processGroup';
 import { scrubbedEnv } from './sandbox/jail';
+import type { DesignFlags } from './types';
 import { detectVerilator } from './verilator';
 
-/** What Verilator needs besides the files to read a design as its build will. */
-export interface DesignFlags {
-  /** `+incdir` folders (absolute, or relative to the working folder). */
-  includeDirs?: string[];
-  /** `+define+NAME[=VALUE]` macros; `undefined` value defines the name alone. */
-  defines?: Record<string, string | undefined>;
-  /** Top-module parameter overrides (`-G`), as Verilog literals. */
-  parameters?: Record<string, string>;
-}
+export type { DesignFlags };
 
 /** Verilator arguments for the include folders and macros (the same for the design lint and the build). */
 export function designFlagArgs(flags: DesignFlags, cwd = process.cwd()): string[] {
@@ -80,7 +73,7 @@ export async function lintDesign(input: LintInput, opts: LintOptions = {}): Prom
     const first = run.output.split('\n').find((l) => l.trim()) ?? `exit ${run.code ?? run.signal}`;
     const more = found.filter((d) => d.severity === 'error').length - 1;
     const message = error
-      ? `The design does not build with Verilator: ${error.message}${more > 0 ? ` (and ${more} more error${more === 1 ? '' : 's'})` : ''} (${DESIGN_ERROR_HINT}).`
+      ? `The design does not build with Verilator: ${error.message}${more > 0 ? ` (and ${more} more error${more === 1 ? '' : 's'})` : ''} (${designErrorHint(error.message)}).`
       : `Verilator failed on the design: ${first.trim()}`;
     throw new ChorusError('bad_input', message, error && error.line ? { file: error.file, line: error.line, column: error.column } : undefined);
   }

@@ -1,7 +1,19 @@
 /** The simulation core's public shapes: what callers pass in and get back. */
 import type { CoveragePoint, CoverageReport, Diagnostic, Logger } from '../protocol';
 
+/** What Verilator needs besides the files to read a design as the user's own flow does (`-I`, `-D`, filelists). */
+export interface DesignFlags {
+  /** `+incdir` folders (absolute, or relative to the working folder). */
+  includeDirs?: string[];
+  /** `+define+NAME[=VALUE]` macros; an `undefined` value defines the name alone. */
+  defines?: Record<string, string | undefined>;
+  /** Top-module parameter overrides (`-G`), as Verilog literals: applied where the DUT is the top (the design lint). */
+  parameters?: Record<string, string>;
+}
+
 export interface SimOptions {
+  /** The design's include folders and macros, added to every build (and its cache key). */
+  design?: DesignFlags;
   /** Verilator executable; `verilator` on PATH when omitted. */
   verilatorPath?: string;
   /** Build cache root; CHORUS_CACHE_DIR, else $XDG_CACHE_HOME/chorus, else ~/.cache/chorus. */

@@ -56,7 +56,8 @@ test('a reply with no code, a patch that does not match, and the stall rule', as
   const first = (JSON.parse(tb) as { responses: string[] }).responses[0];
   const { result, events } = await runWith(
     [first, 'Sorry, I cannot write that.', '@@\n   nothing like this\n-  rst = 1;\n+  rst = 0;\n   end\n'],
-    { rounds: 5, stallRounds: 2 },
+    // Each reply is its own round here (no re-ask of the reply with no code).
+    { rounds: 5, stallRounds: 2, parseRetries: 0 },
   );
   assert.equal(result.rounds.length, 3);
   assert.equal(result.stopReason, 'stalled');

@@ -191,6 +191,8 @@ test('each outcome has its own status and feedback: cut at the limit, empty, no 
   const { result, events } = await run(await replay([{ text: cut, finishReason: 'length' }, '', 'Sorry, I cannot write that.', rejected, simError, recorded[0]]), {
     rounds: 6,
     stallRounds: 10,
+    // Each reply is its own round here; re-asking is tested below.
+    parseRetries: 0,
   });
   assert.deepEqual(
     result.rounds.map((r) => r.status),
@@ -223,7 +225,7 @@ test('the Markov context replays the clean answer: filename line and code, no th
 test('--seed seeds sampling: one derived seed per round, the same for the same run seed, none without one', async () => {
   const seeds = async (seed?: number) => {
     const backend = new ContextBackend([recorded[0], 'Sorry.', 'Sorry.']);
-    await run(backend, { seed, stallRounds: 10 });
+    await run(backend, { seed, stallRounds: 10, parseRetries: 0 });
     return backend.calls.map((c) => c.options?.seed);
   };
   const a = await seeds(7);
@@ -233,6 +235,25 @@ test('--seed seeds sampling: one derived seed per round, the same for the same r
   assert.deepEqual(await seeds(7), a, 'the same run seed gives the same round seeds');
   assert.notDeepEqual(await seeds(8), a);
   assert.deepEqual(await seeds(undefined), [undefined, undefined, undefined]);
+});
+
+test('a reply with no code is asked again with the same prompt (bounded) and not fed back', async () => {
+  const backend = new ContextBackend(['Sorry, I cannot write that.', recorded[0], recorded[1]]);
+  const { result, events } = await run(backend, { seed: 4 });
+  assert.equal(backend.calls.length, 3);
+  assert.deepEqual(backend.calls[1].messages, backend.calls[0].messages, 'the failed reply is not in the re-ask prompt');
+  assert.notEqual(backend.calls[1].options?.seed, backend.calls[0].options?.seed, 'the re-ask samples anew');
+  assert.deepEqual(
+    result.rounds.map((r) => r.status),
+    ['ok', 'ok'],
+  );
+  assert.equal(result.stopReason, 'targets met');
+  assert.ok(events.some((e) => e.type === 'log' && /Round 1: no testbench: no SystemVerilog code block.*asked again with the same prompt \(1 of 1\)/.test(e.message)));
+  // Bounded: two replies without code in a row are fed back as the round's outcome.
+  const stubborn = new ContextBackend(['Sorry.', 'Still no code.', recorded[0]]);
+  const second = await run(stubborn, { rounds: 2, stallRounds: 10 });
+  assert.equal(second.result.rounds[0].status, 'no_code');
+  assert.match(stubborn.calls[2].messages.map((m) => m.content).join('\n'), /Still no code\.[\s\S]*- reason: no SystemVerilog code block/);
 });
 
 test('sampling controls reach the backend: temperature, max tokens, thinking off', async () => {

@@ -64,7 +64,7 @@ beforeEach(() => {
   const testbenches = new TestbenchWriter(vscode.workspace.fs, state, async () => false);
   const publisher = new RunPublisher({ tests, testbenches, store, settings }, { started: launcher.onDidStart, ended: launcher.onDidEnd });
   const view = new RunView(
-    { runs, store, status, chat: { post: (m) => posted.push(m) }, errors: new ErrorReporter(silent, () => {}), logger: silent },
+    { runs, store, status, chat: { post: (m) => posted.push(m) }, errors: new ErrorReporter(silent, () => {}), logger: silent, autoEngine: () => notifications.modelStatus?.autoEngine },
     {
       started: launcher.onDidStart,
       loopEvents: notifications.onDidLoopEvent,

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { HostToWebview, LoopEventParams } from '../../src/protocol';
+import type { EngineName, HostToWebview, LoopEventParams } from '../../src/protocol';
 import { AsyncEmitter } from '../../src/extension/asyncEvent';
 import { ErrorReporter } from '../../src/extension/errors';
 import type { RunEnd, RunStart } from '../../src/extension/runLauncher';
@@ -34,6 +34,8 @@ interface Harness extends CounterWorkspace {
   settled: vscode.EventEmitter<RunEnd>;
   written: vscode.EventEmitter<TestbenchWritten>;
   emit(event: LoopEventParams['event']): void;
+  /** What the server last said `auto` stands for (`chorus/modelStatus`); undefined: it has not said yet. */
+  autoEngine: EngineName | undefined;
 }
 
 let h: Harness;
@@ -60,6 +62,7 @@ beforeEach(() => {
       chat: { post: (m) => posted.push(m) },
       errors: new ErrorReporter({ debug() {}, info() {}, warn() {}, error() {} }, () => {}),
       logger,
+      autoEngine: () => h.autoEngine,
     },
     {
       started: started.event,
@@ -70,7 +73,7 @@ beforeEach(() => {
     },
   );
   const emit = (event: LoopEventParams['event']) => loop.fire({ runId: run.runId, uri: ws.dut.toString(), event });
-  h = { ...ws, run, store, posted, logged, view, started, loop, requestEnded, settled, written, emit };
+  h = { ...ws, run, store, posted, logged, view, started, loop, requestEnded, settled, written, emit, autoEngine: 'random' };
 });
 
 afterEach(() => {
@@ -89,7 +92,7 @@ test('a start posts the request to the chat and opens a progress notification th
   assert.deepEqual(
     { ...start.run, startedAt: undefined },
     { runId: 'run-1', dut: 'counter', files: ['counter.sv'], targets: { line: 100 }, engine: 'random', model: undefined, maxRounds: 3, startedAt: undefined },
-    'no model configured, engine auto: shown as the model-free engine',
+    'engine auto, and the server said auto means the model-free engine',
   );
   assert.equal(stub.progress[0].title, 'CHORUS: counter');
   assert.equal(stub.progress[0].done, false);
@@ -100,9 +103,18 @@ test('a start posts the request to the chat and opens a progress notification th
   assert.equal(stub.progress[0].done, true, 'the notification closes when the request ends');
 });
 
-test('loop events update the record, the gutter, the status bar, the log, the progress line and the chat', async () => {
+test('before the start event, an auto run shows the engine the server said auto stands for', () => {
+  h.autoEngine = 'llm';
   h.started.fire({ run: h.run, settings: { ...DEFAULT_SETTINGS, model: '/m/tiny.gguf' } });
-  assert.equal(h.posted[0].type === 'runStart' && h.posted[0].run.model, '/m/tiny.gguf');
+  const shown = h.posted[0];
+  assert.deepEqual(shown.type === 'runStart' && [shown.run.engine, shown.run.model], ['llm', '/m/tiny.gguf']);
+  h.started.fire({ run: runRecord(h.dut, { runId: 'run-2', params: { ...h.run.params, engine: 'hybrid' } }), settings: DEFAULT_SETTINGS });
+  const chosen = h.posted[1];
+  assert.deepEqual(chosen.type === 'runStart' && chosen.run.engine, 'hybrid', 'an engine the request names wins');
+});
+
+test('loop events update the record, the gutter, the status bar, the log, the progress line and the chat', async () => {
+  h.started.fire({ run: h.run, settings: DEFAULT_SETTINGS });
   h.emit({ type: 'start', top: 'counter', engine: 'random', targets: {}, files: [h.dut.fsPath] });
   assert.equal(h.run.top, 'counter', 'the top the server chose');
   h.emit({ type: 'roundStart', round: 1 });

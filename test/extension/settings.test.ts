@@ -3,18 +3,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   changedRestartSettings,
-  expectedEngine,
   generateParams,
   needsModel,
   readSettings,
   resolveEngine,
+  runEngine,
   safeRelativeFolder,
   DEFAULT_SETTINGS,
   type ConfigurationLike,
 } from '../../src/extension/settings';
 
 function cfg(values: Record<string, unknown>): ConfigurationLike {
-  return { get: <T>(k: string) => values[k] as T | undefined };
+  return { get: (k) => values[k] };
 }
 
 test('unset settings read as the documented defaults', () => {
@@ -42,11 +42,11 @@ test('testbench folders stay inside the workspace', () => {
   assert.equal(safeRelativeFolder('C:\\tb'), undefined);
 });
 
-test('auto engine: the server decides as the CLI does; the display guesses llm with a model, random without', () => {
+test('auto engine: the request names none and the server decides; a chosen engine is sent as chosen', () => {
   assert.equal(resolveEngine(readSettings(cfg({}))), undefined);
-  assert.equal(expectedEngine(readSettings(cfg({}))), 'random');
-  assert.equal(expectedEngine(readSettings(cfg({ model: '/m/chorus.gguf' }))), 'llm');
-  assert.equal(expectedEngine(readSettings(cfg({ endpoint: 'http://localhost:8000/v1' }))), 'llm');
+  assert.equal(runEngine(readSettings(cfg({})), 'llm'), 'llm', 'auto shows what the server said it stands for');
+  assert.equal(runEngine(readSettings(cfg({ model: '/m/chorus.gguf' })), 'random'), 'random', 'no guess from the settings');
+  assert.equal(runEngine(readSettings(cfg({ engine: 'random' })), 'llm'), 'random');
   assert.equal(resolveEngine(readSettings(cfg({ engine: 'hybrid', endpoint: 'http://x' }))), 'hybrid');
   assert.equal(needsModel(readSettings(cfg({ engine: 'llm' }))), true);
   assert.equal(needsModel(readSettings(cfg({ engine: 'hybrid', model: 'replay:x.json' }))), false);

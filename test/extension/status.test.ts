@@ -20,6 +20,15 @@ test('not configured: says so and a click opens the model picker', () => {
   assert.doesNotMatch(free.text, /no model/);
 });
 
+test('a model the server found (auto means llm) is not "no model": it loads on the first run', () => {
+  const found = statusView({ configured: true, modelFree: false, model: { state: 'not_configured' } });
+  assert.equal(found.text, '$(beaker) CHORUS');
+  assert.match(found.tooltip, /loads on the first run/);
+  assert.equal(found.command, 'chorus.openChat');
+  const none = statusView({ configured: false, modelFree: false, model: { state: 'not_configured' } });
+  assert.equal(none.text, '$(circle-slash) CHORUS: no model', 'the server has none and the chosen engine needs one');
+});
+
 test('loading shows the percent, ready the backend, generating the speed, error the message', () => {
   assert.equal(statusView({ configured: true, modelFree: false, model: { state: 'loading', percent: 42.4 } }).text, '$(sync~spin) CHORUS: loading 42%');
   const ready = statusView({ configured: true, modelFree: false, model: { state: 'ready', model: '/m/chorus-4b.Q4_K_M.gguf', backend: 'cuda' } });

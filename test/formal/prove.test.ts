@@ -58,7 +58,7 @@ async function witnessReplays(name: string, top: string, arms: string[]) {
       assert.equal(v.verdict.status, 'witness', `${arm}: ${JSON.stringify(v.verdict)}`);
       if (v.verdict.status !== 'witness') continue;
       const w = v.verdict.witness;
-      assert.ok(w.rows.length >= w.resetCycles + 1);
+      assert.ok(w.rows.length >= w.resetCycles && w.hitAt < w.rows.length, JSON.stringify(w));
       // The witness starts with the reset pulse a testbench applies.
       if (mod.reset) for (const row of w.rows.slice(0, w.resetCycles)) assert.equal(row[mod.reset.name], mod.reset.activeLow ? '0' : '1');
       const replay = await measureTestbench([file], top, replayTestbench(mod, w));

@@ -70,7 +70,7 @@ test('an unset environment variable names the list and line', async () => {
 test('a missing top list is an error naming it', async () => {
   const err = await badList('no_such.f');
   assert.equal(err.location?.file, join(FIX, 'no_such.f'));
-  assert.match(err.message, /does not exist/);
+  assert.match(err.message, /No such filelist/);
 });
 
 test('every real-ip filelist reads in place, relative to the corpus folder', async () => {

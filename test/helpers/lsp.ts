@@ -25,9 +25,14 @@ export interface ServerUnderTest {
 
 /**
  * Starts the server and initializes it as an editor would; `settings` answers every `workspace/configuration`
- * item (read on each request, so a test can change it).
+ * item (read on each request, so a test can change it). `beforeInit` registers handlers before anything arrives
+ * (the server sends `chorus/modelStatus` as soon as it is initialized).
  */
-export async function startServer(settings: () => unknown, initializationOptions?: object): Promise<ServerUnderTest> {
+export async function startServer(
+  settings: () => unknown,
+  initializationOptions?: object,
+  beforeInit?: (conn: MessageConnection) => void,
+): Promise<ServerUnderTest> {
   const server = spawn(process.execPath, [join(repoRoot, 'dist', 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const conn = createMessageConnection(new StreamMessageReader(server.stdout!), new StreamMessageWriter(server.stdin!));
   const progress: unknown[] = [];
@@ -38,6 +43,7 @@ export async function startServer(settings: () => unknown, initializationOptions
   conn.onNotification('$/progress', (p: unknown) => progress.push(p));
   conn.onNotification('window/logMessage', () => undefined);
   conn.onNotification('textDocument/publishDiagnostics', () => undefined);
+  beforeInit?.(conn);
   conn.listen();
   let init: { capabilities: Record<string, unknown> };
   try {

@@ -1,15 +1,17 @@
 /** `chorus coverage`: build and run one testbench against the DUT with Verilator and report its coverage. */
+import { relative } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { lcov, measure, writeFileAtomic, type MeasureResult } from '../../engine';
 import type { CoverageReport, Diagnostic } from '../../protocol';
 import type { CliContext } from '../context';
+import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
 import { coverageTable, givenNames, holesList, namedHoles } from '../format';
 import { collect, nonNegativeInt, positiveNumber } from '../options';
 import { byteSize } from './cache';
 import type { RegisterCommand } from './index';
 
-interface CoverageFlags {
+interface CoverageFlags extends DesignCliFlags {
   tb: string;
   top?: string;
   json?: boolean;
@@ -66,13 +68,17 @@ function render(report: MeasureResult, rtl: string[], flags: CoverageFlags): str
   return out.join('\n');
 }
 
-async function run(rtl: string[], flags: CoverageFlags, ctx: CliContext): Promise<void> {
+async function run(given: string[], flags: CoverageFlags, ctx: CliContext): Promise<void> {
+  const design = await designInput(given, flags);
+  // Files from a filelist are named relative to the working folder, as a user would type them.
+  const rtl = [...new Set([...design.files.map((f) => relative(process.cwd(), f) || f)])];
   const measured = await measure(
     {
       rtlFiles: rtl,
       testbench: flags.tb,
       top: flags.top,
-      includeDirs: flags.includeDir,
+      includeDirs: design.includeDirs,
+      defines: design.defines,
       plusargs: flags.plusarg,
       timeoutMs: flags.timeout !== undefined ? Math.round(flags.timeout * 1000) : undefined,
       maxSimTime: flags.maxSimTime,
@@ -109,10 +115,10 @@ async function run(rtl: string[], flags: CoverageFlags, ctx: CliContext): Promis
 }
 
 export const registerCoverage: RegisterCommand = (program: Command, ctx: CliContext) => {
-  program
+  const command = program
     .command('coverage')
     .description('Build and run a testbench against the DUT with Verilator and report its line, branch and toggle coverage.')
-    .argument('<rtl...>', 'DUT source files (Verilog/SystemVerilog)')
+    .argument('[rtl...]', 'DUT source files (Verilog/SystemVerilog); or give --filelist')
     .requiredOption('--tb <testbench>', 'the testbench file; its top module is found from the file')
     .option('--top <module>', 'DUT top module: coverage is scoped to its instances')
     .option('--json', 'print one JSON object (status, coverage, holes, diagnostics, ms)')
@@ -123,6 +129,6 @@ export const registerCoverage: RegisterCommand = (program: Command, ctx: CliCont
     .option('-I, --include-dir <dir>', 'include folder for `include (repeatable)', collect, [])
     .option('--plusarg <arg>', 'plusarg passed to the simulation, such as +seed=3 (repeatable)', collect, [])
     .option('--memory-limit <size>', 'memory of each tool that builds or runs the testbench, e.g. 4G, 2048M (default 4G)', byteSize('--memory-limit'))
-    .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'))
-    .action((rtl: string[], flags: CoverageFlags) => run(rtl, flags, ctx));
+    .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'));
+  addDesignOptions(command, false).action((rtl: string[], flags: CoverageFlags) => run(rtl, flags, ctx));
 };

@@ -1,18 +1,19 @@
 /** `chorus generate`: close coverage on a DUT with the model-free engine, the model, or both. */
-import { basename, resolve } from 'node:path';
+import { basename, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import pc from 'picocolors';
 import { checkTestbenchTarget, generateToEnd, parseTargets, planRun, writeTestbench, formatSummary, overallPct } from '../../engine';
 import { DEFAULT_TARGETS, type EngineName, type GenerateResult, type LoopEvent } from '../../protocol';
 import type { CliContext } from '../context';
+import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
 import { coverageTable, givenNames, holesList, namedHoles, type FileNamer } from '../format';
 import { cliModels } from '../models';
 import { collect, oneOf, positiveInt, nonNegativeInt, positiveNumber, numberIn } from '../options';
 import { byteSize } from './cache';
 import type { RegisterCommand } from './index';
 
-interface GenerateFlags {
+interface GenerateFlags extends DesignCliFlags {
   top?: string;
   spec: string[];
   engine?: EngineName;
@@ -107,12 +108,16 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
   const targets = flags.target ? parseTargets(flags.target) : DEFAULT_TARGETS;
   // Refuse an --out CHORUS may not replace before the run, not after minutes of work (checked again on write).
   if (flags.out) await checkTestbenchTarget(resolve(flags.out), Boolean(flags.force));
+  const design = await designInput(files, flags);
   const models = cliModels(flags, ctx);
   let result: GenerateResult;
   try {
     const { request } = await planRun(
       {
-        files,
+        files: design.files,
+        includeDirs: design.includeDirs,
+        defines: design.defines,
+        parameters: design.parameters,
         specFiles: flags.spec.map((f) => resolve(f)),
         top: flags.top,
         instanceName: flags.instance,
@@ -155,7 +160,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
     result.testbenchPath = out;
   }
   // Files as the user named them; the run's own testbench (in a removed run folder) by its base name.
-  const name = givenNames(files, (f) => basename(f));
+  const name = givenNames([...design.files.map((f) => relative(process.cwd(), f) || f), ...files], (f) => basename(f));
   if (flags.json) {
     const { lines: _lines, ...rest } = result;
     ctx.out(JSON.stringify({ ...rest, holes: namedHoles(rest.holes, name), diagnostics: rest.diagnostics.map((d) => ({ ...d, file: name(d.file) })), designWarnings: (rest.designWarnings ?? []).map((d) => ({ ...d, file: name(d.file) })) }, null, 2));
@@ -166,10 +171,10 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
 }
 
 export const registerGenerate: RegisterCommand = (program: Command, ctx: CliContext) => {
-  program
+  const command = program
     .command('generate')
     .description('Generate a high-coverage stimulus testbench for a DUT.')
-    .argument('<rtl...>', 'DUT source files (Verilog/SystemVerilog)')
+    .argument('[rtl...]', 'DUT source files (Verilog/SystemVerilog); or give --filelist')
     .option('--top <module>', 'DUT top module (found by analysis when omitted)')
     .option('--spec <file>', 'specification file given to the model (repeatable)', collect, [])
     .option('--engine <name>', 'random | llm | hybrid (default: llm when a model is configured or found, else random)', oneOf('--engine', ['random', 'llm', 'hybrid'] as const))
@@ -194,6 +199,6 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
     .option('--instance <name>', 'DUT instance name in the testbench (default uut)')
     .option('--json', 'print only the result as JSON')
     .option('--memory-limit <size>', 'memory of each tool that builds or runs the testbench, e.g. 4G, 2048M (default 4G)', byteSize('--memory-limit'))
-    .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'))
-    .action((files: string[], flags: GenerateFlags) => action(files, flags, ctx));
+    .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'));
+  addDesignOptions(command).action((files: string[], flags: GenerateFlags) => action(files, flags, ctx));
 };

@@ -4,9 +4,10 @@ import pc from 'picocolors';
 import { analyzeFiles, moduleByName } from '../../engine';
 import { ChorusError, type DesignAnalysis, type ModuleInfo, type ResetInfo } from '../../protocol';
 import type { CliContext } from '../context';
+import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
 import type { RegisterCommand } from './index';
 
-interface InspectFlags {
+interface InspectFlags extends DesignCliFlags {
   top?: string;
   json?: boolean;
 }
@@ -53,7 +54,8 @@ function moduleText(m: ModuleInfo, isTop: boolean): string[] {
   return lines;
 }
 
-async function action(files: string[], flags: InspectFlags, ctx: CliContext): Promise<void> {
+async function action(given: string[], flags: InspectFlags, ctx: CliContext): Promise<void> {
+  const { files } = await designInput(given, flags);
   const analysis = await analyzeFiles(files, { top: flags.top });
   if (analysis.errors.length) {
     for (const e of analysis.errors) ctx.logger.info(`${e.file}:${e.line}:${e.column}: ${e.message}`);
@@ -83,11 +85,11 @@ async function action(files: string[], flags: InspectFlags, ctx: CliContext): Pr
 }
 
 export const registerInspect: RegisterCommand = (program: Command, ctx: CliContext) => {
-  program
+  const command = program
     .command('inspect')
     .description('Show the modules, parameters, ports, top, clock and reset that analysis finds in RTL files.')
-    .argument('<rtl...>', 'Verilog/SystemVerilog source files')
+    .argument('[rtl...]', 'Verilog/SystemVerilog source files; or give --filelist')
     .option('--top <module>', 'the top module, when several modules could be it')
-    .option('--json', 'print {modules, top, clock, reset} as JSON')
-    .action((files: string[], flags: InspectFlags) => action(files, flags, ctx));
+    .option('--json', 'print {modules, top, clock, reset} as JSON');
+  addDesignOptions(command).action((files: string[], flags: InspectFlags) => action(files, flags, ctx));
 };

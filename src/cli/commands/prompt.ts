@@ -3,20 +3,25 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { buildOpeningMessages, prepareRun } from '../../engine';
 import type { CliContext } from '../context';
+import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
 import { collect } from '../options';
 import type { RegisterCommand } from './index';
 
 export const registerPrompt: RegisterCommand = (program: Command, ctx: CliContext) => {
-  program
+  const command = program
     .command('prompt')
     .description('Print the opening messages sent to the model as a JSON array of {role, content}.')
-    .argument('<rtl...>', 'DUT source files')
+    .argument('[rtl...]', 'DUT source files; or give --filelist')
     .option('--top <module>', 'DUT top module')
     .option('--spec <file>', 'specification file (repeatable)', collect, [])
-    .option('--instance <name>', 'DUT instance name (default uut)')
-    .action(async (files: string[], flags: { top?: string; spec: string[]; instance?: string }) => {
+    .option('--instance <name>', 'DUT instance name (default uut)');
+  addDesignOptions(command).action(async (files: string[], flags: DesignCliFlags & { top?: string; spec: string[]; instance?: string }) => {
+      const design = await designInput(files, flags);
       const run = await prepareRun({
-        rtlFiles: files.map((f) => resolve(f)),
+        rtlFiles: design.files,
+        includeDirs: design.includeDirs,
+        defines: design.defines,
+        parameters: design.parameters,
         specFiles: flags.spec.map((f) => resolve(f)),
         top: flags.top,
         instanceName: flags.instance,

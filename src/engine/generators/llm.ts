@@ -18,6 +18,7 @@ export function llmGenerator(settings: RunSettings, from?: Outcome): Generator {
           seed: settings.samplingSeed,
           instruction: settings.instruction,
           promptTemplates: settings.promptTemplates,
+          parseRetries: settings.parseRetries,
           contextSize: settings.contextSize,
           sampling: settings.sampling,
         },

@@ -17,6 +17,7 @@ export function runSettings(req: GenerateRequest): RunSettings {
     ...(req.seed !== undefined ? { samplingSeed: req.seed } : {}),
     ...(req.instruction ? { instruction: req.instruction } : {}),
     ...(req.promptTemplates ? { promptTemplates: req.promptTemplates } : {}),
+    ...(req.parseRetries !== undefined ? { parseRetries: req.parseRetries } : {}),
     ...(req.contextSize !== undefined ? { contextSize: req.contextSize } : {}),
     ...(req.sampling ? { sampling: req.sampling } : {}),
   };

@@ -34,6 +34,8 @@ export interface RunSettings {
   instruction?: string;
   /** A JSON file of prompt templates over the built-in ones. */
   promptTemplates?: string;
+  /** How often a reply with no code is asked again within its round. */
+  parseRetries?: number;
   contextSize?: number;
   sampling?: { temperature?: number; topP?: number; maxTokens?: number; thinking?: boolean };
 }

@@ -16,10 +16,10 @@ import { keepsNewer, seedAttempt, type Attempt } from './attempt';
 import { buildRoundPrompt } from './buildPrompt';
 import { contextBudget, contextPlan, fitPrompt } from './contextFit';
 import { evaluateCandidate, type Measurement } from './evaluateCandidate';
-import { generateReply } from './generateReply';
-import { parseAndPatch } from './parseAndPatch';
+import { generateReply, type Reply } from './generateReply';
+import { parseAndPatch, type Candidate } from './parseAndPatch';
 import { buildOpeningMessages } from './prompt';
-import { loadTemplates } from './templates';
+import { DEFAULT_TEMPLATES, loadTemplates } from './templates';
 import { cleanReply, roundFeedback, roundSummary } from './roundRecord';
 import { runSignal } from './runSignal';
 import { roundSeed } from './seed';
@@ -42,7 +42,11 @@ export interface LlmLoopOptions extends StopLimits {
   instruction?: string;
   /** A JSON file of prompt templates over the built-in ones (templates/default.json). */
   promptTemplates?: string;
+  /** How often a reply with no code (or an empty one) is asked again within its round; default 1. */
+  parseRetries?: number;
 }
+
+const DEFAULT_PARSE_RETRIES = 1;
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -51,12 +55,21 @@ function errorMessage(err: unknown): string {
 export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts: LlmLoopOptions, emit: Emit<LoopEvent>): Promise<Outcome> {
   const backend = services.backend;
   if (!backend) throw new ChorusError('bad_input', 'No model configured: pass --model <path|id|replay:file> or --endpoint <url>, or use --engine random.');
-  const templates = await loadTemplates(opts.promptTemplates);
+  // A bad templates file is the run's error, unless an earlier generator measured a testbench (kept below).
+  let templates = DEFAULT_TEMPLATES;
+  let templatesError: unknown;
+  try {
+    templates = await loadTemplates(opts.promptTemplates);
+  } catch (err) {
+    if (!opts.from?.report) throw err;
+    templatesError = err;
+  }
   const opening = buildOpeningMessages(
     { rtl: ctx.rtl, specs: ctx.specs, top: ctx.top.name, instance: ctx.instance, clock: ctx.top.clock, reset: ctx.top.reset, extra: opts.instruction },
     templates,
   );
   const rounds: RoundSummary[] = [...(opts.from?.result.rounds ?? [])];
+  const parseRetries = opts.parseRetries ?? DEFAULT_PARSE_RETRIES;
   const startedAt = Date.now();
   // The budget also stops a generation or simulation in progress, not only the next round.
   const run = runSignal(services.signal, opts.budgetMs, startedAt);
@@ -81,6 +94,7 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
     best = seedAttempt(from.result.testbench, from.filename, from.report, ctx.targets, ctx.displayName, templates);
     bestPoints = from.points;
     if (meetsTargets(from.report.coverage, ctx.targets)) stopReason = 'targets met';
+    else if (templatesError) failAfterBest('error', `${errorMessage(templatesError)}`);
   }
 
   try {
@@ -127,23 +141,38 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
       if (fitted.level > 0) log('info', `Round ${index}: the prompt was shortened to fit the context (${fitted.tokens} of ${budget?.promptTokens} tokens).`);
       emit({ type: 'roundStart', round: index, instruction: steering.join('\n') || undefined });
 
-      let reply: Awaited<ReturnType<typeof generateReply>>;
-      try {
-        const seed = opts.seed !== undefined ? { seed: roundSeed(opts.seed, index) } : {};
-        reply = await generateReply(backend, fitted.messages, index, { ...sampling, ...seed }, run.signal, emit);
-      } catch (err) {
-        failAfterBest('error', `The model failed in round ${index}: ${errorMessage(err)}.`, err);
-        break;
+      // A reply that cannot be parsed is asked again with the same prompt (bounded), not fed back; the last one counts.
+      let reply: Reply | null = null;
+      let candidate: Candidate | null = null;
+      let failed = false;
+      const spent = { ms: 0, tokens: 0, prompt: 0 };
+      for (let ask = 0; ; ask++) {
+        try {
+          const seed = opts.seed !== undefined ? { seed: ask ? roundSeed(roundSeed(opts.seed, index), ask) : roundSeed(opts.seed, index) } : {};
+          reply = await generateReply(backend, fitted.messages, index, { ...sampling, ...seed }, run.signal, emit);
+        } catch (err) {
+          failAfterBest('error', `The model failed in round ${index}: ${errorMessage(err)}.`, err);
+          failed = true;
+          break;
+        }
+        if (!reply) break;
+        tokensUsed += reply.completionTokens;
+        spent.ms += reply.ms;
+        spent.tokens += reply.completionTokens;
+        spent.prompt += reply.evaluatedPromptTokens;
+        if (reply.note) log('warn', `Round ${index}: ${reply.note}.`);
+        candidate = parseAndPatch(reply.text, best, ctx.top.name, reply);
+        emit({ type: 'parsed', round: index, outcome: candidate.outcome, testbench: candidate.testbench ?? undefined, patch: candidate.parsed.type === 'patch' });
+        const unparsed = candidate.status === 'no_code' || candidate.status === 'empty_reply';
+        if (!unparsed || ask >= parseRetries || stopBeforeRound(run.signal, startedAt, opts)) break;
+        log('info', `Round ${index}: ${candidate.outcome}; asked again with the same prompt (${ask + 1} of ${parseRetries}).`);
       }
-      if (!reply) {
+      if (failed) break;
+      if (!reply || !candidate) {
         stopReason = run.budgetSpent() ? 'budget' : 'cancelled';
         break;
       }
-      tokensUsed += reply.completionTokens;
-      if (reply.note) log('warn', `Round ${index}: ${reply.note}.`);
-
-      const candidate = parseAndPatch(reply.text, best, ctx.top.name, reply);
-      emit({ type: 'parsed', round: index, outcome: candidate.outcome, testbench: candidate.testbench ?? undefined, patch: candidate.parsed.type === 'patch' });
+      reply = { ...reply, ms: spent.ms, completionTokens: spent.tokens, evaluatedPromptTokens: spent.prompt };
 
       let measured: Measurement | null = null;
       if (candidate.testbench !== null) {

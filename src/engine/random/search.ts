@@ -191,7 +191,7 @@ export async function runRandomSearch(
   const stimPath = join(ctx.workDir, 'stimulus.hex');
   const covPath = join(ctx.workDir, 'candidate.dat');
 
-  /** Runs rows through the harness; the coverage file's path when it was written. */
+  /** Runs rows (stimulus text) through the harness; whether it wrote coverage to covPath. */
   const runRows = async (text: string, cycles: number): Promise<{ written: boolean; status: string; ms: number; output: string }> => {
     await writeFile(stimPath, text);
     await rm(covPath, { force: true });

@@ -1,0 +1,122 @@
+// The design options through the built CLI: --filelist, -I, -D, -G on generate, coverage, inspect and prompt;
+// bad filelists exit 2 naming the list and line; a design with lint warnings builds, simulates and lists them.
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cliPath, repoRoot, runCli } from '../helpers/cli';
+
+const FIX = join(repoRoot, 'test', 'fixtures', 'filelist');
+const LINT = join(repoRoot, 'test', 'fixtures', 'lint');
+/** nested/leaf.f names its include folder through $FL_INC. */
+const env = { FL_INC: '../include', CHORUS_TEST: '1' };
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    newest = Math.max(newest, e.isDirectory() ? newestSource(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+before(() => {
+  // `npm test` builds first; a lone run of this file rebuilds a stale CLI.
+  if (!existsSync(cliPath) || statSync(cliPath).mtimeMs < newestSource(join(repoRoot, 'src'))) {
+    const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, encoding: 'utf8' });
+    assert.equal(b.status, 0, b.stderr);
+  }
+});
+
+for (const [list, line, pattern] of [
+  ['missing.f', 2, /rtl\/nope\.sv does not exist/],
+  ['loop_a.f', 1, /includes itself/],
+  ['unknown.f', 3, /Unknown filelist option -timescale/],
+] as const) {
+  test(`a bad filelist (${list}) exits 2 naming the list and line`, async () => {
+    const r = await runCli(['inspect', '--filelist', list], { cwd: FIX, env });
+    assert.equal(r.code, 2, r.stderr);
+    const shown = list === 'loop_a.f' ? 'loop_b.f' : list;
+    assert.match(r.stderr, new RegExp(`${shown}:${line}: `));
+    assert.match(r.stderr, pattern);
+  });
+}
+
+test('a missing --filelist exits 2 naming it', async () => {
+  const r = await runCli(['coverage', '--filelist', 'no_such.f', '--tb', 'tb_fl_top.sv'], { cwd: FIX, env });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /no_such\.f: No such filelist/);
+});
+
+test('-D and -G take NAME[=VALUE] and name=value; no files at all is a usage error', async () => {
+  for (const args of [['-D', '1bad'], ['-G', 'DEPTH'], []]) {
+    const r = await runCli(['inspect', ...(args.length ? ['rtl/top.sv', ...args] : [])], { cwd: FIX, env });
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+  }
+});
+
+test('inspect --filelist analyses the listed files in order', async () => {
+  const r = await runCli(['inspect', '--filelist', 'design.f', '--json'], { cwd: FIX, env });
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout) as { modules: { name: string }[]; top: string };
+  assert.deepEqual(out.modules.map((m) => m.name), ['fl_leaf', 'fl_top']);
+  assert.equal(out.top, 'fl_top');
+});
+
+test('coverage --filelist passes the include folder and +define+W=8 to the build', async () => {
+  // The testbench stops with $fatal unless W is 8 (the header's default is 4).
+  const r = await runCli(['coverage', '--filelist', 'design.f', '--tb', 'tb_fl_top.sv', '--top', 'fl_top', '--json'], { cwd: FIX, env });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const report = JSON.parse(r.stdout) as { status: string; coverage: { toggle: { total: number } }; holes: { file: string }[] };
+  assert.equal(report.status, 'ok');
+  // 8-bit a and y in both modules plus the clocks: more toggle points than a 4-bit build has.
+  assert.ok(report.coverage.toggle.total >= 34, JSON.stringify(report.coverage));
+});
+
+test('coverage -D overrides a filelist define: W=4 fails the testbench check', async () => {
+  const r = await runCli(['coverage', '--filelist', 'design.f', '-D', 'W=4', '--tb', 'tb_fl_top.sv', '--top', 'fl_top', '--json'], { cwd: FIX, env });
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /W is 4, not 8/);
+});
+
+test('prompt --filelist gives the model every listed file', async () => {
+  const r = await runCli(['prompt', '--filelist', 'design.f', '--top', 'fl_top'], { cwd: FIX, env });
+  assert.equal(r.code, 0, r.stderr);
+  const text = JSON.stringify(JSON.parse(r.stdout));
+  assert.match(text, /module fl_top/);
+  assert.match(text, /module fl_leaf/);
+});
+
+test('generate on a design with WIDTH warnings builds, simulates and lists them as warnings', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chorus-lint-'));
+  try {
+    const out = join(dir, 'tb_alu_width.sv');
+    const r = await runCli(['generate', join(LINT, 'alu_width.v'), '--engine', 'random', '--budget-seconds', '5', '--seed', '1', '--out', out, '--json'], { env });
+    assert.ok(r.code === 0 || r.code === 1, r.stderr);
+    const result = JSON.parse(r.stdout) as { top: string; coverage: { line: { covered: number } }; designWarnings: { file: string; line: number; message: string }[]; diagnostics: { message: string }[] };
+    assert.equal(result.top, 'alu_width');
+    assert.ok(result.coverage.line.covered > 0);
+    assert.ok(result.designWarnings.some((w) => /Operator EQ expects 33 bits.*\[WIDTH\]/.test(w.message)), JSON.stringify(result.designWarnings));
+    assert.ok(result.designWarnings.every((w) => w.file.endsWith('alu_width.v')));
+    assert.ok(!result.diagnostics.some((d) => /\[WIDTH\]/.test(d.message)), JSON.stringify(result.diagnostics));
+    assert.ok(existsSync(out));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('generate --filelist with -G: the design reads with its include folder and defines', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chorus-fl-'));
+  try {
+    const out = join(dir, 'tb_fl_top.sv');
+    const r = await runCli(['generate', '--filelist', 'design.f', '--top', 'fl_top', '--engine', 'random', '--budget-seconds', '5', '--seed', '1', '--out', out, '--json'], { cwd: FIX, env });
+    assert.ok(r.code === 0 || r.code === 1, r.stderr);
+    const result = JSON.parse(r.stdout) as { top: string; coverage: { toggle: { total: number } } };
+    assert.equal(result.top, 'fl_top');
+    assert.ok(result.coverage.toggle.total > 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,72 @@
+/**
+ * The engine an `auto` run would use is the engine's decision, told to the client in `chorus/modelStatus`
+ * (`autoEngine`): sent once the server is initialized and again when the `chorus.*` settings change. Through the
+ * built language server over stdio.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Notifications, type ModelStatusParams } from '../../src/protocol';
+import { makeTinyGguf } from '../fixtures/llm/make-tiny-gguf';
+import { onNotification, startServer, type ServerUnderTest } from '../helpers/lsp';
+
+let dir: string;
+let lsp: ServerUnderTest;
+let settings: Record<string, unknown> = {};
+const statuses: ModelStatusParams[] = [];
+let waiting: ((s: ModelStatusParams) => void) | undefined;
+
+/** The next `chorus/modelStatus` (or one already received and not yet taken). */
+function nextStatus(): Promise<ModelStatusParams> {
+  const queued = statuses.shift();
+  if (queued) return Promise.resolve(queued);
+  return new Promise((resolve) => (waiting = resolve));
+}
+
+/** The settings changed as an editor reports it (the server pulls them), then the status that follows. */
+async function changeSettings(next: Record<string, unknown>): Promise<ModelStatusParams> {
+  settings = next;
+  statuses.length = 0;
+  await lsp.conn.sendNotification('workspace/didChangeConfiguration', { settings: null });
+  return nextStatus();
+}
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'chorus-auto-engine-'));
+  // An empty models folder: the repository's models/ (also searched) holds no GGUF either.
+  lsp = await startServer(() => settings, { modelDirs: [dir] }, (conn) =>
+    onNotification(conn, Notifications.modelStatus, (s) => {
+      if (waiting) {
+        const w = waiting;
+        waiting = undefined;
+        w(s);
+      } else statuses.push(s);
+    }),
+  );
+});
+
+after(async () => {
+  await lsp?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('no model configured or found: auto means the model-free search, said once the server is initialized', async () => {
+  const first = await nextStatus();
+  assert.equal(first.autoEngine, 'random');
+  assert.equal(first.state, 'not_configured');
+});
+
+test('a GGUF dropped into the models folder makes auto mean llm; removing it, random again', async () => {
+  copyFileSync(await makeTinyGguf(), join(dir, 'tiny.gguf'));
+  assert.equal((await changeSettings({})).autoEngine, 'llm');
+  unlinkSync(join(dir, 'tiny.gguf'));
+  assert.equal((await changeSettings({})).autoEngine, 'random');
+});
+
+test('a chorus.model or chorus.endpoint setting makes auto mean llm', async () => {
+  assert.equal((await changeSettings({ model: join(dir, 'named.gguf') })).autoEngine, 'llm');
+  assert.equal((await changeSettings({ endpoint: 'http://127.0.0.1:9/v1' })).autoEngine, 'llm');
+  assert.equal((await changeSettings({ engine: 'random' })).autoEngine, 'random', 'autoEngine is what auto would pick, whichever engine the setting chooses');
+});
