@@ -3,9 +3,9 @@
  * given) and the language server (a document, plus the sibling sources that define the modules its top
  * instantiates, transitively; testbenches beside it are left out).
  */
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { analyzeFiles, moduleByName } from '../hdl';
+import { analyzeFiles, filesNeeded, indexModules, moduleByName } from '../hdl';
 import { ChorusError, type DesignAnalysis, type EngineName, type ModuleInfo } from '../protocol';
 import type { GenerateRequest } from './api';
 import { chooseEngine, type ModelProvider } from './models';
@@ -61,19 +61,6 @@ async function siblings(file: string): Promise<string[]> {
   return names.filter((n) => HDL.test(n) && !TESTBENCH.test(n)).slice(0, MAX_SIBLINGS).map((n) => join(dir, n));
 }
 
-/** The files defining `top` and the modules it instantiates, transitively, within one analysis. */
-function filesOf(analysis: DesignAnalysis, top: string): Set<string> {
-  const needed = new Set<string>();
-  const visit = (name: string) => {
-    const m = moduleByName(analysis, name);
-    if (!m || needed.has(m.file)) return;
-    needed.add(m.file);
-    m.instances.forEach((i) => visit(i.module));
-  };
-  visit(top);
-  return needed;
-}
-
 export async function selectDut(req: DutRequest): Promise<DutSelection> {
   if (req.files?.length) {
     const files = req.files.map((f) => resolve(f));
@@ -93,10 +80,13 @@ export async function selectDut(req: DutRequest): Promise<DutSelection> {
   let analysis = own;
   const others = (await siblings(doc)).filter((f) => f !== doc);
   if (others.length) {
-    const wide = await analyzeFiles([doc, ...others]).catch(() => null);
-    if (wide && !wide.errors.length) {
-      files = [doc, ...[...filesOf(wide, topName)].filter((f) => f !== doc)];
-      if (files.length > 1) analysis = await analyzeFiles(files, { top: topName });
+    // Each sibling indexed on its own: one that does not analyse never hides another's modules.
+    const index = await indexModules([doc, ...others], (f) => readFile(f, 'utf8'));
+    files = [doc, ...filesNeeded(index, topName, doc).filter((f) => f !== doc)];
+    if (files.length > 1) {
+      const wide = await analyzeFiles(files, { top: topName });
+      // A needed file the analysis cannot read (macros, …) may still build: the document's analysis serves then.
+      if (!wide.errors.length) analysis = wide;
     }
   }
   return { files, top: findTop(analysis, files, topName), analysis };

@@ -6,3 +6,4 @@ export { evaluate, type ConstScope, type ConstValue } from './const-eval';
 export { parseNumber, type NumberLiteral } from './numbers';
 export { conjuncts, countersOf, identifiersOf, type CounterInfo, type CounterWrite } from './counters';
 export { readFilelist, type Filelist, type FilelistOptions } from './filelist';
+export { indexModules, filesNeeded, type ModuleIndex } from './moduleIndex';

@@ -3,11 +3,14 @@
  * its warnings are the design's, reported once; an error is a construct Verilator cannot build, reported with
  * its file and line and what to do, before minutes of stimulus generation.
  */
-import { dirname, resolve } from 'node:path';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { ChorusError, type Diagnostic, type Logger } from '../protocol';
 import { BASE_FLAGS } from './compile';
 import { parseVerilatorOutput } from './diagnostics';
 import { designErrorHint } from './designWarnings';
+import { elaboratedPortWidths } from './elaboratedPorts';
 import { memoryLimitBytes, MAX_TREE_PROCESSES, toolMemoryBytes } from './limits';
 import { runGroup } from './processGroup';
 import { scrubbedEnv } from './sandbox/jail';
@@ -39,43 +42,64 @@ export interface LintOptions {
   timeoutMs?: number;
 }
 
-/** Lint flags: the build's, less what only a build needs (C++ output, coverage, the main file). */
-const LINT_FLAGS = ['--lint-only', ...BASE_FLAGS.filter((f) => !['--cc', '--exe', '--coverage', '-fno-split'].includes(f))];
+export interface LintResult {
+  /** Verilator's warnings about the design's files. */
+  warnings: Diagnostic[];
+  /** The top's port widths as Verilator elaborated them (macros, packages and `parameters` applied). */
+  portWidths: Map<string, number>;
+}
+
+/** The build's flags, less what only a build needs (C++ output, coverage, the main file). */
+const LINT_FLAGS = [...BASE_FLAGS.filter((f) => !['--cc', '--exe', '--coverage', '-fno-split'].includes(f))];
 
 /**
  * The design's lint warnings. Throws ChorusError('bad_input') at the first error, located in the user's file,
  * when Verilator cannot read or build the design.
  */
-export async function lintDesign(input: LintInput, opts: LintOptions = {}): Promise<Diagnostic[]> {
+export async function lintDesign(input: LintInput, opts: LintOptions = {}): Promise<LintResult> {
+  const work = await mkdtemp(join(tmpdir(), 'chorus-lint-'));
+  try {
+    return await lintIn(work, input, opts);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+async function lintIn(work: string, input: LintInput, opts: LintOptions): Promise<LintResult> {
+  const xmlPath = join(work, 'design.xml');
   const verilator = await detectVerilator(opts.verilatorPath);
   const files = input.files.map((f) => resolve(f));
   const cwd = files.length ? dirname(files[files.length - 1]) : process.cwd();
   const memoryBytes = toolMemoryBytes(memoryLimitBytes(opts.memoryLimitBytes));
-  const args = [
+  const timeoutMs = opts.timeoutMs ?? 120_000;
+  const common = [
     ...LINT_FLAGS,
     '--top-module', input.top,
     ...designFlagArgs(input),
     ...Object.entries(input.parameters ?? {}).map(([name, value]) => `-G${name}=${value}`),
     ...files,
   ];
-  opts.logger?.debug(`verilator ${args.join(' ')}`);
-  const run = await runGroup(verilator.path, args, {
-    cwd,
-    env: scrubbedEnv(),
-    timeoutMs: opts.timeoutMs ?? 120_000,
-    signal: opts.signal,
-    treeLimits: { memoryBytes, processes: MAX_TREE_PROCESSES },
-  });
-  if (run.timedOut) throw new ChorusError('failed', `Verilator did not finish reading the design within ${Math.round((opts.timeoutMs ?? 120_000) / 1000)} s: check the design for very large generate loops.`);
-  const found = parseVerilatorOutput(run.output, (p) => resolve(cwd, p), files[files.length - 1] ?? cwd);
-  const error = found.find((d) => d.severity === 'error');
-  if (error || run.code !== 0) {
-    const first = run.output.split('\n').find((l) => l.trim()) ?? `exit ${run.code ?? run.signal}`;
-    const more = found.filter((d) => d.severity === 'error').length - 1;
-    const message = error
-      ? `The design does not build with Verilator: ${error.message}${more > 0 ? ` (and ${more} more error${more === 1 ? '' : 's'})` : ''} (${designErrorHint(error.message)}).`
-      : `Verilator failed on the design: ${first.trim()}`;
-    throw new ChorusError('bad_input', message, error && error.line ? { file: error.file, line: error.line, column: error.column } : undefined);
-  }
-  return found.filter((d) => d.severity === 'warning');
+  // Two passes: `--lint-only` reports every warning (the XML pass stops before some, such as CASEINCOMPLETE);
+  // `--xml-only` gives the elaborated port widths.
+  const pass = async (mode: string[]) => {
+    const args = [...mode, ...common];
+    opts.logger?.debug(`verilator ${args.join(' ')}`);
+    const run = await runGroup(verilator.path, args, { cwd, env: scrubbedEnv(), timeoutMs, signal: opts.signal, treeLimits: { memoryBytes, processes: MAX_TREE_PROCESSES } });
+    if (run.timedOut) throw new ChorusError('failed', `Verilator did not finish reading the design within ${Math.round(timeoutMs / 1000)} s: check the design for very large generate loops.`);
+    const found = parseVerilatorOutput(run.output, (p) => resolve(cwd, p), files[files.length - 1] ?? cwd);
+    const error = found.find((d) => d.severity === 'error');
+    if (error || run.code !== 0) {
+      const first = run.output.split('\n').find((l) => l.trim()) ?? `exit ${run.code ?? run.signal}`;
+      const more = found.filter((d) => d.severity === 'error').length - 1;
+      const message = error
+        ? `The design does not build with Verilator: ${error.message}${more > 0 ? ` (and ${more} more error${more === 1 ? '' : 's'})` : ''} (${designErrorHint(error.message)}).`
+        : `Verilator failed on the design: ${first.trim()}`;
+      throw new ChorusError('bad_input', message, error && error.line ? { file: error.file, line: error.line, column: error.column } : undefined);
+    }
+    return found.filter((d) => d.severity === 'warning');
+  };
+  const warnings = await pass(['--lint-only']);
+  await pass(['--xml-only', '--xml-output', xmlPath]);
+  const xml = await readFile(xmlPath, 'utf8').catch(() => '');
+  return { warnings, portWidths: elaboratedPortWidths(xml) };
 }

@@ -7,6 +7,13 @@ import { join } from 'node:path';
 import { mapMetric, passAtK } from '../../src/cli/bench/metrics';
 import { parseItems } from '../../src/cli/bench/schema';
 import { repoRoot, runCli } from '../helpers/cli';
+import { limitMs } from '../helpers/time-limits';
+
+/**
+ * The bench run below took 31.7 s at load average 7.8 with an empty build cache (CHORUS_CACHE_DIR), 15.4 s warm at
+ * 5.9 (`nice -n 10 node --import tsx --test test/bench/bench.test.ts`).
+ */
+const BENCH_MS = limitMs(31_700, 7.8);
 
 test('pass@k is the unbiased estimator', () => {
   assert.equal(passAtK(5, 2, 1), 0.4);
@@ -63,7 +70,7 @@ test('chorus bench: Pass@1, Pass@k, Cov@1, compile rate and the files under --ou
   ];
   writeFileSync(dataset, items.map((i) => JSON.stringify(i)).join('\n') + '\n');
   const out = join(dir, 'out');
-  const r = await runCli(['bench', dataset, '--engine', 'random', '--samples', '2', '--budget-seconds', '6', '--out', out, '--json'], { timeoutMs: 300_000 });
+  const r = await runCli(['bench', dataset, '--engine', 'random', '--samples', '2', '--budget-seconds', '6', '--out', out, '--json'], { timeoutMs: BENCH_MS });
   assert.equal(r.code, 0, r.stderr);
   const report = JSON.parse(r.stdout) as {
     items: number;

@@ -1,7 +1,7 @@
 /** `chorus generate` with a model: the best testbench survives a failing backend, and the model controls exist. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, runCli } from '../helpers/cli';
@@ -14,7 +14,9 @@ const roundOneCode = /```systemverilog\n([\s\S]*?)```/.exec(recorded[0])![1];
 test('generate: the endpoint fails in round 2, the round-1 testbench is written and the reason printed, exit 1', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'chorus-gen-model-'));
   const out = join(dir, 'tb.sv');
-  const model = replayModel([recorded[0], { error: 'HTTP 503: model is overloaded' }] as unknown as string[]);
+  const replayFile = join(dir, 'replay.json');
+  writeFileSync(replayFile, JSON.stringify({ responses: [recorded[0], { error: 'HTTP 503: model is overloaded' }] }));
+  const model = `replay:${replayFile}`;
   const r = await runCli(['generate', fifo, '--engine', 'llm', '--model', model, '--out', out], { cwd: dir });
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stdout, /stopped: error \(The model failed in round 2: HTTP 503: model is overloaded\.\)/);

@@ -5,18 +5,19 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateToEnd, type GenerateRequest } from '../../src/engine';
 import { EndpointBackend, openBackend, type ChatBackend, type ChatOptions, type ChatResult } from '../../src/llm';
 import { ChorusError, silentLogger, type ChatMessage, type CoverageReport, type LoopEvent } from '../../src/protocol';
 import { estimateTokens, fitPrompt } from '../../src/engine/llm/contextFit';
-import { seedAttempt } from '../../src/engine/llm/attempt';
+import { keepsNewer, seedAttempt, type Attempt } from '../../src/engine/llm/attempt';
 import { buildRoundPrompt } from '../../src/engine/llm/buildPrompt';
 import { DETAIL_LEVELS } from '../../src/engine/llm/promptDetail';
 import { runSignal } from '../../src/engine/llm/runSignal';
 import { repoRoot } from '../helpers/cli';
-import { fileReply, replayModel } from '../helpers/replay';
+import { fileReply } from '../helpers/replay';
 import { loopback, memoryLogger, readBody } from '../llm/support';
 
 const fifo = join(repoRoot, 'examples', 'fifo', 'fifo.sv');
@@ -39,7 +40,13 @@ async function run(backend: ChatBackend, extra: Partial<GenerateRequest> = {}, s
   return { result, events };
 }
 
-const replay = (entries: Entry[]) => openBackend(replayModel(entries as string[]), { logger: silentLogger });
+/** A replay backend answering these entries (strings, or recorded endings) in order. */
+function replay(entries: Entry[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'chorus-replay-'));
+  const file = join(dir, 'replay.json');
+  writeFileSync(file, JSON.stringify({ responses: entries }));
+  return openBackend(`replay:${file}`, { logger: silentLogger });
+}
 
 /**
  * A backend that, like a local model, knows its context and refuses a prompt that does not fit it; it records what
@@ -313,4 +320,22 @@ test('the spec beside the design and the clock and reset are in the opening prom
   assert.match(user, /The reset input is 'rst_n', active-low \(0 resets\), (asynchronous|synchronous)/);
   assert.match(user, /\$finish/);
   assert.match(user, /Verilator/);
+});
+
+test('protocol: the newer state is kept on a tie, never a worse one, and a testbench beats none', () => {
+  const coverage = (pct: number) => ({ line: { covered: pct, total: 100, pct }, branch: { covered: 0, total: 0, pct: 100 }, toggle: { covered: 0, total: 0, pct: 100 } });
+  const attempt = (pct: number | null, testbench: string | null = 'module tb; endmodule\n'): Attempt => ({
+    reply: '',
+    feedback: () => [],
+    testbench,
+    filename: 'tb.sv',
+    report: pct === null ? null : { status: 'ok', coverage: coverage(pct), instances: {}, holes: [], diagnostics: [], ms: { build: 0, sim: 0 } },
+  });
+  const targets = { line: 100 };
+  assert.equal(keepsNewer(attempt(50), attempt(50), targets), true, 'tie: the newer one');
+  assert.equal(keepsNewer(attempt(40), attempt(50), targets), false);
+  assert.equal(keepsNewer(attempt(60), attempt(50), targets), true);
+  assert.equal(keepsNewer(attempt(null, null), attempt(null), targets), true, 'neither measured: the newer one');
+  const failed: Attempt = { ...attempt(null), report: { status: 'compile_error', coverage: coverage(0), instances: {}, holes: [], diagnostics: [], ms: { build: 0, sim: 0 } } };
+  assert.equal(keepsNewer(attempt(null, null), failed, targets), false, 'a reply with no code does not replace a testbench');
 });

@@ -75,3 +75,25 @@ test('replay wins over an endpoint setting (tests of an endpoint-configured serv
   assert.equal(b.kind, 'replay');
   assert.equal((await b.chat(user)).text, 'hi');
 });
+
+test('recorded endings: a reply cut at the limit, a stream cut short, a backend error, a slow reply that a cancel stops', async () => {
+  const p = file(
+    'endings.json',
+    JSON.stringify({ responses: [{ text: 'half a test', finishReason: 'length' }, { text: 'partial', finishReason: 'interrupted' }, { error: 'HTTP 503: overloaded' }, { text: 'slow', delayMs: 60_000 }] }),
+  );
+  const b = await openBackend(`replay:${p}`, { logger });
+  const cut = await b.chat(user);
+  assert.deepEqual([cut.text, cut.finishReason], ['half a test', 'length']);
+  const interrupted = await b.chat(user);
+  assert.equal(interrupted.finishReason, 'interrupted');
+  assert.match(interrupted.note ?? '', /cut short/);
+  await assert.rejects(b.chat(user), (err: unknown) => err instanceof ChorusError && err.kind === 'failed' && /HTTP 503: overloaded/.test(err.message));
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 50);
+  const started = Date.now();
+  await assert.rejects(b.chat(user, { signal: controller.signal }), (err: unknown) => err instanceof ChorusError && err.kind === 'cancelled');
+  assert.ok(Date.now() - started < 30_000, 'the delay ends with the cancel');
+
+  const bad = file('bad-entry.json', JSON.stringify({ responses: ['ok', { text: 1 }] }));
+  await assert.rejects(openBackend(`replay:${bad}`, { logger }), /responses\[1\] must be a string or \{"text"/);
+});

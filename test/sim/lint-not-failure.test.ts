@@ -41,7 +41,8 @@ test('a design with WIDTH and CASEINCOMPLETE warnings builds, simulates, and rep
 });
 
 test('lintDesign returns the design\'s warnings once', async () => {
-  const warnings = await lintDesign({ files: [alu], top: 'alu_width' });
+  const { warnings, portWidths } = await lintDesign({ files: [alu], top: 'alu_width' });
+  assert.deepEqual([...portWidths], [['clk', 1], ['a', 32], ['b', 32], ['op', 2], ['y', 32], ['zero', 1]]);
   assert.deepEqual(
     warnings.map((w) => [w.file, w.line, /\[(\w+)\]$/.exec(w.message)?.[1]]),
     [
@@ -66,5 +67,17 @@ test('a construct Verilator cannot build is a bad_input error at its file and li
 test('a missing include folder says to pass it; with the folder and a define the design reads', async () => {
   const file = lint('needs_include.sv');
   await assert.rejects(lintDesign({ files: [file], top: 'needs_include' }), /Cannot find include file.*-I <dir>/);
-  assert.deepEqual(await lintDesign({ files: [file], top: 'needs_include', includeDirs: [lint('inc')], defines: { UNUSED_MACRO: '1' } }), []);
+  const read = await lintDesign({ files: [file], top: 'needs_include', includeDirs: [lint('inc')], defines: { UNUSED_MACRO: '1' } });
+  assert.deepEqual(read.warnings, []);
+  // The header's `define LW 6 sets the port widths, which the text alone does not show.
+  assert.deepEqual([...read.portWidths], [['clk', 1], ['a', 6], ['y', 6]]);
+});
+
+test('a -G parameter override reaches the elaborated port widths; an unknown one is an error', async () => {
+  const fifo = join(repoRoot, 'examples', 'fifo', 'fifo.sv');
+  const defaults = await lintDesign({ files: [fifo], top: 'fifo' });
+  const widths = await lintDesign({ files: [fifo], top: 'fifo', parameters: { WIDTH: '3' } });
+  assert.notEqual(defaults.portWidths.get('din'), 3);
+  assert.equal(widths.portWidths.get('din'), 3);
+  await assert.rejects(lintDesign({ files: [fifo], top: 'fifo', parameters: { NO_SUCH_PARAM: '1' } }), /not found in the design: NO_SUCH_PARAM/);
 });

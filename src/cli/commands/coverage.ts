@@ -1,5 +1,4 @@
 /** `chorus coverage`: build and run one testbench against the DUT with Verilator and report its coverage. */
-import { relative } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { lcov, measure, writeFileAtomic, type MeasureResult } from '../../engine';
@@ -70,8 +69,7 @@ function render(report: MeasureResult, rtl: string[], flags: CoverageFlags): str
 
 async function run(given: string[], flags: CoverageFlags, ctx: CliContext): Promise<void> {
   const design = await designInput(given, flags);
-  // Files from a filelist are named relative to the working folder, as a user would type them.
-  const rtl = [...new Set([...design.files.map((f) => relative(process.cwd(), f) || f)])];
+  const rtl = design.files;
   const measured = await measure(
     {
       rtlFiles: rtl,

@@ -1,5 +1,5 @@
 /** `chorus generate`: close coverage on a DUT with the model-free engine, the model, or both. */
-import { basename, relative, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import pc from 'picocolors';
@@ -117,7 +117,6 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
         files: design.files,
         includeDirs: design.includeDirs,
         defines: design.defines,
-        parameters: design.parameters,
         specFiles: flags.spec.map((f) => resolve(f)),
         top: flags.top,
         instanceName: flags.instance,
@@ -160,7 +159,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
     result.testbenchPath = out;
   }
   // Files as the user named them; the run's own testbench (in a removed run folder) by its base name.
-  const name = givenNames([...design.files.map((f) => relative(process.cwd(), f) || f), ...files], (f) => basename(f));
+  const name = givenNames(design.files, (f) => basename(f));
   if (flags.json) {
     const { lines: _lines, ...rest } = result;
     ctx.out(JSON.stringify({ ...rest, holes: namedHoles(rest.holes, name), diagnostics: rest.diagnostics.map((d) => ({ ...d, file: name(d.file) })), designWarnings: (rest.designWarnings ?? []).map((d) => ({ ...d, file: name(d.file) })) }, null, 2));

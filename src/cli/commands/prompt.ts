@@ -18,10 +18,9 @@ export const registerPrompt: RegisterCommand = (program: Command, ctx: CliContex
   addDesignOptions(command).action(async (files: string[], flags: DesignCliFlags & { top?: string; spec: string[]; instance?: string }) => {
       const design = await designInput(files, flags);
       const run = await prepareRun({
-        rtlFiles: design.files,
+        rtlFiles: design.files.map((f) => resolve(f)),
         includeDirs: design.includeDirs,
         defines: design.defines,
-        parameters: design.parameters,
         specFiles: flags.spec.map((f) => resolve(f)),
         top: flags.top,
         instanceName: flags.instance,
