@@ -20,7 +20,7 @@ export interface GenerateRequest {
   instanceName?: string;
   engine: EngineName;
   targets: Targets;
-  /** LLM rounds (default 3, the paper's protocol). */
+  /** LLM refinement rounds after the first generation (default 3: 1 + 3 generations, LLM4Cov's protocol). */
   rounds?: number;
   seed?: number;
   /** Model-free search budget in seconds. */
@@ -54,7 +54,7 @@ export interface EngineServices {
   steering?: { take(): string[] };
   verilatorPath?: string;
   cacheDir?: string;
-  /** Memory limit of each tool that reads a testbench (Verilator, g++, the simulator); default 4 GiB. */
+  /** Most memory CHORUS and a tool building or running a testbench (Verilator, g++, the simulator) may hold; default 4 GiB. */
   memoryLimitBytes?: number;
   /** Byte cap of the build cache; default 2 GiB. */
   cacheMaxBytes?: number;

@@ -19,6 +19,7 @@ export { BackendPool, listModels, pullModel, modelInfo, type ChatBackend, type M
 // Design analysis: of files for `chorus inspect`, of an editor's unsaved text for the language server.
 export { analyzeFiles, analyzeSources, moduleByName } from '../hdl';
 export { readFilelist, type Filelist } from '../hdl';
+export { analyzeDesign } from './designAnalysis';
 export { findTops, topsOf } from './tops';
 // Per-instance coverage of a result's points, for adapters that check per-instance targets (`chorus bench`).
 export { summarizeByInstance as coverageByInstance } from '../sim';

@@ -28,7 +28,7 @@ export interface MeasureServices {
   verilatorPath?: string;
   /** Includes outside this folder are rejected by the sandbox check. */
   workspaceRoot?: string;
-  /** Memory limit of each tool that reads the testbench; default 4 GiB. */
+  /** Most memory CHORUS and a tool building or running the testbench may hold; default 4 GiB. */
   memoryLimitBytes?: number;
   /** Byte cap of the build cache; default 2 GiB. */
   cacheMaxBytes?: number;

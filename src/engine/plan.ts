@@ -7,7 +7,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { analyzeFiles, filesNeeded, indexModules, moduleByName } from '../hdl';
 import { ChorusError, type DesignAnalysis, type EngineName, type ModuleInfo } from '../protocol';
+import type { DesignFlags } from '../sim';
 import type { GenerateRequest } from './api';
+import { analyzeDesign } from './designAnalysis';
 import { chooseEngine, type ModelProvider } from './models';
 
 const HDL = /\.(sv|v)$/i;
@@ -22,6 +24,8 @@ export interface DutRequest {
   document?: string;
   /** The top module; found by analysis when omitted. */
   top?: string;
+  /** The design's include folders and macros: files the text analysis cannot parse are read as Verilator expands them. */
+  design?: DesignFlags;
 }
 
 export interface DutSelection {
@@ -64,13 +68,13 @@ async function siblings(file: string): Promise<string[]> {
 export async function selectDut(req: DutRequest): Promise<DutSelection> {
   if (req.files?.length) {
     const files = req.files.map((f) => resolve(f));
-    const analysis = await analyzeFiles(files, { top: req.top });
+    const analysis = await analyzeDesign(files, { top: req.top, design: req.design });
     throwSyntaxError(analysis);
     return { files, top: findTop(analysis, files, req.top), analysis };
   }
   if (!req.document) throw new ChorusError('bad_input', 'No RTL files given: pass the DUT source files.');
   const doc = resolve(req.document);
-  const own = await analyzeFiles([doc], { top: req.top });
+  const own = await analyzeDesign([doc], { top: req.top, design: req.design });
   throwSyntaxError(own);
   // A document with several unrelated modules runs on its first one unless a top is named (a code lens names it).
   const topName = req.top ?? own.top ?? own.modules[0]?.name;
@@ -103,6 +107,6 @@ export interface RunPlan {
 /** The engine's one decision of a run: its DUT files and top (`selectDut`) and its engine (`chooseEngine`). */
 export async function planRun(input: RunInput, models: ModelProvider): Promise<RunPlan> {
   const { files, document, engine, ...rest } = input;
-  const dut = await selectDut({ files, document, top: input.top });
+  const dut = await selectDut({ files, document, top: input.top, design: { includeDirs: input.includeDirs, defines: input.defines } });
   return { dut, request: { ...rest, rtlFiles: dut.files, top: dut.top.name, engine: chooseEngine(engine, models) } };
 }

@@ -328,7 +328,9 @@ export function parseEvents(text: string): RawEvent[] {
     .map((part) => {
       const m = /^(posedge|negedge|edge)\s+(.+)$/.exec(part.trim());
       if (!m) return { edge: null, signal: part.trim() };
-      return { edge: m[1] === 'edge' ? null : (m[1] as 'posedge' | 'negedge'), signal: m[2].trim() };
+      // Macro expansions parenthesize their arguments: `posedge (clk_i)` is the edge of clk_i.
+      const signal = m[2].trim().replace(/^\(\s*([A-Za-z_][\w$.]*)\s*\)$/, '$1');
+      return { edge: m[1] === 'edge' ? null : (m[1] as 'posedge' | 'negedge'), signal };
     })
     .filter((e) => e.signal !== '');
 }

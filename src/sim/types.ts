@@ -24,8 +24,8 @@ export interface SimOptions {
   /** Includes outside this folder are rejected by the sandbox check. */
   workspaceRoot?: string;
   /**
-   * Memory of each tool that reads the testbench (preprocessor, Verilator, the C++ compile, the simulator):
-   * address space per process and resident memory of its whole process tree. Default CHORUS_MEMORY_LIMIT, else 4 GiB.
+   * Most memory CHORUS and a tool that reads the testbench (preprocessor, Verilator, the C++ compile, the
+   * simulator) may hold together (limits.ts). Default CHORUS_MEMORY_LIMIT, else 4 GiB.
    */
   memoryLimitBytes?: number;
   /** Byte cap of the build cache (simulators, runtime objects, precompiled headers, ccache). Default CHORUS_CACHE_MAX, else 2 GiB. */

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateToEnd, type GenerateRequest } from '../../src/engine';
-import { openBackend } from '../../src/llm';
-import { silentLogger, type LoopEvent } from '../../src/protocol';
+import { DEFAULT_TEMPLATES } from '../../src/engine/llm/templates';
+import { openBackend, type ChatBackend } from '../../src/llm';
+import { silentLogger, type ChatMessage, type LoopEvent } from '../../src/protocol';
 import { repoRoot } from '../helpers/cli';
 import { fileReply, replayModel } from '../helpers/replay';
 
@@ -51,6 +52,30 @@ test('a whole testbench, then a patch that closes line and branch coverage', asy
   assert.equal(types[types.length - 1], 'final');
 });
 
+test('protocol: 1 + N generations, and each follow-up round is ONE user message ending with the format restated', async () => {
+  const replay = await openBackend(replayModel([recorded.responses[0], recorded.responses[0], recorded.responses[0]]), { logger: silentLogger });
+  const calls: ChatMessage[][] = [];
+  const backend: ChatBackend = { label: replay.label, kind: replay.kind, chat: (messages, options) => (calls.push(messages), replay.chat(messages, options)), dispose: () => replay.dispose() };
+  const { rounds, stopReason } = await generateToEnd(
+    { rtlFiles: [fifo], engine: 'llm', targets: { line: 100, branch: 100 }, rounds: 2, stallRounds: 10 },
+    { logger: silentLogger, signal: new AbortController().signal, backend },
+  );
+  assert.equal(stopReason, 'rounds');
+  assert.equal(rounds.length, 3, 'rounds: 2 is a first generation and two refinement rounds');
+  assert.equal(calls.length, 3);
+  assert.deepEqual(calls[0].map((m) => m.role), ['system', 'user']);
+  for (const prompt of calls.slice(1)) {
+    // Markov context: system, user, the best reply (clean filename line + code), one combined feedback message.
+    assert.deepEqual(prompt.map((m) => m.role), ['system', 'user', 'assistant', 'user']);
+    assert.match(prompt[2].content, /^filename: tb_fifo\.sv\n```systemverilog\n[\s\S]*\n```$/);
+    const followup = prompt[3].content;
+    const at = ['Response parse result:\n', '\n\nEDA result:\n', '\n\nInstruction for next round:\nImprove coverage toward 100%'].map((h) => followup.indexOf(h));
+    assert.equal(at[0], 0, 'the parse result opens the message');
+    assert.ok(at[1] > at[0] && at[2] > at[1], `the sections in order: ${at.join(', ')}`);
+    assert.ok(followup.endsWith(`\n${DEFAULT_TEMPLATES.outputFormat}`), 'it ends with the output format restated');
+  }
+});
+
 test('a reply with no code, a patch that does not match, and the stall rule', async () => {
   const tb = readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8');
   const first = (JSON.parse(tb) as { responses: string[] }).responses[0];
@@ -78,7 +103,7 @@ test('a testbench that does not compile, then its fix; and a reply wrapped in <t
   const broken = fileReply(
     'module tb_fifo;\n  logic clk = 0;\n  fifo uut (.clk(clk), .rst_n(1\'b1), .push(1\'b0), .pop(1\'b0), .din(8\'h0));\n  initial begin\n    undeclared_signal = 1;\n    $finish;\n  end\nendmodule',
   );
-  const { result, events } = await runWith([broken, `<think>The signal was not declared.</think>\n${good}`], { rounds: 2 });
+  const { result, events } = await runWith([broken, `<think>The signal was not declared.</think>\n${good}`], { rounds: 1 });
   assert.equal(result.rounds[0].status, 'compile_error');
   const build1 = events.find((e) => e.type === 'build' && e.round === 1);
   assert.ok(build1 && build1.type === 'build');
@@ -94,7 +119,7 @@ test('a testbench that does not compile, then its fix; and a reply wrapped in <t
 });
 
 test('a testbench that does not instantiate the DUT is told so', async () => {
-  const { result, events } = await runWith([fileReply('module tb_other;\n  initial $finish;\nendmodule')], { rounds: 1 });
+  const { result, events } = await runWith([fileReply('module tb_other;\n  initial $finish;\nendmodule')], { rounds: 0 });
   assert.equal(result.rounds[0].status, 'compile_error');
   const fb = events.find((e) => e.type === 'feedback');
   assert.ok(fb && fb.type === 'feedback');

@@ -326,7 +326,7 @@ test('protocol: the newer state is kept on a tie, never a worse one, and a testb
   const coverage = (pct: number) => ({ line: { covered: pct, total: 100, pct }, branch: { covered: 0, total: 0, pct: 100 }, toggle: { covered: 0, total: 0, pct: 100 } });
   const attempt = (pct: number | null, testbench: string | null = 'module tb; endmodule\n'): Attempt => ({
     reply: '',
-    feedback: () => [],
+    feedback: () => ({ role: 'user', content: '' }),
     testbench,
     filename: 'tb.sv',
     report: pct === null ? null : { status: 'ok', coverage: coverage(pct), instances: {}, holes: [], diagnostics: [], ms: { build: 0, sim: 0 } },

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseReply, stripThinking } from '../../src/engine/llm/reply';
 import { applyPatch, parsePatch } from '../../src/engine/llm/patch';
-import { buildFollowupMessages, buildOpeningMessages, SYSTEM_PROMPT } from '../../src/engine/llm/prompt';
+import { buildFollowupMessage, buildOpeningMessages, SYSTEM_PROMPT } from '../../src/engine/llm/prompt';
+import { DEFAULT_TEMPLATES } from '../../src/engine/llm/templates';
 
 const TB = 'module tb_fifo;\n  logic clk;\n  fifo uut (.clk(clk));\n  initial begin\n    clk = 0;\n    $finish;\n  end\nendmodule';
 
@@ -104,19 +105,23 @@ test('the opening messages keep the trained structure', () => {
   assert.match(u, /<\/instructions>\nWrite the SystemVerilog testbench/);
 });
 
-test('follow-up messages: header lines and - key: value bullets, current testbench only for patches', () => {
-  const msgs = buildFollowupMessages({
+test('a follow-up is ONE user message: the sections in order, the current testbench only for patches, the format restated last', () => {
+  const msg = buildFollowupMessage({
     parse: { status: 'success', type: 'patch' },
     apply: { status: 'success', applied: '1/1 hunks' },
     testbench: TB,
     eda: { status: 'success', stage: 'coverage', coverage: 'line 90% (9/10)' },
     instruction: 'Improve coverage toward 100%.',
   });
-  assert.deepEqual(
-    msgs.map((m) => m.content.split('\n')[0]),
-    ['Response parse result:', 'Patch apply result:', 'Current testbench contents:', 'EDA result:', 'Instruction for next round:'],
-  );
-  assert.equal(msgs[0].content, 'Response parse result:\n- status: success\n- type: patch');
-  const fileMsgs = buildFollowupMessages({ parse: { status: 'success', type: 'file' }, testbench: TB, instruction: 'x' });
-  assert.equal(fileMsgs.length, 2);
+  assert.equal(msg.role, 'user');
+  const sections = msg.content.split('\n\n');
+  assert.equal(sections[0], 'Response parse result:\n- status: success\n- type: patch');
+  assert.equal(sections[1], 'Patch apply result:\n- status: success\n- applied: 1/1 hunks');
+  assert.equal(sections[2], `Current testbench contents:\n${TB.replace(/\s+$/, '')}`);
+  assert.equal(sections[3], 'EDA result:\n- status: success\n- stage: coverage\n- coverage: line 90% (9/10)');
+  assert.ok(msg.content.includes('\n\nInstruction for next round:\nImprove coverage toward 100%.\nOutput requirements:\n'));
+  assert.ok(msg.content.endsWith(DEFAULT_TEMPLATES.outputFormat), 'ends with the output format restated');
+  const fileMsg = buildFollowupMessage({ parse: { status: 'success', type: 'file' }, testbench: TB, instruction: 'x' });
+  assert.doesNotMatch(fileMsg.content, /Current testbench contents:/, 'a whole-file reply is not echoed back');
+  assert.match(fileMsg.content, /^Response parse result:\n- status: success\n- type: file\n\nInstruction for next round:\nx\nOutput requirements:/);
 });

@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateToEnd } from '../../src/engine';
-import { buildFollowupMessages, buildOpeningMessages } from '../../src/engine/llm/prompt';
+import { buildFollowupMessage, buildOpeningMessages } from '../../src/engine/llm/prompt';
 import { DEFAULT_TEMPLATES, loadTemplates, validateTemplates } from '../../src/engine/llm/templates';
 import type { ChatBackend, ChatOptions, ChatResult } from '../../src/llm';
 import { ChorusError, silentLogger, type ChatMessage } from '../../src/protocol';
@@ -25,11 +25,12 @@ test('the built-in templates validate and keep the trained structure', () => {
   assert.match(user.content, /^<context>\n\/\/ File: a\.sv\nmodule a; endmodule\n\n\/\/ No specification files were provided\.\n<\/context>\n<instructions>\n/);
   assert.match(user.content, /The reset input is 'rst', active-high \(1 resets\), asynchronous/);
   assert.match(user.content, /<\/instructions>\nWrite the SystemVerilog testbench that maximizes coverage of this RTL project\.$/);
-  const follow = buildFollowupMessages({ parse: { status: 'success' }, eda: { status: 'success' }, instruction: 'go' });
+  const follow = buildFollowupMessage({ parse: { status: 'success' }, eda: { status: 'success' }, instruction: 'go' });
   assert.deepEqual(
-    follow.map((m) => m.content.split('\n')[0]),
+    follow.content.split('\n\n').slice(0, 3).map((section) => section.split('\n')[0]),
     ['Response parse result:', 'EDA result:', 'Instruction for next round:'],
   );
+  assert.ok(follow.content.endsWith(`Instruction for next round:\ngo\n${DEFAULT_TEMPLATES.outputFormat}`), 'the output format restated last');
 });
 
 test('a bad templates file is refused at load, naming the file, the template and the placeholder', async () => {
@@ -50,7 +51,12 @@ test('a bad templates file is refused at load, naming the file, the template and
 });
 
 test('a user templates file changes the wording the model sees, and keeps the rest built-in', async () => {
-  const path = file('mine.json', { system: 'You write testbenches.', edaHeader: 'Simulator result:', instructions: 'Cover {{top}} through {{instance}}.' });
+  const path = file('mine.json', {
+    system: 'You write testbenches.',
+    edaHeader: 'Simulator result:',
+    instructions: 'Cover {{top}} through {{instance}}.',
+    outputFormat: 'Answer: filename line, then one systemverilog block.',
+  });
   const calls: ChatMessage[][] = [];
   const recorded = (JSON.parse((await import('node:fs')).readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] }).responses;
   const backend: ChatBackend = {
@@ -65,13 +71,17 @@ test('a user templates file changes the wording the model sees, and keeps the re
     async dispose() {},
   };
   await generateToEnd(
-    { rtlFiles: [join(repoRoot, 'examples', 'fifo', 'fifo.sv')], engine: 'llm', targets: { line: 100, branch: 100 }, rounds: 2, promptTemplates: path },
+    { rtlFiles: [join(repoRoot, 'examples', 'fifo', 'fifo.sv')], engine: 'llm', targets: { line: 100, branch: 100 }, rounds: 1, promptTemplates: path },
     { logger: silentLogger, signal: new AbortController().signal, backend },
   );
   assert.equal(calls[0][0].content, 'You write testbenches.');
   assert.match(calls[0][1].content, /<instructions>\nCover fifo through uut\./);
-  assert.ok(calls[1].some((m) => m.content.startsWith('Simulator result:\n- status: success')));
-  assert.ok(calls[1].some((m) => m.content.startsWith('Response parse result:')), 'the headers not replaced stay built-in');
+  assert.equal(calls.length, 2, 'rounds: 1 is the first generation and one refinement');
+  assert.equal(calls[1].length, 4, 'system, user, the best reply, one follow-up message');
+  const followup = calls[1][3].content;
+  assert.match(followup, /^Response parse result:\n/, 'the headers not replaced stay built-in');
+  assert.match(followup, /\n\nSimulator result:\n- status: success/);
+  assert.ok(followup.endsWith('\nAnswer: filename line, then one systemverilog block.'), 'the restated format is the user\'s');
 });
 
 test('hybrid with a bad templates file: the search testbench is kept and the reason given', async () => {

@@ -108,7 +108,7 @@ export const registerBench: RegisterCommand = (program: Command, ctx: CliContext
     .option('--endpoint <url>', 'OpenAI-compatible endpoint base URL')
     .option('--api-model <name>', 'model name at the endpoint')
     .option('--samples <k>', 'samples per item (Pass@k uses k = samples)', positiveInt('--samples'), 1)
-    .option('--rounds <n>', 'LLM rounds per sample', positiveInt('--rounds'))
+    .option('--rounds <n>', 'LLM refinement rounds per sample after the first generation (default 3: 1 + 3 generations)', positiveInt('--rounds'))
     .option('--concurrency <n>', 'items run at once', positiveInt('--concurrency'), 1)
     .option('--budget-seconds <n>', 'model-free search budget per sample', positiveNumber('--budget-seconds'))
     .option('--timeout <seconds>', 'wall-clock bound per simulation', positiveNumber('--timeout'))
@@ -116,7 +116,7 @@ export const registerBench: RegisterCommand = (program: Command, ctx: CliContext
     .option('--limit <n>', 'only the first n items', positiveInt('--limit'))
     .option('--out <dir>', 'write results.json, summary.md and chart.svg here')
     .option('--json', 'print only the JSON result')
-    .option('--memory-limit <size>', 'memory of each tool that builds or runs the testbench, e.g. 4G, 2048M (default 4G)', byteSize('--memory-limit'))
+    .option('--memory-limit <size>', 'most memory CHORUS and the tool building or running a testbench may hold, e.g. 4G, 2048M (default 4G)', byteSize('--memory-limit'))
     .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'))
     .action((dataset: string, flags: BenchFlags) => action(dataset, flags, ctx));
 };

@@ -178,7 +178,7 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
     .option('--spec <file>', 'specification file given to the model (repeatable)', collect, [])
     .option('--engine <name>', 'random | llm | hybrid (default: llm when a model is configured or found, else random)', oneOf('--engine', ['random', 'llm', 'hybrid'] as const))
     .option('--target <targets>', 'coverage targets, e.g. line=100,branch=100,toggle=80', undefined)
-    .option('--rounds <n>', 'LLM rounds (default 3)', positiveInt('--rounds'))
+    .option('--rounds <n>', 'LLM refinement rounds after the first generation (default 3: 1 + 3 generations, as LLM4Cov)', positiveInt('--rounds'))
     .option('--out <path>', 'where to write the testbench (default ./tb_<top>.sv)')
     .option('--force', 'overwrite --out even when CHORUS did not write it')
     .option('--seed <n>', 'random seed for reproducible runs', nonNegativeInt('--seed'))
@@ -197,7 +197,7 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
     .option('--prompt-templates <file.json>', 'prompt wording over the built-in templates (for a model trained on other words)')
     .option('--instance <name>', 'DUT instance name in the testbench (default uut)')
     .option('--json', 'print only the result as JSON')
-    .option('--memory-limit <size>', 'memory of each tool that builds or runs the testbench, e.g. 4G, 2048M (default 4G)', byteSize('--memory-limit'))
+    .option('--memory-limit <size>', 'most memory CHORUS and the tool building or running a testbench may hold, e.g. 4G, 2048M (default 4G)', byteSize('--memory-limit'))
     .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'));
   addDesignOptions(command).action((files: string[], flags: GenerateFlags) => action(files, flags, ctx));
 };

@@ -1,7 +1,7 @@
 /** `chorus inspect`: what DUT analysis finds in RTL files — modules, parameters, ports, top, clock, reset. */
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { analyzeFiles, moduleByName } from '../../engine';
+import { analyzeDesign, moduleByName } from '../../engine';
 import { ChorusError, type DesignAnalysis, type ModuleInfo, type ResetInfo } from '../../protocol';
 import type { CliContext } from '../context';
 import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
@@ -55,8 +55,8 @@ function moduleText(m: ModuleInfo, isTop: boolean): string[] {
 }
 
 async function action(given: string[], flags: InspectFlags, ctx: CliContext): Promise<void> {
-  const { files } = await designInput(given, flags);
-  const analysis = await analyzeFiles(files, { top: flags.top });
+  const { files, includeDirs, defines } = await designInput(given, flags);
+  const analysis = await analyzeDesign(files, { top: flags.top, design: { includeDirs, defines }, verilatorPath: process.env.CHORUS_VERILATOR });
   if (analysis.errors.length) {
     for (const e of analysis.errors) ctx.logger.info(`${e.file}:${e.line}:${e.column}: ${e.message}`);
     const n = analysis.errors.length;

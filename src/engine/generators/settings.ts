@@ -2,6 +2,7 @@
 import type { GenerateRequest } from '../api';
 import type { RunSettings } from './types';
 
+/** Refinement rounds after the first generation (LLM4Cov's `react_rounds`, 3 in the paper): 1 + 3 generations. */
 export const DEFAULT_ROUNDS = 3;
 export const DEFAULT_STALL_ROUNDS = 2;
 const DEFAULT_SIM_TIMEOUT_SECONDS = 30;

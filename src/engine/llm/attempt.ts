@@ -1,15 +1,18 @@
 /** One model reply as the loop keeps it, and which of two replies is the better one to continue from. */
 import { meetsTargets, overallPct, type ChatMessage, type CoverageReport, type Targets } from '../../protocol';
-import { edaBullets, nextInstruction } from './feedback';
+import { edaBullets, nextInstruction, withSteering } from './feedback';
 import type { PromptDetail } from './promptDetail';
-import { asFileReply, buildFollowupMessages } from './prompt';
+import { asFileReply, buildFollowupMessage } from './prompt';
 import { DEFAULT_TEMPLATES, type PromptTemplates } from './templates';
 
 export interface Attempt {
   /** The assistant turn replayed in the Markov context: the clean answer (filename line + code, or hunks), no thinking. */
   reply: string;
-  /** Its follow-up messages at a level of detail (shorter lists and logs when the context is tight). */
-  feedback(detail: PromptDetail): ChatMessage[];
+  /**
+   * Its follow-up: one user message at a level of detail (shorter lists and logs when the context is tight), with
+   * the user's chat steering, if any, after the instruction.
+   */
+  feedback(detail: PromptDetail, steering?: readonly string[]): ChatMessage;
   testbench: string | null;
   filename: string;
   report: CoverageReport | null;
@@ -50,12 +53,15 @@ export function seedAttempt(
     testbench,
     filename,
     report,
-    feedback: (detail) =>
-      buildFollowupMessages({
-        parse: { status: 'success', type: 'file', filename },
-        eda: edaBullets(report, targets, name, detail),
-        instruction: withShortened(nextInstruction(report, []), detail),
-      }, templates),
+    feedback: (detail, steering = []) =>
+      buildFollowupMessage(
+        {
+          parse: { status: 'success', type: 'file', filename },
+          eda: edaBullets(report, targets, name, detail),
+          instruction: withShortened(withSteering(nextInstruction(report, []), steering), detail),
+        },
+        templates,
+      ),
   };
 }
 

@@ -1,8 +1,11 @@
-/** A round's prompt (Markov context): the opening messages, the best reply so far with its feedback, the user's words. */
+/**
+ * A round's prompt (Markov context): the opening messages, then the best reply so far and its ONE follow-up message,
+ * the user's words (chat steering) inside it after the instruction. Before any reply, steering is a lone follow-up.
+ */
 import type { ChatMessage } from '../../protocol';
 import type { Attempt } from './attempt';
 import { nextInstruction } from './feedback';
-import { asFileReply } from './prompt';
+import { asFileReply, instructionSection } from './prompt';
 import { FULL_DETAIL } from './feedback';
 import { shortenTestbench, type PromptDetail } from './promptDetail';
 import { DEFAULT_TEMPLATES, type PromptTemplates } from './templates';
@@ -17,11 +20,9 @@ export function buildRoundPrompt(
   const messages: ChatMessage[] = [...opening];
   if (best) {
     const reply = detail.testbenchLines !== undefined && best.testbench ? asFileReply(best.filename, shortenTestbench(best.testbench, detail.testbenchLines)) : best.reply;
-    messages.push({ role: 'assistant', content: reply }, ...best.feedback(detail));
-  }
-  if (steering.length) {
-    // The best attempt's instruction already sits last; the user's words ride on a fresh instruction message.
-    messages.push({ role: 'user', content: `${templates.instructionHeader}\n${nextInstruction(best?.report ?? null, steering)}` });
+    messages.push({ role: 'assistant', content: reply }, best.feedback(detail, steering));
+  } else if (steering.length) {
+    messages.push({ role: 'user', content: instructionSection(nextInstruction(null, steering), templates) });
   }
   return messages;
 }

@@ -72,5 +72,10 @@ export function nextInstruction(report: CoverageReport | null, steering: string[
   else if (report.status === 'resource_limit') base = 'Use much smaller arrays, loops and stimulus: the testbench needed more memory or time than allowed.';
   else if (report.status === 'rejected') base = 'Remove the forbidden constructs from the testbench: it may only drive stimulus (no file output, no $system, no DPI).';
   else base = 'Fix the simulation failure by editing the testbench; make sure the stimulus ends with $finish.';
-  return steering.length ? `${base}\n${steering.map((s) => `User request: ${s}`).join('\n')}` : base;
+  return withSteering(base, steering);
+}
+
+/** The user's words (chat steering) after an instruction, one `User request:` line each. */
+export function withSteering(instruction: string, steering: readonly string[]): string {
+  return steering.length ? `${instruction}\n${steering.map((s) => `User request: ${s}`).join('\n')}` : instruction;
 }

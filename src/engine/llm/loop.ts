@@ -26,6 +26,11 @@ import { roundSeed } from './seed';
 import { stopAfterRound, stopBeforeRound, type StopLimits, type StopReason } from './stopRules';
 
 export interface LlmLoopOptions extends StopLimits {
+  /**
+   * Refinement rounds after the first generation, LLM4Cov's count (`react_rounds`, 3 in the paper): a fresh run makes
+   * 1 + rounds generations; a run continuing from a measured testbench (`from`, hybrid) makes `rounds`, that
+   * testbench standing as the first generation, as LLM4Cov's agentic flow starts from its direct-inference result.
+   */
   rounds: number;
   simTimeoutMs?: number;
   /**
@@ -122,7 +127,8 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
     const sampling = { ...opts.sampling, ...(budget ? { maxTokens: budget.replyTokens } : {}) };
 
     const first = rounds.length + 1;
-    for (let index = first; stopReason === 'rounds' && index < first + opts.rounds; index++) {
+    const generations = best ? opts.rounds : 1 + opts.rounds;
+    for (let index = first; stopReason === 'rounds' && index < first + generations; index++) {
       const early = stopBeforeRound(run.signal, startedAt, opts);
       if (early) {
         stopReason = early === 'cancelled' && run.budgetSpent() ? 'budget' : early;
@@ -193,7 +199,7 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
       const report = measured?.report ?? null;
 
       const feedback = roundFeedback(candidate, report, best, ctx.targets, ctx.displayName, templates);
-      emit({ type: 'feedback', round: index, text: feedback(fitted.detail).map((m) => m.content).join('\n\n') });
+      emit({ type: 'feedback', round: index, text: feedback(fitted.detail).content });
 
       const attempt: Attempt = { reply: cleanReply(candidate, reply.text), feedback, testbench: candidate.testbench, filename: candidate.filename, report };
       const before = best?.report?.status === 'ok' ? best.report.coverage : emptySummary();

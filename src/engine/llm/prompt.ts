@@ -1,7 +1,8 @@
 /**
  * The consolidated CHORUS model was trained on one conversation shape (FIELD-NOTES, "The model's interface"):
- * a system message, a user message with `<context>`/`<instructions>`, then follow-up user messages of a header line
- * and `- key: value` bullets. The structure is here; the wording is data (templates/default.json, or the user's).
+ * a system message, a user message with `<context>`/`<instructions>`, then per round one follow-up user message of
+ * sections (a header line and `- key: value` bullets) ending with the output format restated. The structure is
+ * here; the wording is data (templates/default.json, or the user's).
  */
 import type { ChatMessage, ResetInfo, SourceFile } from '../../protocol';
 import { DEFAULT_TEMPLATES, fill, type PromptTemplates } from './templates';
@@ -72,9 +73,8 @@ export function buildOpeningMessages(input: OpeningPromptInput, t: PromptTemplat
 
 export type Bullets = Record<string, string>;
 
-function bulletMessage(header: string, bullets: Bullets): ChatMessage {
-  const lines = Object.entries(bullets).map(([k, v]) => `- ${k}: ${v}`);
-  return { role: 'user', content: [header, ...lines].join('\n') };
+function bulletSection(header: string, bullets: Bullets): string {
+  return [header, ...Object.entries(bullets).map(([k, v]) => `- ${k}: ${v}`)].join('\n');
 }
 
 export interface FollowupInput {
@@ -87,16 +87,22 @@ export interface FollowupInput {
   instruction: string;
 }
 
-/** Follow-up user messages after a reply: parse, patch, current testbench, EDA result, next instruction. */
-export function buildFollowupMessages(input: FollowupInput, t: PromptTemplates = DEFAULT_TEMPLATES): ChatMessage[] {
-  const out: ChatMessage[] = [bulletMessage(t.parseHeader, input.parse)];
-  if (input.apply) out.push(bulletMessage(t.applyHeader, input.apply));
-  if (input.testbench !== undefined && input.parse.type === 'patch') {
-    out.push({ role: 'user', content: `${t.testbenchHeader}\n${input.testbench.replace(/\s+$/, '')}` });
-  }
-  if (input.eda) out.push(bulletMessage(t.edaHeader, input.eda));
-  out.push({ role: 'user', content: `${t.instructionHeader}\n${input.instruction.trim()}` });
-  return out;
+/**
+ * The follow-up after a reply, as LLM4Cov's agentic protocol sends it: ONE user message holding the sections one
+ * after another (parse, patch, current testbench, EDA result, instruction), ending with the output format restated.
+ */
+export function buildFollowupMessage(input: FollowupInput, t: PromptTemplates = DEFAULT_TEMPLATES): ChatMessage {
+  const sections: string[] = [bulletSection(t.parseHeader, input.parse)];
+  if (input.apply) sections.push(bulletSection(t.applyHeader, input.apply));
+  if (input.testbench !== undefined && input.parse.type === 'patch') sections.push(`${t.testbenchHeader}\n${input.testbench.replace(/\s+$/, '')}`);
+  if (input.eda) sections.push(bulletSection(t.edaHeader, input.eda));
+  sections.push(instructionSection(input.instruction, t));
+  return { role: 'user', content: sections.join('\n\n') };
+}
+
+/** The last section of a follow-up: the instruction, then the output requirements restated. */
+export function instructionSection(instruction: string, t: PromptTemplates = DEFAULT_TEMPLATES): string {
+  return [t.instructionHeader, instruction.trim(), t.outputFormat.trim()].filter(Boolean).join('\n');
 }
 
 /** The reply as the model would have written a whole-file answer, for seeding a run with an existing testbench. */

@@ -1,10 +1,10 @@
 /** What a finished round leaves behind: the clean reply to replay, the feedback the model reads next, the summary line. */
 import { emptySummary, overallPct, type ChatMessage, type CoverageReport, type RoundSummary, type Targets } from '../../protocol';
 import { withShortened, type Attempt } from './attempt';
-import { edaBullets, nextInstruction } from './feedback';
+import { edaBullets, nextInstruction, withSteering } from './feedback';
 import type { Candidate } from './parseAndPatch';
 import type { PatchHunk } from './patch';
-import { asFileReply, buildFollowupMessages, type Bullets } from './prompt';
+import { asFileReply, buildFollowupMessage, type Bullets } from './prompt';
 import { shortenTestbench, type PromptDetail } from './promptDetail';
 import { stripThinking } from './reply';
 import { DEFAULT_TEMPLATES, type PromptTemplates } from './templates';
@@ -29,7 +29,7 @@ export function cleanReply(candidate: Candidate, replyText: string): string {
   return answer.length > UNUSABLE_REPLAY_CHARS ? `${answer.slice(0, UNUSABLE_REPLAY_CHARS)}\n… (${answer.length - UNUSABLE_REPLAY_CHARS} more characters left out)` : answer;
 }
 
-/** The follow-up messages after this round's reply, at a level of detail: parse, patch, current testbench, EDA, instruction. */
+/** The follow-up message after this round's reply, at a level of detail: parse, patch, current testbench, EDA, instruction. */
 export function roundFeedback(
   candidate: Candidate,
   report: CoverageReport | null,
@@ -37,17 +37,21 @@ export function roundFeedback(
   targets: Targets,
   name?: (file: string) => string,
   templates: PromptTemplates = DEFAULT_TEMPLATES,
-): (detail: PromptDetail) => ChatMessage[] {
+): (detail: PromptDetail, steering?: readonly string[]) => ChatMessage {
   const patched = candidate.parsed.type === 'patch';
   const current = patched ? (candidate.testbench ?? best?.testbench ?? undefined) : undefined;
-  return (detail) =>
-    buildFollowupMessages({
-      parse: candidate.parseBullets,
-      apply: candidate.applyBullets,
-      testbench: current !== undefined ? shortenTestbench(current, detail.testbenchLines) : undefined,
-      eda: report ? edaBullets(report, targets, name, detail) : undefined,
-      instruction: withShortened(report ? nextInstruction(report, []) : (candidate.instruction ?? nextInstruction(null, [])), detail),
-    }, templates);
+  const instruction = report ? nextInstruction(report, []) : (candidate.instruction ?? nextInstruction(null, []));
+  return (detail, steering = []) =>
+    buildFollowupMessage(
+      {
+        parse: candidate.parseBullets,
+        apply: candidate.applyBullets,
+        testbench: current !== undefined ? shortenTestbench(current, detail.testbenchLines) : undefined,
+        eda: report ? edaBullets(report, targets, name, detail) : undefined,
+        instruction: withShortened(withSteering(instruction, steering), detail),
+      },
+      templates,
+    );
 }
 
 /** The paper's reward: 0 unless the testbench ran, then 1 + overall coverage as a fraction. */

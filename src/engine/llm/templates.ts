@@ -31,6 +31,7 @@ const PLACEHOLDERS: Record<TemplateKey, { allowed: readonly string[]; required: 
   testbenchHeader: { allowed: [], required: [] },
   edaHeader: { allowed: [], required: [] },
   instructionHeader: { allowed: [], required: [] },
+  outputFormat: { allowed: [], required: [] },
 };
 
 const KEYS = Object.keys(PLACEHOLDERS) as TemplateKey[];

@@ -1,0 +1,35 @@
+/**
+ * Analysis that sees what the compiler sees: a file the text analysis cannot parse (macro calls such as
+ * `` `FFLARNC(…) ``, macros from include files) is read again as Verilator's preprocessor expands it, line for
+ * line, so every position still names the user's file and line.
+ */
+import { readFile } from 'node:fs/promises';
+import { analyzeFiles, analyzeSources } from '../hdl';
+import type { DesignAnalysis, SourceFile } from '../protocol';
+import { preprocessDesignFile, type DesignFlags } from '../sim';
+
+export interface DesignAnalysisOptions {
+  top?: string;
+  /** The design's include folders and macros, for the preprocessor. */
+  design?: DesignFlags;
+  verilatorPath?: string;
+  signal?: AbortSignal;
+}
+
+/** Analyses `files` (absolute); files with syntax errors are expanded by Verilator and analysed again. */
+export async function analyzeDesign(files: string[], opts: DesignAnalysisOptions = {}): Promise<DesignAnalysis> {
+  const first = await analyzeFiles(files, { top: opts.top });
+  if (!first.errors.length) return first;
+  const failing = new Set(first.errors.map((e) => e.file));
+  const sources: SourceFile[] = [];
+  for (const file of files) {
+    const expanded = failing.has(file)
+      ? await preprocessDesignFile(file, opts.design ?? {}, { verilatorPath: opts.verilatorPath, signal: opts.signal }).catch(() => undefined)
+      : undefined;
+    // Unchanged files were read (and checked) by the first analysis already.
+    sources.push({ name: file, content: expanded ?? (await readFile(file, 'utf8')) });
+  }
+  const second = analyzeSources(sources, { top: opts.top });
+  // When expansion does not help, the errors of the text as written are the ones to show.
+  return second.errors.length ? first : second;
+}
