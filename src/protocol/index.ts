@@ -9,3 +9,4 @@ export * from './rpc';
 export * from './lsp';
 export * from './webview';
 export * from './settings';
+export * from './byteSize';

@@ -1,4 +1,5 @@
 /** The `chorus.*` settings as one typed value, read and validated the same way by the extension and the server. */
+import { parseByteSize } from './byteSize';
 import { DEFAULT_TARGETS, type TargetMetric, type Targets } from './coverage';
 import type { EngineName } from './loop';
 
@@ -30,6 +31,10 @@ export interface ChorusSettings {
   /** A JSON file of prompt templates over the built-in ones; empty: the built-in wording. */
   promptTemplates: string;
   simTimeoutSeconds: number;
+  /** Most memory CHORUS and one tool building or running a testbench may hold: a size `parseByteSize` reads (`4G`). */
+  memoryLimit: string;
+  /** The build cache's byte cap, a size like `memoryLimit`. */
+  cacheMax: string;
   testbenchFolder: string;
   showHolesAsDiagnostics: boolean;
 }
@@ -66,6 +71,8 @@ export const DEFAULT_SETTINGS: ChorusSettings = {
   requestTimeoutSeconds: 300,
   promptTemplates: '',
   simTimeoutSeconds: 30,
+  memoryLimit: '4G',
+  cacheMax: '2G',
   testbenchFolder: 'tb',
   showHolesAsDiagnostics: false,
 };
@@ -87,6 +94,15 @@ function num(cfg: ConfigurationLike, key: string, fallback: number, min: number,
   return Math.min(max, Math.max(min, v));
 }
 
+/** A size setting (`4G`, `1536M`, a bare number of MiB); anything else is named in a warning and left at its default. */
+function size(cfg: ConfigurationLike, key: string, fallback: string, warn: (message: string) => void): string {
+  const v = cfg.get(key);
+  if (v === undefined || v === null || v === '') return fallback;
+  if (typeof v === 'string' && parseByteSize(v) !== undefined) return v.trim();
+  warn(`chorus.${key} is ${JSON.stringify(v)}, not a size such as "4G" or "1536M"; using ${fallback}. Fix it in the settings.`);
+  return fallback;
+}
+
 function oneOf<T extends string>(cfg: ConfigurationLike, key: string, allowed: readonly T[], fallback: T): T {
   const v = cfg.get(key);
   return allowed.find((a) => a === v) ?? fallback;
@@ -103,8 +119,11 @@ export function sanitizeTargets(value: unknown): Targets {
   return Object.keys(out).length ? out : { ...DEFAULT_TARGETS };
 }
 
-/** Reads and validates every setting; a bad value falls back to its default instead of reaching the server. */
-export function readSettings(cfg: ConfigurationLike): ChorusSettings {
+/**
+ * Reads and validates every setting; a bad value falls back to its default instead of reaching the server.
+ * `warn` hears of a bad value that would otherwise pass unnoticed (a size that does not parse).
+ */
+export function readSettings(cfg: ConfigurationLike, warn: (message: string) => void = () => undefined): ChorusSettings {
   const d = DEFAULT_SETTINGS;
   const folder = str(cfg, 'testbenchFolder', d.testbenchFolder);
   return {
@@ -124,6 +143,8 @@ export function readSettings(cfg: ConfigurationLike): ChorusSettings {
     requestTimeoutSeconds: int(cfg, 'requestTimeoutSeconds', d.requestTimeoutSeconds, 1, 86_400),
     promptTemplates: str(cfg, 'promptTemplates', d.promptTemplates),
     simTimeoutSeconds: int(cfg, 'simTimeoutSeconds', d.simTimeoutSeconds, 1, 3600),
+    memoryLimit: size(cfg, 'memoryLimit', d.memoryLimit, warn),
+    cacheMax: size(cfg, 'cacheMax', d.cacheMax, warn),
     testbenchFolder: safeRelativeFolder(folder) ?? d.testbenchFolder,
     showHolesAsDiagnostics: cfg.get('showHolesAsDiagnostics') === true,
   };

@@ -4,7 +4,7 @@
  */
 import type { CancellationToken, Connection, WorkDoneProgressReporter } from 'vscode-languageserver';
 import { generateToEnd, overallPct, planRun } from '../engine';
-import { ChorusError, Notifications, type GenerateParams, type GenerateResult, type LoopEvent, type Logger } from '../protocol';
+import { ChorusError, Notifications, parseByteSize, type GenerateParams, type GenerateResult, type LoopEvent, type Logger } from '../protocol';
 import type { ModelHost } from './models';
 import type { ResultStore } from './results';
 import { sendNotification } from './rpc';
@@ -47,7 +47,7 @@ export class RunManager {
   /** Runs one request to the end and answers its wire result; the store keeps the points for lcov export. */
   /** `progressCancel`: the Cancel button of a progress the server created (a client-made one has none here). */
   async generate(params: GenerateParams, token: CancellationToken, progress: WorkDoneProgressReporter, progressCancel?: CancellationToken): Promise<GenerateResult> {
-    const settings = await readSettings(this.connection, params.uri, this.configSupported());
+    const settings = await readSettings(this.connection, params.uri, this.configSupported(), (message) => this.logger.warn(message));
     const models = this.models.provider(settings, params.model);
     const { request, dut } = await planRun(
       {
@@ -97,6 +97,9 @@ export class RunManager {
           models,
           steering: { take: () => run.steering.splice(0) },
           verilatorPath: settings.verilatorPath || undefined,
+          // Checked when read: both parse (the defaults, `4G` and `2G`, stand in for a bad value).
+          memoryLimitBytes: parseByteSize(settings.memoryLimit),
+          cacheMaxBytes: parseByteSize(settings.cacheMax),
         },
         send,
       );

@@ -2,10 +2,11 @@
 import type { Connection } from 'vscode-languageserver';
 import { DEFAULT_SETTINGS, readSettings as parseSettings, SETTINGS_SECTION, type ChorusSettings } from '../protocol';
 
-export async function readSettings(connection: Connection, uri: string | undefined, supported: boolean): Promise<ChorusSettings> {
+/** `warn` hears of a value that falls back to its default (see the protocol's `readSettings`). */
+export async function readSettings(connection: Connection, uri: string | undefined, supported: boolean, warn?: (message: string) => void): Promise<ChorusSettings> {
   if (!supported) return { ...DEFAULT_SETTINGS };
   const raw: unknown = await connection.workspace.getConfiguration({ scopeUri: uri, section: SETTINGS_SECTION });
   // The client's answer is untrusted JSON: `parseSettings` checks each value and falls back to its default.
   const values = new Map<string, unknown>(typeof raw === 'object' && raw !== null ? Object.entries(raw) : []);
-  return parseSettings({ get: (key) => values.get(key) });
+  return parseSettings({ get: (key) => values.get(key) }, warn);
 }

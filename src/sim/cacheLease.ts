@@ -9,6 +9,12 @@ import { basename, dirname, join } from 'node:path';
 
 /** A lease not renewed for this long no longer protects its entry (a long-lived language server moves on). */
 export const LEASE_MS = 15 * 60_000;
+/**
+ * This process's own lease on a simulator protects it only this long after its last run: a bench or a language
+ * server holds leases on every simulator it built, and within one process "in use" means run just now or about
+ * to run again (a search renews before and after each run of its candidate simulator).
+ */
+export const OWN_LEASE_MS = 5_000;
 /** A build lock (proper-lockfile refreshes it every few seconds) older than this is a dead build's. */
 const LOCK_FRESH_MS = 60_000;
 
@@ -41,8 +47,11 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Whether any live process holds a recent lease on `entry`, or a build holds its lock. Dead leases are removed. */
-export async function entryInUse(entry: string, names?: string[]): Promise<boolean> {
+/**
+ * Whether any live process holds a recent lease on `entry`, or a build holds its lock. Dead leases are removed.
+ * `ownLeaseMs`: how recent this process's own lease must be to count (simulators: OWN_LEASE_MS); default LEASE_MS.
+ */
+export async function entryInUse(entry: string, names?: string[], ownLeaseMs = LEASE_MS): Promise<boolean> {
   const folder = dirname(entry);
   const base = basename(entry);
   const now = Date.now();
@@ -58,7 +67,8 @@ export async function entryInUse(entry: string, names?: string[]): Promise<boole
       continue;
     }
     const s = await stat(path).catch(() => undefined);
-    if (s && now - s.mtimeMs < LEASE_MS) used = true;
+    const fresh = Number(m[2]) === process.pid ? ownLeaseMs : LEASE_MS;
+    if (s && now - s.mtimeMs < fresh) used = true;
   }
   return used;
 }

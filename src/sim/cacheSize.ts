@@ -8,7 +8,7 @@ import { lstat, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { removeDir } from './buildEntry';
 import { cacheLayout, type CacheLayout } from './cacheDir';
-import { entryInUse, isLease } from './cacheLease';
+import { entryInUse, isLease, OWN_LEASE_MS } from './cacheLease';
 import { cacheMaxBytes } from './limits';
 
 /** Leftovers of crashed builds older than this are removed. */
@@ -104,6 +104,8 @@ export interface EvictOptions {
   maxBytes: number;
   /** Most simulators kept, whatever their size (CHORUS_CACHE_MAX_BUILDS, default 200). */
   maxBuilds?: number;
+  /** This process is done with every entry it leased (the end of a bench run): its own leases protect nothing. */
+  releaseOwn?: boolean;
 }
 
 /**
@@ -122,13 +124,25 @@ export async function evictCache(layout: CacheLayout, opts: EvictOptions): Promi
   for (const e of candidates) {
     const overBuilds = e.kind === 'build' && buildCount > maxBuilds;
     if (total <= opts.maxBytes && !overBuilds) continue;
-    if (await entryInUse(e.dir, e.kind === 'build' ? builds.names : runtime.names)) continue;
+    // Runtime objects stay leased for a whole compile (minutes): only simulators use the short own-lease window.
+    const ownLeaseMs = opts.releaseOwn ? 0 : e.kind === 'build' ? OWN_LEASE_MS : undefined;
+    const inUse = await entryInUse(e.dir, e.kind === 'build' ? builds.names : runtime.names, ownLeaseMs);
+    if (inUse) continue;
     await removeDir(e.dir);
     removed++;
     total -= e.bytes;
     if (e.kind === 'build') buildCount--;
   }
   return removed;
+}
+
+/**
+ * Brings the cache under its cap once a caller is done with everything it built (a bench run: eviction after
+ * each build spares the simulators this process ran moments ago). Returns how many folders were removed.
+ */
+export async function trimCache(opts: { cacheDir?: string; cacheMaxBytes?: number } = {}): Promise<number> {
+  const maxBuilds = Number(process.env.CHORUS_CACHE_MAX_BUILDS) || 200;
+  return evictCache(cacheLayout(opts.cacheDir), { maxBytes: cacheMaxBytes(opts.cacheMaxBytes), maxBuilds, releaseOwn: true });
 }
 
 /** Everything not in use: simulators, runtime entries, ccache's store, leftovers. Returns the bytes freed. */

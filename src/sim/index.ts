@@ -10,7 +10,7 @@ export { lineCoverage } from './lineCoverage';
 export { toLcov } from './lcov';
 export { measureCoverage, scopeToTop } from './measure';
 export { cacheRoot } from './cacheDir';
-export { cacheInfo, clearCache, type CacheInfo } from './cacheSize';
+export { cacheInfo, clearCache, trimCache, type CacheInfo } from './cacheSize';
 export { DEFAULT_CACHE_MAX_BYTES, DEFAULT_MEMORY_LIMIT_BYTES, cacheMaxBytes, formatBytes, memoryLimitBytes, parseByteSize } from './limits';
 export { findTestbenchTop } from './testbenchTop';
 export { parseVerilatorOutput, parseRuntimeOutput } from './diagnostics';

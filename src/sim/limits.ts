@@ -5,6 +5,7 @@
  * by prlimit) and by the resident memory of its whole process tree (sampled from /proc by runGroup), since
  * make runs several compilers at once.
  */
+import { formatBytes, parseByteSize } from '../protocol';
 
 /** Memory of one tool's process tree (and address space of each process): fits a 16 GiB laptop beside the editor. */
 export const DEFAULT_MEMORY_LIMIT_BYTES = 4 * 1024 ** 3;
@@ -49,30 +50,8 @@ export function cacheMaxBytes(option?: number): number {
   return parsed ?? DEFAULT_CACHE_MAX_BYTES;
 }
 
-const UNITS: Record<string, number> = { '': 1024 ** 2, b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
-
-/**
- * A size as users write it: `4G`, `4GiB`, `4 GB`, `512M`, `1.5g`, `100k`, `123b`; a bare number means MiB.
- * Binary units throughout (a `G` is 2^30 bytes). Undefined for anything else.
- */
-export function parseByteSize(text: string): number | undefined {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgtb]?)(?:i?b)?\s*$/i.exec(text);
-  if (!m) return undefined;
-  const bytes = Math.floor(Number(m[1]) * UNITS[m[2].toLowerCase()]);
-  return bytes > 0 && Number.isFinite(bytes) ? bytes : undefined;
-}
-
-/** `4 GiB`, `1.5 GiB`, `512 MiB`, `12 KiB`, `100 B`. */
-export function formatBytes(bytes: number): string {
-  const units: [string, number][] = [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]];
-  for (const [name, size] of units) {
-    if (bytes >= size) {
-      const n = bytes / size;
-      return `${Number.isInteger(n) || n >= 100 ? Math.round(n) : n.toFixed(1)} ${name}`;
-    }
-  }
-  return `${bytes} B`;
-}
+// The parser lives in the protocol, where the settings read it too; the CLI and the engine import it from here.
+export { formatBytes, parseByteSize };
 
 /** Messages of tools that ran out of address space (std::bad_alloc, GCC's and glibc's texts). */
 const OUT_OF_MEMORY = /std::bad_alloc|virtual memory exhausted|out of memory|Cannot allocate memory|memory exhausted/i;

@@ -69,6 +69,8 @@ export async function runSimulation(input: RunInput, opts: SimOptions & { namer?
     outputCapBytes: input.outputCapBytes ?? DEFAULT_OUTPUT_CAP,
     treeLimits: { memoryBytes: toolBytes, processes: MAX_TREE_PROCESSES },
   });
+  // Renewed again at the end: this process's lease counts for OWN_LEASE_MS after the last run, not the first.
+  await renewLease(dirname(binary));
   const { stop, output } = parseStopLine(run.output);
   const coverageWritten = Boolean(await stat(coverageFile).catch(() => undefined));
   const namer = opts.namer ?? ((p: string) => p);

@@ -121,3 +121,20 @@ test('generate --filelist: RTL from two folders, found through a nested -F list'
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('coverage lists the design\'s lint warnings apart from the testbench\'s diagnostics', async () => {
+  const r = await runCli(['coverage', join(LINT, 'alu_width.v'), '--tb', join(LINT, 'tb_alu_width.sv'), '--top', 'alu_width'], { env });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const [before, after] = r.stdout.split('Warnings in the design (lint, not fatal)');
+  assert.ok(after, r.stdout);
+  assert.match(after, /alu_width\.v:3:\d+: warning: Operator EQ expects 33 bits.*\[WIDTH\]/);
+  assert.match(after, /\[CASEINCOMPLETE\]/);
+  // The testbench's own WIDTH warning is a diagnostic of the testbench.
+  assert.match(before, /tb_alu_width\.sv:\d+:\d+: warning: .*\[WIDTH\]/);
+});
+
+test('a filelist with -v/-y libraries is refused with what to do, not half read', async () => {
+  const r = await runCli(['inspect', '--filelist', 'top.f'], { cwd: FIX, env });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /top\.f: The filelist top\.f names -v\/-y libraries.*list the library files/);
+});

@@ -232,7 +232,7 @@ test('the Markov context replays the clean answer: filename line and code, no th
 test('--seed seeds sampling: one derived seed per round, the same for the same run seed, none without one', async () => {
   const seeds = async (seed?: number) => {
     const backend = new ContextBackend([recorded[0], 'Sorry.', 'Sorry.']);
-    await run(backend, { seed, stallRounds: 10, parseRetries: 0 });
+    await run(backend, { seed, rounds: 2, stallRounds: 10, parseRetries: 0 });
     return backend.calls.map((c) => c.options?.seed);
   };
   const a = await seeds(7);
@@ -258,7 +258,7 @@ test('a reply with no code is asked again with the same prompt (bounded) and not
   assert.ok(events.some((e) => e.type === 'log' && /Round 1: no testbench: no SystemVerilog code block.*asked again with the same prompt \(1 of 1\)/.test(e.message)));
   // Bounded: two replies without code in a row are fed back as the round's outcome.
   const stubborn = new ContextBackend(['Sorry.', 'Still no code.', recorded[0]]);
-  const second = await run(stubborn, { rounds: 2, stallRounds: 10 });
+  const second = await run(stubborn, { rounds: 1, stallRounds: 10 });
   assert.equal(second.result.rounds[0].status, 'no_code');
   assert.match(stubborn.calls[2].messages.map((m) => m.content).join('\n'), /Still no code\.[\s\S]*- reason: no SystemVerilog code block/);
 });

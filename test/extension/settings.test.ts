@@ -12,6 +12,7 @@ import {
   DEFAULT_SETTINGS,
   type ConfigurationLike,
 } from '../../src/extension/settings';
+import { parseByteSize } from '../../src/protocol';
 
 function cfg(values: Record<string, unknown>): ConfigurationLike {
   return { get: (k) => values[k] };
@@ -77,4 +78,26 @@ test('only settings read at model load offer a restart', () => {
   assert.deepEqual(changedRestartSettings((k) => k === 'chorus.gpu'), ['chorus.gpu']);
   assert.deepEqual(changedRestartSettings((k) => k === 'chorus.contextSize' || k === 'chorus.maxRounds'), ['chorus.contextSize']);
   assert.deepEqual(changedRestartSettings((k) => k === 'chorus.model'), []);
+});
+
+test('chorus.memoryLimit and chorus.cacheMax are sizes; a bad one is named in a warning and left at its default', () => {
+  const warnings: string[] = [];
+  const warn = (m: string) => warnings.push(m);
+  const d = readSettings(cfg({}), warn);
+  assert.equal(d.memoryLimit, '4G');
+  assert.equal(d.cacheMax, '2G');
+  const s = readSettings(cfg({ memoryLimit: ' 1536M ', cacheMax: '1.5 GiB' }), warn);
+  assert.equal(s.memoryLimit, '1536M');
+  assert.equal(parseByteSize(s.memoryLimit), 1536 * 1024 ** 2);
+  assert.equal(parseByteSize(s.cacheMax), 1.5 * 1024 ** 3);
+  assert.equal(parseByteSize(readSettings(cfg({ memoryLimit: '512' }), warn).memoryLimit), 512 * 1024 ** 2, 'a bare number is MiB');
+  assert.deepEqual(warnings, [], 'good values warn of nothing');
+
+  const bad = readSettings(cfg({ memoryLimit: 'lots', cacheMax: 4096 }), warn);
+  assert.equal(bad.memoryLimit, '4G');
+  assert.equal(bad.cacheMax, '2G', 'a number where a size text belongs is refused too');
+  assert.equal(warnings.length, 2, warnings.join('\n'));
+  assert.match(warnings[0], /chorus\.memoryLimit is "lots".*4G/);
+  assert.match(warnings[1], /chorus\.cacheMax is 4096.*2G/);
+  assert.equal(readSettings(cfg({ memoryLimit: '0G' })).memoryLimit, '4G', 'zero is no limit to apply: the default');
 });

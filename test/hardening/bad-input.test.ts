@@ -163,7 +163,7 @@ test('a malformed patch: the round\'s feedback names the offending line of the p
   const backend = await openBackend(replayModel([bare, fenced]), { logger: silentLogger });
   const events: LoopEvent[] = [];
   const result = await generateToEnd(
-    { rtlFiles: [join(repoRoot, 'examples', 'fifo', 'fifo.sv')], engine: 'llm', targets: { line: 100 }, rounds: 2, stallRounds: 5, workDir: join(work, 'loop') },
+    { rtlFiles: [join(repoRoot, 'examples', 'fifo', 'fifo.sv')], engine: 'llm', targets: { line: 100 }, rounds: 1, stallRounds: 5, parseRetries: 0, workDir: join(work, 'loop') },
     { logger: silentLogger, signal: new AbortController().signal, backend, cacheDir: suiteCache },
     (e) => events.push(e),
   );
@@ -174,7 +174,7 @@ test('a malformed patch: the round\'s feedback names the offending line of the p
   };
   assert.match(feedback(1), /Response parse result:\n- status: failed\n- type: file\n- reason: malformed patch: line 4: expected ' ', '-', '\+' or '@@' at the start, got "\*  push = 1;"/);
   assert.match(feedback(2), /- reason: malformed patch: line 5: expected ' ', '-', '\+' or '@@' at the start, got "this line has no prefix"/);
-  assert.match(feedback(2), /Instruction for next round:\nAnswer with a filename line and one ```systemverilog code block/);
+  assert.match(feedback(2), /Instruction for next round:\nAnswer with a filename line, then one ```systemverilog code block[\s\S]*\nOutput requirements:\n/);
   assert.equal(result.rounds.length, 2, 'both rounds ran');
   assert.deepEqual(result.rounds.map((r) => r.reward), [0, 0]);
   assert.equal(events.filter((e) => e.type === 'build').length, 0, 'nothing was built from a malformed patch');

@@ -1,7 +1,7 @@
 /** `chorus bench`: every item of an ECov-schema dataset through the engine, with Pass@k, Cov@1 and times. */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { coverageByInstance, generateToEnd, type EngineResult, type EngineServices } from '../../engine';
+import { coverageByInstance, generateToEnd, trimCache, type EngineResult, type EngineServices } from '../../engine';
 import {
   emptySummary,
   isAbortError,
@@ -249,6 +249,10 @@ export async function runBench(
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency) }, worker));
+  // Every item's simulator is done with: the cache is brought under its cap, not left over it until the next build.
+  await trimCache({ cacheDir: services.cacheDir, cacheMaxBytes: services.cacheMaxBytes }).catch((err: unknown) =>
+    services.logger.debug(`Cache trim skipped: ${err instanceof Error ? err.message : String(err)}`),
+  );
   const finished = results.filter(Boolean);
   const mapping: Record<string, string> = {};
   for (const l of lines) if (l.ok) for (const t of l.item.targets) mapping[t.metric] = mapMetric(t.metric) ?? 'unmapped (counted as not met)';

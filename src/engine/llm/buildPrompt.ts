@@ -4,9 +4,8 @@
  */
 import type { ChatMessage } from '../../protocol';
 import type { Attempt } from './attempt';
-import { nextInstruction } from './feedback';
+import { FULL_DETAIL, nextInstruction } from './feedback';
 import { asFileReply, instructionSection } from './prompt';
-import { FULL_DETAIL } from './feedback';
 import { shortenTestbench, type PromptDetail } from './promptDetail';
 import { DEFAULT_TEMPLATES, type PromptTemplates } from './templates';
 

@@ -16,7 +16,6 @@ import {
   scopeToTop,
   summarize,
   summarizeByInstance,
-  type SimOptions,
 } from '../../sim';
 import {
   ChorusError,
@@ -31,6 +30,7 @@ import type { Emit } from '../channel';
 import type { RunContext } from '../context';
 import { evaluateTestbench, explainHoles } from '../evaluate';
 import { writeFileAtomic } from '../fs';
+import { simOptionsFor } from '../simOptions';
 import { meetsTargets } from '../targets';
 import { deepCandidate, deepPlans } from './deep';
 import { emitTestbench, tableStimulus, testbenchRows, type KeptSequence } from './emit';
@@ -135,15 +135,7 @@ export async function runRandomSearch(
   emit: Emit<LoopEvent>,
 ): Promise<RandomOutcome> {
   const opts = { ...DEFAULT_RANDOM, ...options };
-  const sim: SimOptions = {
-    verilatorPath: services.verilatorPath,
-    cacheDir: services.cacheDir,
-    memoryLimitBytes: services.memoryLimitBytes,
-    cacheMaxBytes: services.cacheMaxBytes,
-    logger: services.logger,
-    signal: services.signal,
-    workspaceRoot: ctx.workDir,
-  };
+  const sim = simOptionsFor(ctx, services);
   const plan = planHarness(ctx.top, ctx.instance);
   const rng = new Rng(opts.seed);
   const literals = literalsOf(ctx.analysis, ctx.top.name);
