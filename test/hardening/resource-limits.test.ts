@@ -122,7 +122,10 @@ test('a huge nested generate loop stops at the memory limit', async () => {
   logOutcome('generate loop', o);
   assert.equal(o.report.status, 'resource_limit', JSON.stringify(o.report.diagnostics));
   assert.match(o.report.diagnostics[0].message, /needs more memory than the 1 GiB limit allows/);
-  assert.equal(o.verilatorRuns, 1);
+  // With --unroll-count 0, Verilator 5.006 may first reject the generate loop with its own unrolling diagnostic
+  // (the one case that justifies a rebuild with unrolling); whichever build hits the limit is not retried.
+  assert.ok(o.verilatorRuns >= 1 && o.verilatorRuns <= 2, `Verilator ran ${o.verilatorRuns} times`);
+  if (o.verilatorRuns === 2) assert.match(JSON.stringify(o.report), /without --unroll-count 0/, 'a second build only after Verilator rejected --unroll-count 0');
   assert.ok(o.peakTree < LIMIT, `peak ${o.peakTree} bytes`);
 });
 
