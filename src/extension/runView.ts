@@ -149,7 +149,7 @@ export class RunView implements vscode.Disposable {
     if (outcome.kind === 'completed') {
       const { result } = outcome;
       this.deps.status.update({ last: { top: result.top, coverage: result.coverage } });
-      this.deps.logger.info(`${result.top}: ${summaryText(result.coverage)} after ${result.rounds.length} round(s) (${result.stopReason}).`);
+      this.deps.logger.info(`${result.top}: ${summaryText(result.coverage)} after ${result.rounds.length} round(s) (${result.stopReason}${result.stopDetail ? `: ${result.stopDetail}` : ''}).`);
       this.deps.chat.post({ type: 'loopEvent', runId: run.runId, event: { type: 'final', result } });
       this.deps.chat.post({ type: 'runEnded', runId: run.runId, outcome: result.stopReason === 'cancelled' ? 'cancelled' : 'completed' });
     } else if (outcome.kind === 'cancelled') {

@@ -90,7 +90,7 @@ export class CoverageTests implements vscode.Disposable {
       run.passed(item, durationMs);
     } else {
       const missed = targetsMissed(result);
-      const text = `${summaryText(result.coverage)}${missed ? ` — below target: ${missed}` : ''} (${result.stopReason})`;
+      const text = `${summaryText(result.coverage)}${missed ? ` — below target: ${missed}` : ''} (${result.stopReason}${result.stopDetail ? `: ${result.stopDetail}` : ''})`;
       run.failed(item, new vscode.TestMessage(text), durationMs);
     }
   }

@@ -32,7 +32,8 @@ function bitValue(text: string): 0 | 1 | undefined {
   return undefined;
 }
 
-function balanced(text: string): boolean {
+/** True when the parentheses in `text` pair up. */
+export function balanced(text: string): boolean {
   let depth = 0;
   for (const ch of text) {
     if (ch === '(') depth++;

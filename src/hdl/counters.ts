@@ -6,6 +6,7 @@
  * holds from this (FIELD-NOTES, "Coverage search").
  */
 import type { DesignAnalysis, ModuleInfo } from '../protocol';
+import { balanced } from './behaviour';
 import { evaluate, type ConstScope } from './const-eval';
 import { literalDetails } from './queries';
 import { parseText, type Parser } from './parser';
@@ -77,15 +78,6 @@ export function conjuncts(cond: string): string[] {
   }
   out.push(c.slice(start).trim());
   return out.filter(Boolean);
-}
-
-function balanced(text: string): boolean {
-  let depth = 0;
-  for (const ch of text) {
-    if (ch === '(') depth++;
-    else if (ch === ')' && --depth < 0) return false;
-  }
-  return depth === 0;
 }
 
 /** Walks procedural code, carrying the conditions that enclose each write. */

@@ -78,6 +78,19 @@ export function markedProcesses(runId: string): ProcessInfo[] {
 }
 
 /** Every live descendant of `pid` (children, grandchildren, …), from one snapshot of /proc. */
+/**
+ * The server's orphan guard (src/sim/orphanGuard.ts): a small `sh` that lives as long as the server by design and
+ * kills any tool group still listed when the server dies. It is not a tool a Stop must end.
+ */
+export function isOrphanGuard(p: ProcessInfo): boolean {
+  return p.comm === 'sh' && p.cmdline.includes('while read -r op id');
+}
+
+/** The descendants that are tools (everything but the orphan guard). */
+export function toolDescendants(pid: number): ProcessInfo[] {
+  return descendants(pid).filter((p) => !isOrphanGuard(p));
+}
+
 export function descendants(pid: number): ProcessInfo[] {
   const byParent = new Map<number, ProcessInfo[]>();
   for (const p of snapshot()) byParent.set(p.ppid, [...(byParent.get(p.ppid) ?? []), p]);

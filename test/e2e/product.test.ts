@@ -12,7 +12,7 @@ import { productVsix } from '../helpers/vsix';
 import { startWorkbench, type Workbench } from './harness';
 import { ensureE2eTools } from './install';
 import { buildProbeVsix, PROBE_SETTINGS_ITEM, type ProbeVsix } from './probe-extension';
-import { descendants, isAlive, type ProcessInfo } from './processes';
+import { isAlive, toolDescendants, type ProcessInfo } from './processes';
 import { commandTitle, productExtensionId } from './product-manifest';
 import { FIFO_PUSH_POP_LINE, fifoReplay, HANG_PROSE, hangReplay, ROUND2_LINE, ROUND2_PROSE } from './replay';
 import { pollFor, type StatusBarItem } from './workbench-ui';
@@ -244,13 +244,13 @@ describe('CHORUS in VS Code (code-server + chromium, fifo example)', { timeout: 
     let seen: ProcessInfo[] = [];
     const sim = await pollFor(
       async () => {
-        const now = descendants(srv.pid).filter((p) => !BUILD_TOOLS.has(p.comm));
+        const now = toolDescendants(srv.pid).filter((p) => !BUILD_TOOLS.has(p.comm));
         const steady = now.find((p) => seen.some((q) => q.pid === p.pid));
         seen = now;
         return steady;
       },
       RUN_MS,
-      async () => `The hanging simulation never showed up; server children: ${JSON.stringify(descendants(srv.pid).map((p) => p.comm))}.`,
+      async () => `The hanging simulation never showed up; server children: ${JSON.stringify(toolDescendants(srv.pid).map((p) => p.comm))}.`,
       1000,
     );
     await showChat();
@@ -258,10 +258,10 @@ describe('CHORUS in VS Code (code-server + chromium, fifo example)', { timeout: 
 
     await wb.runCommand(commandTitle('chorus.stop'));
     await pollFor(
-      async () => (descendants(srv.pid).length === 0 ? true : undefined),
+      async () => (toolDescendants(srv.pid).length === 0 ? true : undefined),
       STOP_MS,
       async () =>
-        `Stop left the server's children running: ${JSON.stringify(descendants(srv.pid).map((p) => `${p.pid} ${p.comm}`))}; ` +
+        `Stop left the server's children running: ${JSON.stringify(toolDescendants(srv.pid).map((p) => `${p.pid} ${p.comm}`))}; ` +
         `notifications: ${JSON.stringify(await wb.notifications())}.`,
     );
     assert.equal(isAlive(sim.pid), false, `the simulation ${sim.pid} (${sim.comm}) is gone`);

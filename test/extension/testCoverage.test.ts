@@ -92,6 +92,11 @@ test('a published run carries the coverage, serves its details, and passes or fa
   tests.publish(run2, dut, result(true), [file]);
   assert.equal(stub.testRuns[1].passed[0].label, 'alu');
   assert.equal(tests.controller.items.size, 1, 'one item per DUT document');
+
+  // A run the engine ended early says why, beside the figures.
+  const run3 = tests.startRun(dut, 'alu');
+  tests.publish(run3, dut, { ...result(false), stopReason: 'error', stopDetail: 'the endpoint answered 503 in round 2' }, [file]);
+  assert.match(stub.testRuns[2].failed[0].message.message, /\(error: the endpoint answered 503 in round 2\)/);
 });
 
 test('the Coverage profile runs the loop for each requested DUT within one test run', async () => {

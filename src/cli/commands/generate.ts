@@ -69,6 +69,12 @@ function progressRenderer(ctx: CliContext, json: boolean): { onEvent(e: LoopEven
   const timer = setInterval(() => bar.update({ elapsed: ((Date.now() - started) / 1000).toFixed(0) }), 500);
   return {
     onEvent(e) {
+      if (e.type === 'log' && e.level !== 'info') {
+        // Warnings (what the context budget will trim, a failing endpoint) print above the bar, which redraws below.
+        process.stderr.write('\r\x1b[2K');
+        ctx.logger[e.level](e.message);
+        bar.update({});
+      }
       if (e.type === 'roundStart') bar.update({ round: e.round, status: '' });
       if (e.type === 'tokens') bar.update({ status: pc.dim('generating…') });
       if (e.type === 'build') bar.update({ status: pc.dim(e.status === 'ok' ? 'simulating…' : e.status) });

@@ -11,7 +11,7 @@ export class ResultView extends RunEntryView {
 
   update(): void {
     const run = this.ctx.model.runs[this.runId];
-    if (!run || !this.gate.changed([run.result?.stopReason, run.result?.pass, run.ended])) return;
+    if (!run || !this.gate.changed([run.result?.stopReason, run.result?.stopDetail, run.result?.pass, run.ended])) return;
     const result = run.result;
     const ended = run.ended;
     const parts: (HTMLElement | null)[] = [];
@@ -21,7 +21,7 @@ export class ResultView extends RunEntryView {
       tone = result.pass ? 'ok' : 'warning';
       const head = result.pass
         ? `Targets met after ${n} ${n === 1 ? 'round' : 'rounds'}`
-        : `Targets not met: stopped (${result.stopReason}) after ${n} ${n === 1 ? 'round' : 'rounds'}`;
+        : `Targets not met: stopped (${result.stopReason}${result.stopDetail ? `: ${result.stopDetail}` : ''}) after ${n} ${n === 1 ? 'round' : 'rounds'}`;
       parts.push(h('p', { class: 'result-head' }, h('span', { class: 'mark', 'aria-hidden': 'true' }, result.pass ? '✓' : '!'), head));
       const holes = result.holes.length;
       parts.push(
