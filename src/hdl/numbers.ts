@@ -17,6 +17,9 @@ export const mask = (w: number): bigint => (1n << BigInt(w)) - 1n;
 
 const BASE_BITS: Record<string, number> = { b: 1, o: 3, h: 4 };
 
+/** The widest sized literal the analysis evaluates. */
+export const MAX_LITERAL_WIDTH = 65_536;
+
 // size? ' s? base digits
 const BASED = /^(\d[\d_]*)?\s*'\s*([sS])?([bBoOdDhH])\s*([0-9a-fA-FxXzZ?_]+)$/;
 const UNBASED = /^'([01xXzZ])$/;
@@ -36,6 +39,9 @@ export function parseNumber(text: string): NumberLiteral | undefined {
   const m = BASED.exec(t);
   if (!m) return undefined;
   const width = m[1] !== undefined ? Number(m[1].replace(/_/g, '')) : undefined;
+  // Tools support sizes up to 2^16 bits (IEEE 1800 asks for at least 65,536); a larger size is not a number the
+  // analysis can evaluate (and would exhaust BigInt), so it is left to Verilator to refuse.
+  if (width !== undefined && !(width >= 1 && width <= MAX_LITERAL_WIDTH)) return undefined;
   const signed = m[2] !== undefined;
   const base = m[3].toLowerCase();
   const digits = m[4].replace(/_/g, '').toLowerCase();

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { evaluate, parseNumber, type ConstScope, type ConstValue } from '../../src/hdl';
+import { analyzeSources, evaluate, parseNumber, type ConstScope, type ConstValue } from '../../src/hdl';
 
 const scope = (values: Record<string, ConstValue>, types: Record<string, number> = {}, macros: Record<string, string> = {}): ConstScope => ({
   value: (n) => values[n],
@@ -25,6 +25,26 @@ test('number literals: sizes, bases, signs, underscores and don\'t-care bits', (
   assert.equal(parseNumber('WIDTH'), undefined);
   assert.equal(parseNumber('1.5'), undefined);
   assert.equal(parseNumber("2'b12"), undefined);
+  // A size past what tools support is not evaluated (found by the analysis fuzz: it exhausted BigInt).
+  assert.equal(parseNumber("99999999999999999999'h1"), undefined);
+  assert.equal(parseNumber("0'h1"), undefined);
+  assert.equal(parseNumber("65536'h1")?.width, 65536);
+});
+
+test('a case item with an absurd literal size analyses without throwing', () => {
+  const text = [
+    'module m(input logic clk, input logic [1:0] s, output logic y);',
+    '  always_ff @(posedge clk)',
+    '    case (s)',
+    "      99999999999999999999'h1: y <= 1'b1;",
+    "      2'd2: y <= 1'b0;",
+    '      default: y <= y;',
+    '    endcase',
+    'endmodule',
+    '',
+  ].join('\n');
+  const analysis = analyzeSources([{ name: 'm.sv', content: text }]);
+  assert.equal(analysis.modules[0]?.name, 'm');
 });
 
 test('widths from parameters: arithmetic, $clog2, shifts, ternaries, casts, macros, package names', () => {
