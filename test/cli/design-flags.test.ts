@@ -2,33 +2,18 @@
 // bad filelists exit 2 naming the list and line; a design with lint warnings builds, simulates and lists them.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cliPath, repoRoot, runCli } from '../helpers/cli';
+import { ensureFreshCli, repoRoot, runCli } from '../helpers/cli';
 
 const FIX = join(repoRoot, 'test', 'fixtures', 'filelist');
 const LINT = join(repoRoot, 'test', 'fixtures', 'lint');
 /** nested/leaf.f names its include folder through $FL_INC. */
 const env = { FL_INC: '../include', CHORUS_TEST: '1' };
 
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    newest = Math.max(newest, e.isDirectory() ? newestSource(p) : statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-before(() => {
-  // `npm test` builds first; a lone run of this file rebuilds a stale CLI.
-  if (!existsSync(cliPath) || statSync(cliPath).mtimeMs < newestSource(join(repoRoot, 'src'))) {
-    const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, encoding: 'utf8' });
-    assert.equal(b.status, 0, b.stderr);
-  }
-});
+// `npm test` builds first; a lone run of this file rebuilds a stale CLI.
+before(ensureFreshCli);
 
 for (const [list, line, pattern] of [
   ['missing.f', 2, /rtl\/nope\.sv does not exist/],

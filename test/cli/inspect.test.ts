@@ -1,27 +1,10 @@
 // `chorus inspect` end to end through the built CLI: the JSON contract, readable output, --top, exit codes.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { cliPath, repoRoot, runCli } from '../helpers/cli';
+import { ensureFreshCli, runCli } from '../helpers/cli';
 
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    newest = Math.max(newest, e.isDirectory() ? newestSource(p) : statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-before(() => {
-  // `npm test` builds first; a lone run of this file rebuilds a stale CLI.
-  if (!existsSync(cliPath) || statSync(cliPath).mtimeMs < newestSource(join(repoRoot, 'src'))) {
-    const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, encoding: 'utf8' });
-    assert.equal(b.status, 0, b.stderr);
-  }
-});
+// `npm test` builds first; a lone run of this file rebuilds a stale CLI.
+before(ensureFreshCli);
 
 const fixture = (name: string) => `test/fixtures/hdl/${name}`;
 

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { limitMs } from './time-limits';
 
@@ -43,4 +44,20 @@ export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.Proces
     });
     child.stdin.end(opts.input ?? '');
   });
+}
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    newest = Math.max(newest, e.isDirectory() ? newestSource(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** Rebuilds dist/ when the CLI is missing or older than a source file (a test file run on its own). */
+export function ensureFreshCli(): void {
+  if (existsSync(cliPath) && statSync(cliPath).mtimeMs >= newestSource(join(repoRoot, 'src'))) return;
+  const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, encoding: 'utf8' });
+  if (b.status !== 0) throw new Error(`node scripts/build.mjs failed (exit ${b.status}):\n${b.stderr}`);
 }
