@@ -48,8 +48,31 @@ export interface Hole {
   source?: string;
   /** Instance path of the point. */
   hierarchy?: string;
-  /** Set when analysis believes no stimulus can reach it, with the reason. */
+  /**
+   * Set only when the point is proven unreachable (never on a point any simulation hit): the proof in words, for
+   * text (`k-induction, depth 3`, `the state register holds only 5 values`). `proof` has the structure.
+   */
   unreachable?: string;
+  /** How it was proven unreachable; set with `unreachable`. */
+  proof?: UnreachableProof;
+  /** Why the formal engine gave neither a proof nor a witness (timeout, unsupported construct, depth), when it ran. */
+  formal?: string;
+}
+
+/** A proof that no stimulus reaches a point: Yosys k-induction, or the analysis' state-register/enum rule. */
+export interface UnreachableProof {
+  method: 'induction' | 'analysis';
+  /** k of a k-induction proof, in cycles. */
+  depth?: number;
+}
+
+/** What the formal engine did in a run: verdicts on the holes search left, and the time spent in Yosys. */
+export interface FormalSummary {
+  proven: number;
+  /** Witness traces that Verilator then hit (their points count as covered). */
+  witnesses: number;
+  unknown: number;
+  ms: number;
 }
 
 export type Severity = 'error' | 'warning' | 'info';

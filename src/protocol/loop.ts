@@ -1,5 +1,5 @@
 /** The closure loop's events and result: rendered by the CLI, the language server and the chat panel. */
-import type { CoverageSummary, Diagnostic, Hole, LineCoverage, PhaseTimes, RunStatus, Targets } from './coverage';
+import type { CoverageSummary, Diagnostic, FormalSummary, Hole, LineCoverage, PhaseTimes, RunStatus, Targets } from './coverage';
 
 export type EngineName = 'random' | 'llm' | 'hybrid';
 
@@ -60,6 +60,10 @@ export interface GenerateResult {
   /** Line-level hits for editor overlays, keyed by DUT file then line. */
   lines?: LineCoverage[];
   model?: string;
+  /** Every line and branch point covered or proven unreachable (the Closed@1 criterion). */
+  closed?: boolean;
+  /** Set when the formal engine ran on the run's holes. */
+  formal?: FormalSummary;
 }
 
 export type LoopEvent =
