@@ -57,8 +57,30 @@ if (chosen.includes('e2e')) {
   step('e2e tools (code-server)', process.execPath, [join('scripts', 'e2e-install.mjs')]);
   step('package the VSIX the e2e suite installs', process.execPath, ['--import', 'tsx', join('test', 'helpers', 'package-vsix.ts')]);
 }
-step(`tests (${chosen.join(', ')})`, process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
+const testEnv = {
   CHORUS_TEST: '1',
   // llama.cpp's worker threads busy-wait: on a 2-core machine shared with simulators, one thread is far faster.
   CHORUS_THREADS: process.env.CHORUS_THREADS ?? '1',
-});
+};
+step(`tests (${chosen.join(', ')})`, process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], testEnv);
+
+// The Verilator version matrix (issue 21): the files that build and run simulations run once more on every other
+// Verilator test/helpers/verilators.ts finds (5.050 from ../shared/tools when its tarball is there), selected by
+// CHORUS_VERILATOR, the product's own default. The rest of the suites do not depend on the Verilator version.
+const matrixFiles = files.filter(
+  (f) => f.startsWith(join('test', 'sim') + '/') || ['random.test.ts', 'random-depth.test.ts', 'unreachable.test.ts'].some((n) => f === join('test', 'engine', n)),
+);
+if (matrixFiles.length) {
+  const listed = spawnSync(process.execPath, ['--import', 'tsx', join('test', 'helpers', 'verilators.ts')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (listed.status !== 0) {
+    process.stderr.write(`\nListing the Verilators to test failed (exit ${listed.status ?? listed.signal}).\n`);
+    process.exit(listed.status || 1);
+  }
+  for (const v of JSON.parse(listed.stdout).filter((v) => v.name !== 'system')) {
+    step(`tests on Verilator ${v.name} (${matrixFiles.length} files)`, process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...matrixFiles], {
+      ...testEnv,
+      CHORUS_VERILATOR: v.path,
+      CHORUS_TEST_VERILATOR: v.name,
+    });
+  }
+}

@@ -1,11 +1,12 @@
 /**
- * The design options every design command shares: `--filelist`, `-I`, `-D`. Files come from the filelists
- * (in their order) and then the command line; include folders and macros from both. (Top parameter overrides,
- * `-G`, wait for the generators to instantiate the DUT with them: the request and the design lint take them.)
+ * The design options every design command shares: `--filelist`, `-I`, `-D`, `-G`. Files come from the filelists
+ * (in their order), then the command line, then the `-v`/`-y` library files the sources need; include folders
+ * and macros from both; top parameter overrides from the command line.
  */
+import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { readFilelist } from '../engine';
+import { libraryFilesNeeded, readFilelist, type Libraries } from '../engine';
 import { ChorusError } from '../protocol';
 import { collect } from './options';
 
@@ -13,6 +14,7 @@ export interface DesignCliFlags {
   filelist: string[];
   includeDir: string[];
   define: string[];
+  param: string[];
 }
 
 export interface DesignInput {
@@ -23,6 +25,8 @@ export interface DesignInput {
   files: string[];
   includeDirs: string[];
   defines: Record<string, string | undefined>;
+  /** Top parameter overrides (`-G name=value`), Verilog constant text. */
+  parameters: Record<string, string>;
 }
 
 /** A listed file's name for messages: relative to the working folder when inside it. */
@@ -37,27 +41,49 @@ function defineArg(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** Adds the design options to a command. `withIncludeDir` is false where the command already has `-I`. */
-export function addDesignOptions(cmd: Command, withIncludeDir = true): Command {
+/** `NAME=VALUE` for -G: VALUE a Verilog constant expression (no quotes needed for numbers). */
+export function parameterArg(value: string, previous: string[] = []): string[] {
+  const m = /^([A-Za-z_][A-Za-z0-9_$]*)=(.+)$/.exec(value);
+  if (!m || !m[2].trim()) throw new InvalidArgumentError('-G takes NAME=VALUE, NAME a parameter of the top module and VALUE a constant (8, 32\'hFF, "text").');
+  return [...previous, value];
+}
+
+/** `-G` values (checked by parameterArg) as name → value. */
+export function parameterPairs(values: string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of values ?? []) {
+    const eq = p.indexOf('=');
+    out[p.slice(0, eq)] = p.slice(eq + 1).trim();
+  }
+  return out;
+}
+
+/**
+ * Adds the design options to a command. `withIncludeDir` is false where the command already has `-I`;
+ * `withParameters` false where the user's own testbench instantiates the DUT (`coverage`).
+ */
+export function addDesignOptions(cmd: Command, withIncludeDir = true, withParameters = true): Command {
   cmd
-    .option('--filelist <file.f>', 'EDA filelist of the design (-f/-F, +incdir+, +define+; repeatable); paths relative to the working folder', collect, [])
+    .option('--filelist <file.f>', 'EDA filelist of the design (-f/-F, +incdir+, +define+, -v/-y; repeatable); paths relative to the working folder', collect, [])
     .option('-D, --define <NAME[=VALUE]>', 'macro definition for the design (repeatable)', defineArg, []);
+  if (withParameters) cmd.option('-G, --param <NAME=VALUE>', 'top parameter override: the DUT is analysed, built and instantiated with it (repeatable)', parameterArg, []);
   if (withIncludeDir) cmd.option('-I, --include-dir <dir>', 'include folder for `include (repeatable)', collect, []);
   return cmd;
 }
 
 /** Reads the filelists and merges them with the command line. At least one source file is required. */
 export async function designInput(files: string[], flags: Partial<DesignCliFlags>): Promise<DesignInput> {
-  const out: DesignInput = { files: [], includeDirs: [], defines: {} };
+  const out: DesignInput = { files: [], includeDirs: [], defines: {}, parameters: {} };
+  const libraries: Libraries = { files: [], dirs: [], extensions: [] };
   const add = (list: string[], item: string) => {
     if (!list.includes(item)) list.push(item);
   };
   for (const list of flags.filelist ?? []) {
     const fl = await readFilelist(list);
-    if (fl.libraryFiles.length || fl.libraryDirs.length) {
-      throw new ChorusError('bad_input', `The filelist ${list} names -v/-y libraries, which CHORUS does not search yet: list the library files the design uses as sources.`, { file: resolve(list) });
-    }
     fl.files.forEach((f) => add(out.files, shown(f)));
+    fl.libraryFiles.forEach((f) => add(libraries.files, f));
+    fl.libraryDirs.forEach((d) => add(libraries.dirs, d));
+    fl.libraryExtensions.forEach((e) => add(libraries.extensions, e));
     fl.includeDirs.forEach((d) => add(out.includeDirs, d));
     Object.assign(out.defines, fl.defines);
   }
@@ -67,6 +93,15 @@ export async function designInput(files: string[], flags: Partial<DesignCliFlags
     const eq = d.indexOf('=');
     out.defines[eq < 0 ? d : d.slice(0, eq)] = eq < 0 ? undefined : d.slice(eq + 1);
   }
+  out.parameters = parameterPairs(flags.param);
   if (!out.files.length) throw new ChorusError('bad_input', 'No RTL files given: pass the DUT source files or --filelist <file.f>.');
+  // Only the library files whose modules the sources use are compiled, as a simulator resolves -v/-y.
+  const needed = await libraryFilesNeeded(
+    out.files.map((f) => resolve(f)),
+    libraries,
+    (f) => readFile(f, 'utf8'),
+    (f) => stat(f).then((st) => st.isFile(), () => false),
+  );
+  needed.forEach((f) => add(out.files, shown(f)));
   return out;
 }

@@ -1,7 +1,7 @@
 /** Terminal rendering of coverage: a per-kind table and the holes with their source lines. */
 import { resolve } from 'node:path';
 import pc from 'picocolors';
-import { REPORTED_KINDS, type CoverageSummary, type Hole, type Targets } from '../protocol';
+import { shownKinds, totalsOf, type CoverageSummary, type GenerateResult, type Hole, type Targets } from '../protocol';
 
 /** How output names a file (results carry absolute paths). */
 export type FileNamer = (file: string) => string;
@@ -27,9 +27,10 @@ export function pctColour(pct: number, target?: number): string {
 }
 
 export function coverageTable(s: CoverageSummary, targets: Targets = {}): string {
-  const rows = REPORTED_KINDS.map((k) => {
+  const rows = shownKinds(s).map((k) => {
     const t = targets[k];
-    const cells = [k.padEnd(8), `${s[k].covered}/${s[k].total}`.padStart(11), pctColour(s[k].pct, t).padStart(8)];
+    const c = totalsOf(s, k);
+    const cells = [k.padEnd(9), `${c.covered}/${c.total}`.padStart(11), pctColour(c.pct, t).padStart(8)];
     if (t !== undefined) cells.push(pc.dim(`target ${t}%`));
     return `  ${cells.join('  ')}`;
   });
@@ -69,10 +70,25 @@ export function holesList(holes: Hole[], limit = 30): string {
   const grouped = groupToggles(holes);
   const lines = grouped.slice(0, limit).map((h) => {
     const where = pc.cyan(`${h.file}:${h.line}`);
-    const tag = h.unreachable ? pc.dim(` (likely unreachable: ${h.unreachable})`) : '';
+    const tag = h.unreachable ? pc.dim(` (proven unreachable: ${h.unreachable})`) : h.formal ? pc.dim(` (formal: ${h.formal})`) : '';
     const src = h.source ? `\n      ${pc.dim(h.source)}` : '';
     return `  ${where} ${pc.yellow(h.kind)} ${h.detail}${tag}${src}`;
   });
   if (grouped.length > limit) lines.push(pc.dim(`  … and ${grouped.length - limit} more`));
   return lines.join('\n');
+}
+
+/**
+ * Closure in one line: "Closed" when every line and branch point is covered or proven unreachable, else how many
+ * are neither; then what the formal engine did, when it ran.
+ */
+export function closureLine(r: Pick<GenerateResult, 'closed' | 'holes' | 'formal'>): string {
+  const structural = r.holes.filter((h) => h.kind === 'line' || h.kind === 'branch');
+  const proven = structural.filter((h) => h.proof).length;
+  const open = structural.length - proven;
+  const head = r.closed
+    ? pc.green(`Closed: every line and branch point is covered${proven ? ` or proven unreachable (${proven})` : ''}.`)
+    : pc.yellow(`Not closed: ${open} line/branch point(s) neither covered nor proven unreachable${proven ? `, ${proven} proven unreachable` : ''}.`);
+  const f = r.formal;
+  return f ? `${head} Formal: ${f.proven} proof(s), ${f.witnesses} witness(es), ${f.unknown} unknown; Yosys ${(f.ms / 1000).toFixed(1)} s.` : head;
 }

@@ -39,6 +39,16 @@ export interface GenerateRequest {
   parseRetries?: number;
   /** The model's context in tokens, for fitting prompts (a local model reports its own; an endpoint's is unknown). */
   contextSize?: number;
+  /**
+   * Candidate testbenches per LLM round, spread over the experts; the simulator keeps the best. Default: one per
+   * expert with several experts, else 1 on a CPU and 4 on an endpoint or a GPU.
+   */
+  candidates?: number;
+  /**
+   * The formal engine (Yosys) on the holes the model-free search leaves: proofs of unreachability, witness
+   * stimulus. Default on for the random and hybrid engines; false turns it off.
+   */
+  formal?: boolean;
   /** Sampling for model replies; `seed` above also seeds it, one derived seed per round. */
   sampling?: { temperature?: number; topP?: number; maxTokens?: number; thinking?: boolean };
 }
@@ -48,6 +58,8 @@ export interface EngineServices {
   signal: AbortSignal;
   /** The chat backend for `llm`/`hybrid`, opened by the caller; else `models` opens one when the engine needs it. */
   backend?: ChatBackend;
+  /** Experts opened by the caller (a bench opens them once for every item); else `models.experts` opens them. */
+  experts?: ChatBackend[];
   /** The adapter's models: what is configured and how to open it (the engine calls it for `llm`/`hybrid`). */
   models?: ModelProvider;
   /** User instructions queued from the chat panel; the loop drains them at the start of each round. */

@@ -30,7 +30,7 @@ export async function askMessages(req: AskRequest): Promise<ChatMessage[]> {
         ? `Uncovered points:\n${last.holes
             .filter((h) => h.kind !== 'toggle')
             .slice(0, 40)
-            .map((h) => `- ${name(h.file)}:${h.line} ${h.kind}: ${h.detail}${h.unreachable ? ` (likely unreachable: ${h.unreachable})` : ''}`)
+            .map((h) => `- ${name(h.file)}:${h.line} ${h.kind}: ${h.detail}${h.unreachable ? ` (proven unreachable: ${h.unreachable})` : h.formal ? ` (formal engine undecided: ${h.formal})` : ''}`)
             .join('\n')}`
         : 'No uncovered points.',
     );

@@ -29,7 +29,7 @@ export interface RunContext {
 
 export async function prepareRun(req: GenerateRequest): Promise<RunContext> {
   if (!req.rtlFiles.length) throw new ChorusError('bad_input', 'No RTL files given: pass the DUT source files.');
-  const { files: rtlFiles, top, analysis } = await selectDut({ files: req.rtlFiles, top: req.top, design: { includeDirs: req.includeDirs, defines: req.defines } });
+  const { files: rtlFiles, top, analysis } = await selectDut({ files: req.rtlFiles, top: req.top, design: { includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters } });
   // None named: the spec beside the design (`<name>.md`, `<name>.txt`, spec/ or docs/ files naming the module).
   const specFiles = req.specFiles?.length ? req.specFiles.map((f) => resolve(f)) : await findSpecFiles(rtlFiles, top.name);
   const displayName = designNames(rtlFiles);

@@ -10,7 +10,7 @@ import { preprocessDesignFile, type DesignFlags } from '../sim';
 
 export interface DesignAnalysisOptions {
   top?: string;
-  /** The design's include folders and macros, for the preprocessor. */
+  /** The design's include folders and macros, for the preprocessor; its top parameter overrides, for the analysis. */
   design?: DesignFlags;
   verilatorPath?: string;
   signal?: AbortSignal;
@@ -18,7 +18,14 @@ export interface DesignAnalysisOptions {
 
 /** Analyses `files` (absolute); files with syntax errors are expanded by Verilator and analysed again. */
 export async function analyzeDesign(files: string[], opts: DesignAnalysisOptions = {}): Promise<DesignAnalysis> {
-  const first = await analyzeFiles(files, { top: opts.top });
+  const parameters = opts.design?.parameters;
+  if (parameters && Object.keys(parameters).length && opts.top === undefined) {
+    // Overrides apply to the top: found first with the defaults, then the design is read again with them.
+    const plain = await analyzeDesign(files, { ...opts, design: { ...opts.design, parameters: undefined } });
+    return plain.top ? analyzeDesign(files, { ...opts, top: plain.top }) : plain;
+  }
+  const top = { top: opts.top, parameters };
+  const first = await analyzeFiles(files, top);
   if (!first.errors.length) return first;
   const failing = new Set(first.errors.map((e) => e.file));
   const sources: SourceFile[] = [];
@@ -29,7 +36,7 @@ export async function analyzeDesign(files: string[], opts: DesignAnalysisOptions
     // Unchanged files were read (and checked) by the first analysis already.
     sources.push({ name: file, content: expanded ?? (await readFile(file, 'utf8')) });
   }
-  const second = analyzeSources(sources, { top: opts.top });
+  const second = analyzeSources(sources, top);
   // When expansion does not help, the errors of the text as written are the ones to show.
   return second.errors.length ? first : second;
 }

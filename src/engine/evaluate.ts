@@ -4,6 +4,7 @@ import { findSite, unreachableDefaults } from '../hdl';
 import { holesFeedback, measureCoverage, type SimOptions } from '../sim';
 import type { CoveragePoint, CoverageReport, Hole } from '../protocol';
 import { writeFileAtomic } from './fs';
+import { FormalLedger } from './formalLedger';
 import type { RunContext } from './context';
 
 export interface Evaluation {
@@ -30,15 +31,41 @@ export function instantiationProblem(testbench: string, top: string, instance: s
   return null;
 }
 
-/** Adds what analysis knows to each hole: the source site it stands for, and why it cannot be reached. */
+const ledgers = new WeakMap<RunContext, FormalLedger>();
+
+/** The run's formal verdicts (one ledger per run context, made on first use). */
+export function formalLedger(ctx: RunContext): FormalLedger {
+  let ledger = ledgers.get(ctx);
+  if (!ledger) {
+    ledger = new FormalLedger(ctx.instance);
+    ledgers.set(ctx, ledger);
+  }
+  return ledger;
+}
+
+/** Whether the formal engine has run in this run (its verdicts label the holes). */
+export function formalRan(ctx: RunContext): boolean {
+  return (ledgers.get(ctx)?.runs ?? 0) > 0;
+}
+
+/**
+ * Adds what analysis and the formal engine know to each hole: the source site it stands for, and the proof that
+ * it cannot be reached (k-induction first, else the state-register/enum rule) or why the formal engine could not
+ * decide it.
+ */
 export function explainHoles(ctx: RunContext, holes: Hole[]): Hole[] {
   const unreachable = unreachableDefaults(ctx.analysis);
+  const ledger = ledgers.get(ctx);
   return holes.map((h) => {
     const site = findSite(ctx.analysis, h.file, h.line);
     const why = unreachable.find((u) => u.line === h.line && u.file === h.file);
-    const out: Hole = { ...h };
+    let out: Hole = { ...h };
     if (site && !h.detail.includes(site.label)) out.detail = `${h.detail} — ${site.label}`;
-    if (why && h.kind !== 'toggle') out.unreachable = why.reason;
+    if (ledger) out = ledger.annotate(out);
+    if (why && h.kind !== 'toggle' && !out.proof) {
+      const { formal: _formal, ...rest } = out;
+      out = { ...rest, unreachable: why.reason, proof: { method: 'analysis' } };
+    }
     return out;
   });
 }
@@ -62,18 +89,14 @@ export async function evaluateTestbench(ctx: RunContext, testbench: string, opts
 }
 
 /**
- * The holes worth reaching, for the model: unreachable ones are named as such, not chased. `name` renders a file
- * (the run's `displayName`; default: the base name).
+ * The holes worth reaching, for the model: proven-unreachable ones are counted, never listed (the model is not to
+ * chase them). `name` renders a file (the run's `displayName`; default: the base name).
  */
 export function holesForModel(holes: Hole[], maxLines = 40, name: (file: string) => string = basename): string {
   const reachable = holes.filter((h) => !h.unreachable);
-  const unreachable = holes.filter((h) => h.unreachable);
+  const proven = holes.length - reachable.length;
+  if (!reachable.length) return `No coverage holes left to reach: the ${proven} uncovered point(s) are proven unreachable.`;
   let text = holesFeedback(reachable, maxLines, name);
-  if (unreachable.length) {
-    text += `\n(${unreachable.length} more point(s) look unreachable and can be ignored: ${unreachable
-      .slice(0, 5)
-      .map((h) => `${name(h.file)}:${h.line} ${h.unreachable}`)
-      .join('; ')})`;
-  }
+  if (proven) text += `\n(${proven} more point(s) are proven unreachable and left out.)`;
   return text;
 }

@@ -1,6 +1,6 @@
 /** The engine's entry: one closure run as an AsyncIterable of loop events, ending with `final`. */
 import { rm } from 'node:fs/promises';
-import { ChorusError, type LoopEvent } from '../protocol';
+import type { LoopEvent } from '../protocol';
 import { lintDesign } from '../sim';
 import type { EngineResult, EngineServices, GenerateRequest } from './api';
 import { channel, type Emit } from './channel';
@@ -40,10 +40,6 @@ async function generateRun(req: GenerateRequest, services: EngineServices, emit:
 async function runAndReport(req: GenerateRequest, services: EngineServices, ctx: RunContext, emit: Emit<LoopEvent>): Promise<EngineResult> {
   // Lint is not failure: the design's own warnings are reported once, here; a construct Verilator cannot build
   // stops the run now, with its file and line, before minutes of model loading.
-  if (Object.keys(ctx.design.parameters ?? {}).length) {
-    // Checked here so they are never silently dropped: the generators do not yet instantiate the DUT with them.
-    throw new ChorusError('bad_input', `Top parameter overrides (${Object.keys(ctx.design.parameters ?? {}).join(', ')}) are not applied to generated testbenches yet: set them as the parameters' defaults, or run without them.`);
-  }
   const lint = await lintDesign(
     { files: ctx.rtlFiles, top: ctx.top.name, ...ctx.design },
     { verilatorPath: services.verilatorPath, logger: services.logger, signal: services.signal, memoryLimitBytes: services.memoryLimitBytes },

@@ -7,8 +7,9 @@ export { parseReply } from './llm/reply';
 export { parsePatch, applyPatch } from './llm/patch';
 export { prepareRun } from './context';
 // Run planning: DUT files, top and engine decided once for every adapter.
-export { planRun, selectDut, findTop, type RunInput, type RunPlan, type DutRequest, type DutSelection } from './plan';
-export { chooseEngine, findModel, openModel, type ModelProvider } from './models';
+export { planRun, selectDut, findTop, checkOverrides, type RunInput, type RunPlan, type DutRequest, type DutSelection } from './plan';
+export { chooseEngine, findModel, openModel, openModelExperts, type ModelProvider, type OpenedExperts } from './models';
+export { GPU_CANDIDATES } from './llm/experts';
 export { ask, askMessages, type AskRequest } from './ask';
 export { measure, lcov, type MeasureRequest, type MeasureServices, type MeasureResult } from './measure';
 export { designNames } from './names';
@@ -18,8 +19,9 @@ export * from './cache';
 export { BackendPool, listModels, pullModel, modelInfo, type ChatBackend, type ModelInfo } from '../llm';
 // Design analysis: of files for `chorus inspect`, of an editor's unsaved text for the language server.
 export { analyzeFiles, analyzeSources, moduleByName } from '../hdl';
-export { readFilelist, type Filelist } from '../hdl';
+export { libraryFilesNeeded, readFilelist, type Filelist, type Libraries } from '../hdl';
 export { analyzeDesign } from './designAnalysis';
+export { analyzeDocumentText } from './documentAnalysis';
 export { findTops, topsOf } from './tops';
 // Per-instance coverage of a result's points, for adapters that check per-instance targets (`chorus bench`).
 export { summarizeByInstance as coverageByInstance } from '../sim';

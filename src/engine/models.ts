@@ -3,7 +3,7 @@
  * configured or found, and how to open its backend: the server keeps a warm pool behind it, the CLI opens one
  * per run) and the engine asks it.
  */
-import { findDefaultModel, openBackend, type ChatBackend, type OpenBackendOptions } from '../llm';
+import { findDefaultModel, openBackend, openExperts, type ChatBackend, type ExpertOptions, type OpenBackendOptions, type OpenedExperts } from '../llm';
 import type { EngineName } from '../protocol';
 
 export interface ModelProvider {
@@ -11,6 +11,11 @@ export interface ModelProvider {
   configured(): string | undefined;
   /** The chat backend for that model; the provider owns it (disposes it, or keeps it warm for the next run). */
   open(signal: AbortSignal): Promise<ChatBackend>;
+  /**
+   * The experts a run spreads its candidates over (`--expert`, `chorus.experts`), when any are configured: each
+   * opened (and owned by the provider, as `open`'s backend is), or reported with why it failed.
+   */
+  experts?(signal: AbortSignal): Promise<OpenedExperts>;
 }
 
 /** `auto` (or nothing asked): the model when one is configured or found, else the model-free search. */
@@ -28,3 +33,10 @@ export function findModel(model: string | undefined, endpoint: string | undefine
 export function openModel(model: string | undefined, opts: OpenBackendOptions): Promise<ChatBackend> {
   return openBackend(model, opts);
 }
+
+/** Opens the experts a run spreads its candidates over (`--expert`, `chorus.experts`); failures are listed, not thrown. */
+export function openModelExperts(uris: readonly string[], opts: ExpertOptions): Promise<OpenedExperts> {
+  return openExperts(uris, opts);
+}
+
+export type { OpenedExperts };

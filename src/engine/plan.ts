@@ -24,7 +24,10 @@ export interface DutRequest {
   document?: string;
   /** The top module; found by analysis when omitted. */
   top?: string;
-  /** The design's include folders and macros: files the text analysis cannot parse are read as Verilator expands them. */
+  /**
+   * The design's include folders and macros (files the text analysis cannot parse are read as Verilator expands
+   * them) and top parameter overrides (the analysis reads the top with them).
+   */
   design?: DesignFlags;
 }
 
@@ -65,12 +68,29 @@ async function siblings(file: string): Promise<string[]> {
   return names.filter((n) => HDL.test(n) && !TESTBENCH.test(n)).slice(0, MAX_SIBLINGS).map((n) => join(dir, n));
 }
 
+/** Overrides name parameters the top declares (not localparams): one Verilator would ignore is an error here. */
+export function checkOverrides(top: ModuleInfo, parameters: Record<string, string> | undefined): void {
+  for (const name of Object.keys(parameters ?? {})) {
+    const p = top.params.find((q) => q.name === name);
+    if (!p || p.local) {
+      const open = top.params.filter((q) => !q.local).map((q) => q.name);
+      throw new ChorusError(
+        'bad_input',
+        `-G ${name}: ${top.name} has no ${p ? 'overridable (non-local) ' : ''}parameter '${name}' (${open.length ? `its parameters: ${open.join(', ')}` : 'it has no parameters'}).`,
+        { file: top.file, line: top.line },
+      );
+    }
+  }
+}
+
 export async function selectDut(req: DutRequest): Promise<DutSelection> {
   if (req.files?.length) {
     const files = req.files.map((f) => resolve(f));
     const analysis = await analyzeDesign(files, { top: req.top, design: req.design });
     throwSyntaxError(analysis);
-    return { files, top: findTop(analysis, files, req.top), analysis };
+    const top = findTop(analysis, files, req.top);
+    checkOverrides(top, req.design?.parameters);
+    return { files, top, analysis };
   }
   if (!req.document) throw new ChorusError('bad_input', 'No RTL files given: pass the DUT source files.');
   const doc = resolve(req.document);
@@ -88,12 +108,14 @@ export async function selectDut(req: DutRequest): Promise<DutSelection> {
     const index = await indexModules([doc, ...others], (f) => readFile(f, 'utf8'));
     files = [doc, ...filesNeeded(index, topName, doc).filter((f) => f !== doc)];
     if (files.length > 1) {
-      const wide = await analyzeFiles(files, { top: topName });
+      const wide = await analyzeFiles(files, { top: topName, parameters: req.design?.parameters });
       // A needed file the analysis cannot read (macros, …) may still build: the document's analysis serves then.
       if (!wide.errors.length) analysis = wide;
     }
   }
-  return { files, top: findTop(analysis, files, topName), analysis };
+  const top = findTop(analysis, files, topName);
+  checkOverrides(top, req.design?.parameters);
+  return { files, top, analysis };
 }
 
 /** What an adapter asks for: a `GenerateRequest` whose DUT files, top and engine are still to be decided. */
@@ -107,6 +129,6 @@ export interface RunPlan {
 /** The engine's one decision of a run: its DUT files and top (`selectDut`) and its engine (`chooseEngine`). */
 export async function planRun(input: RunInput, models: ModelProvider): Promise<RunPlan> {
   const { files, document, engine, ...rest } = input;
-  const dut = await selectDut({ files, document, top: input.top, design: { includeDirs: input.includeDirs, defines: input.defines } });
+  const dut = await selectDut({ files, document, top: input.top, design: { includeDirs: input.includeDirs, defines: input.defines, parameters: input.parameters } });
   return { dut, request: { ...rest, rtlFiles: dut.files, top: dut.top.name, engine: chooseEngine(engine, models) } };
 }

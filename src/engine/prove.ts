@@ -31,6 +31,11 @@ export interface FormalServices {
   signal: AbortSignal;
 }
 
+export interface ProvePointsResult extends ProveResult {
+  /** The uncovered point each verdict is for (one per source site and instance), in the verdicts' order. */
+  points: CoveragePoint[];
+}
+
 /** A point's place in the source (every instance of a module shares it). */
 const siteKey = (p: { file: string; line: number; column: number; kind: string; comment: string }) =>
   `${resolve(p.file)}\u0000${p.line}\u0000${p.column}\u0000${p.kind}\u0000${p.comment}`;
@@ -44,7 +49,7 @@ export async function provePoints(
   design: { rtlFiles: string[]; top: string },
   opts: FormalOptions,
   services: FormalServices,
-): Promise<ProveResult> {
+): Promise<ProvePointsResult> {
   // Instances that hit each source point: a proof about one of them must not contradict a simulation.
   const hitBy = new Map<string, Set<string>>();
   for (const p of points.filter((x) => x.count > 0)) hitBy.set(siteKey(p), (hitBy.get(siteKey(p)) ?? new Set()).add(p.hierarchy));
@@ -52,6 +57,7 @@ export async function provePoints(
   const root = points.find((p) => p.module === design.top)?.hierarchy;
   const seen = new Set<string>();
   const targets: FormalTarget[] = [];
+  const of: CoveragePoint[] = [];
   for (const p of points) {
     if (p.count > 0 || (p.kind !== 'line' && p.kind !== 'branch')) continue;
     const key = `${siteKey(p)}\u0000${p.hierarchy}`;
@@ -60,6 +66,7 @@ export async function provePoints(
     const t: FormalTarget = { file: resolve(p.file), line: p.line, column: p.column, kind: p.kind, comment: p.comment };
     if (root !== undefined && (p.hierarchy === root || p.hierarchy.startsWith(`${root}.`))) t.instance = p.hierarchy.slice(root.length + 1);
     targets.push(t);
+    of.push(p);
   }
   const files = [...new Set(design.rtlFiles.map((f) => resolve(f)))];
   const sources = await Promise.all(files.map(async (file) => ({ file, content: await readFile(file, 'utf8') })));
@@ -84,7 +91,7 @@ export async function provePoints(
     const contradicted = hierarchies !== undefined && (path === undefined || hierarchies.has(path));
     return contradicted ? { ...v, verdict: { status: 'unknown', reason: 'a simulation reached this point: the proof is not trusted' } } : v;
   });
-  return { ...result, verdicts: guarded };
+  return { ...result, verdicts: guarded, points: of };
 }
 
 export interface ProveHolesRequest extends FormalOptions {
@@ -126,7 +133,8 @@ export async function proveHoles(req: ProveHolesRequest, services: FormalService
     coverage = m.coverage;
   } else {
     const r = await generateToEnd(
-      { rtlFiles, top, engine: 'random', targets: DEFAULT_TARGETS, budgetSeconds: req.budgetSeconds ?? 20, seed: req.seed },
+      // The search's own formal stage is off: every hole it leaves is decided below, with this command's bounds.
+      { rtlFiles, top, engine: 'random', targets: DEFAULT_TARGETS, budgetSeconds: req.budgetSeconds ?? 20, seed: req.seed, formal: false },
       { logger: services.logger, signal: services.signal, verilatorPath: services.verilatorPath, cacheDir: services.cacheDir },
     );
     points = r.points;

@@ -2,9 +2,10 @@
  * Coverage data → what one line of a DUT editor shows: its state and the hover text explaining its holes.
  * Pure (no `vscode`), so the gutter, the hover and the tests share one reading of the data.
  */
-import type { CoverageKind, Hole, LineCoverage } from '../protocol';
+import { armHole, formalText, isProven, proofText, type CoverageKind, type Hole, type LineCoverage } from '../protocol';
 
-export type LineState = 'covered' | 'uncovered' | 'partial';
+/** `proven`: nothing on the line is missing but points proven unreachable (dead code, not a hole). */
+export type LineState = 'covered' | 'uncovered' | 'partial' | 'proven';
 
 export interface LineMark {
   /** 1-based. */
@@ -27,6 +28,9 @@ const KIND_WORDS: Record<CoverageKind, string> = {
   branch: 'Branch',
   toggle: 'Toggle',
   user: 'Cover point',
+  fsm_state: 'FSM state',
+  fsm_arc: 'FSM arc',
+  expr: 'Expression',
 };
 
 function plural(n: number, word: string): string {
@@ -34,8 +38,10 @@ function plural(n: number, word: string): string {
 }
 
 function holeText(h: Hole): string {
-  const reach = h.unreachable ? ` — likely unreachable: ${h.unreachable}` : '';
-  return `- ${KIND_WORDS[h.kind]}: ${h.detail}${reach}`;
+  const proof = proofText(h);
+  if (proof !== undefined) return `- ${KIND_WORDS[h.kind]}: ${h.detail} — **proven unreachable** by ${proof}`;
+  const undecided = formalText(h);
+  return `- ${KIND_WORDS[h.kind]}: ${h.detail}${undecided ? ` — ${undecided}` : ''}`;
 }
 
 /**
@@ -47,8 +53,24 @@ export function isDeclaration(lc: LineCoverage, holes: readonly Hole[] = []): bo
   return lc.branches.length === 0 && lc.missingToggles.length > 0 && holes.every((h) => h.kind === 'toggle');
 }
 
-/** Classifies one line: never ran, ran but some branch arm or toggle bit was never seen, or fully covered. */
+/**
+ * Classifies one line: never ran, ran but some branch arm or toggle bit was never seen, fully covered, or
+ * `proven` when all it misses are points proven unreachable.
+ */
 export function lineState(lc: LineCoverage | undefined, holes: readonly Hole[]): LineState {
+  const open = holes.filter((h) => !isProven(h));
+  if (open.length === holes.length) return openLineState(lc, holes);
+  if (!lc) return open.length ? openLineState(undefined, open) : 'proven';
+  if (isDeclaration(lc, holes)) return openLineState(lc, open);
+  // Arms never taken that no proof explains (a line table without holes for them) still make the line partial.
+  const unexplainedArm = lc.branches.some((b) => b.count === 0 && !isProven(armHole(holes, b.label) ?? {}));
+  const ran = lc.hits > 0 || lc.branches.some((b) => b.count > 0);
+  if (!ran) return open.length ? 'uncovered' : 'proven';
+  return open.length || unexplainedArm || lc.missingToggles.length ? 'partial' : 'proven';
+}
+
+/** {@link lineState} for a line none of whose holes is proven. */
+function openLineState(lc: LineCoverage | undefined, holes: readonly Hole[]): LineState {
   if (!lc) {
     // Only holes are known (a live round before the line table arrives).
     return holes.some((h) => h.kind === 'line') ? 'uncovered' : holes.length ? 'partial' : 'covered';
@@ -70,10 +92,13 @@ export function hoverText(lc: LineCoverage | undefined, holes: readonly Hole[], 
     out.push(state === 'covered' ? '**CHORUS: covered** — every bit of these signals toggled both ways' : '**CHORUS: partly covered** — some bits never toggled');
   } else if (state === 'covered') out.push(`**CHORUS: covered**${lc ? ` — ${plural(lc.hits, 'hit')}` : ''}`);
   else if (state === 'uncovered') out.push('**CHORUS: not covered** — no stimulus reached this line');
+  else if (state === 'proven') out.push(`**CHORUS: proven unreachable**${lc?.hits ? ` — ${plural(lc.hits, 'hit')}; what never ran here cannot run` : ' — no stimulus can reach this line'}`);
   else out.push(`**CHORUS: partly covered**${lc ? ` — ${plural(lc.hits, 'hit')}` : ''}`);
 
   if (lc?.branches.length) {
-    const arms = lc.branches.map((b) => (b.count > 0 ? `${b.label} ×${b.count}` : `**${b.label} never taken**`));
+    const arms = lc.branches.map((b) =>
+      b.count > 0 ? `${b.label} ×${b.count}` : isProven(armHole(holes, b.label) ?? {}) ? `${b.label} proven unreachable` : `**${b.label} never taken**`,
+    );
     out.push(`Branch arms: ${arms.join(', ')}`);
   }
   if (lc?.missingToggles.length) {
@@ -86,7 +111,7 @@ export function hoverText(lc: LineCoverage | undefined, holes: readonly Hole[], 
     if (!listed.has(t)) out.push(t);
     listed.add(t);
   }
-  if (state !== 'covered' && holes.some((h) => !h.unreachable)) {
+  if (state !== 'covered' && state !== 'proven' && holes.some((h) => !isProven(h))) {
     out.push('_Run **CHORUS: Generate high-coverage stimulus** again, or steer the next round from the chat panel._');
   }
   return out.join('\n\n');

@@ -5,6 +5,7 @@ import { chatActions } from './chatActions';
 import { ChatHost } from './chatHost';
 import { registerCommands } from './commands';
 import { channelLogger, ErrorReporter } from './errors';
+import { FilelistDiscovery } from './filelistDiscovery';
 import { CoverageGutter } from './gutter';
 import { RunLauncher } from './runLauncher';
 import { RunPublisher } from './runPublisher';
@@ -96,6 +97,8 @@ export function activate(context: vscode.ExtensionContext): void {
     },
   );
   const gutter = new CoverageGutter(context, store);
+  // Offers a workspace `.f` that lists the open design file (chorus.filelist), once; the server reads the lists.
+  const discovery = new FilelistDiscovery({ server, state: context.workspaceState, logger });
   const services: Services = { log, logger, errors, server, store, gutter, chat, runs, launcher, settings };
 
   context.subscriptions.push(
@@ -109,6 +112,7 @@ export function activate(context: vscode.ExtensionContext): void {
     tests,
     chat,
     gutter,
+    discovery,
     server,
     notifications.onDidChangeModelStatus((p) => {
       status.update({ model: p, ...statusFromSettings(settings(), p.autoEngine) });

@@ -2,7 +2,7 @@
 import { REPORTED_KINDS, metricPct } from '../protocol';
 import type { CoverageSummary, LoopEvent, ReportedKind, TargetMetric, Targets } from '../protocol';
 
-const SHORT: Record<ReportedKind, string> = { line: 'line', branch: 'branch', toggle: 'toggle' };
+const SHORT: Record<ReportedKind, string> = { line: 'line', branch: 'branch', toggle: 'toggle', fsm_state: 'fsm state', fsm_arc: 'fsm arc', expr: 'expr' };
 
 export function pctText(pct: number): string {
   return `${Number.isInteger(pct) ? pct : pct.toFixed(1)}%`;
@@ -11,8 +11,8 @@ export function pctText(pct: number): string {
 /** `line 96% · branch 88% · toggle 70%`, omitting kinds the design has no points of. */
 export function summaryText(c: CoverageSummary, kinds: readonly ReportedKind[] = REPORTED_KINDS): string {
   return kinds
-    .filter((k) => c[k] && c[k].total > 0)
-    .map((k) => `${SHORT[k]} ${pctText(c[k].pct)}`)
+    .filter((k) => (c[k]?.total ?? 0) > 0)
+    .map((k) => `${SHORT[k]} ${pctText(c[k]?.pct ?? 100)}`)
     .join(' · ');
 }
 

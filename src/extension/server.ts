@@ -15,6 +15,8 @@ import type {
   CoverageResult,
   ExportLcovParams,
   ExportLcovResult,
+  FilelistsForParams,
+  FilelistsForResult,
   GenerateParams,
   GenerateResponse,
   ListModelsResult,
@@ -125,6 +127,11 @@ export class ServerConnection implements ChorusServer, vscode.Disposable {
 
   tops(params: TopsParams): Promise<TopsResult> {
     return this.request(Requests.tops, params);
+  }
+
+  /** Which of the candidate filelists name the document (filelist discovery). */
+  filelistsFor(params: FilelistsForParams): Promise<FilelistsForResult> {
+    return this.request(Requests.filelistsFor, params);
   }
 
   private disposed?: Promise<void>;

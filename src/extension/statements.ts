@@ -1,6 +1,12 @@
-/** Coverage lines → the statement/branch shape of VS Code's Test Coverage API, as plain data. Pure. */
-import type { LineCoverage } from '../protocol';
-import { isDeclaration, mergeLine } from './coverageModel';
+/**
+ * Coverage lines → the statement/branch shape of VS Code's Test Coverage API, as plain data. Pure.
+ *
+ * Points proven unreachable: the API has no "excluded" state, and showing them as missed would call a closed run
+ * open, showing them as executed would be false. So they are left out of the details (and so of the view's
+ * totals, as unreachability sign-off does in commercial flows) and listed by name in the test run's output.
+ */
+import { armHole, isProven, type Hole, type LineCoverage } from '../protocol';
+import { isDeclaration, lineState, mergeLine } from './coverageModel';
 
 export interface BranchSpec {
   label: string;
@@ -17,13 +23,16 @@ export interface StatementSpec {
 /**
  * One statement per executable line (records of several instances added up), its branch arms as children.
  * Lines that carry only toggle points (signal declarations) are not statements: they have no execution count.
+ * `holes` (the file's): an arm never taken and proven unreachable is left out, and so is a statement that never ran
+ * when all it misses is proven unreachable.
  */
-export function statementSpecs(lines: readonly LineCoverage[]): StatementSpec[] {
+export function statementSpecs(lines: readonly LineCoverage[], holes: readonly Hole[] = []): StatementSpec[] {
   const byLine = new Map<number, LineCoverage>();
   for (const lc of lines) {
     const prev = byLine.get(lc.line);
     byLine.set(lc.line, prev ? mergeLine(prev, lc) : lc);
   }
+  const holesOf = (line: number) => holes.filter((h) => h.line === line);
   return [...byLine.values()]
     .filter((lc) => !isDeclaration(lc))
     .sort((a, b) => a.line - b.line)
@@ -31,8 +40,16 @@ export function statementSpecs(lines: readonly LineCoverage[]): StatementSpec[] 
       line: lc.line,
       // A line whose arms ran has run, even when Verilator put no line point on it.
       executed: Math.max(lc.hits, lc.branches.some((b) => b.count > 0) ? 1 : 0),
-      branches: lc.branches.map((b) => ({ label: b.label, executed: b.count })),
-    }));
+      branches: lc.branches
+        .filter((b) => b.count > 0 || !isProven(armHole(holesOf(lc.line), b.label) ?? {}))
+        .map((b) => ({ label: b.label, executed: b.count })),
+    }))
+    .filter((s) => s.executed > 0 || lineState(byLine.get(s.line), holesOf(s.line)) !== 'proven');
+}
+
+/** The points of a file proven unreachable: what {@link statementSpecs} leaves out, for the run's output. */
+export function provenPoints(holes: readonly Hole[]): Hole[] {
+  return holes.filter((h) => (h.kind === 'line' || h.kind === 'branch') && isProven(h));
 }
 
 export interface CoverageCounts {

@@ -1,11 +1,13 @@
 /**
  * The native Test Coverage API: one test item per DUT document, a Coverage run profile that runs the closure loop,
- * and each run's result published as `FileCoverage` with statement and branch details.
+ * and each run's result published as `FileCoverage` with statement and branch details. Points proven unreachable
+ * are left out of the details and totals (the API has no "excluded" state; see statements.ts) and listed, with
+ * their proofs, in the run's output and the DUT's test message.
  */
 import * as vscode from 'vscode';
-import type { GenerateResult } from '../protocol';
+import { closureText, formalSummaryText, proofText, type GenerateResult } from '../protocol';
 import type { FileCoverageData } from './coverageModel';
-import { statementSpecs, type StatementSpec } from './statements';
+import { provenPoints, statementSpecs, type StatementSpec } from './statements';
 import { summaryText, targetsMissed } from './format';
 
 /** The range of a 1-based line: from its first non-blank character to its end when the text is known. */
@@ -29,13 +31,16 @@ export interface FileCoverageWithDetails {
   details: vscode.StatementCoverage[];
 }
 
-/** One DUT file's lines → `FileCoverage.fromDetails`, keeping the details for `loadDetailedCoverage`. */
+/**
+ * One DUT file's lines → `FileCoverage.fromDetails`, keeping the details for `loadDetailedCoverage`; its holes
+ * proven unreachable are left out.
+ */
 export function toFileCoverage(
   uri: vscode.Uri,
-  data: Pick<FileCoverageData, 'lines'>,
+  data: Pick<FileCoverageData, 'lines'> & Partial<Pick<FileCoverageData, 'holes'>>,
   lineText?: (line: number) => string | undefined,
 ): FileCoverageWithDetails {
-  const details = toStatements(statementSpecs(data.lines), lineText);
+  const details = toStatements(statementSpecs(data.lines, data.holes), lineText);
   return { coverage: vscode.FileCoverage.fromDetails(uri, details), details };
 }
 
@@ -86,12 +91,14 @@ export class CoverageTests implements vscode.Disposable {
       run.addCoverage(f.coverage);
     }
     const item = this.itemFor(dut, result.top);
+    const closure = closureLines(result);
+    if (closure.length) run.appendOutput(`${closure.join('\r\n')}\r\n`, undefined, item);
     if (result.pass) {
       run.passed(item, durationMs);
     } else {
       const missed = targetsMissed(result);
       const text = `${summaryText(result.coverage)}${missed ? ` — below target: ${missed}` : ''} (${result.stopReason}${result.stopDetail ? `: ${result.stopDetail}` : ''})`;
-      run.failed(item, new vscode.TestMessage(text), durationMs);
+      run.failed(item, new vscode.TestMessage([text, ...closure].join('\n')), durationMs);
     }
   }
 
@@ -118,6 +125,21 @@ export class CoverageTests implements vscode.Disposable {
     this.profile.dispose();
     this.controller.dispose();
   }
+}
+
+/** Whether the run is closed, what the formal engine did, and each point proven unreachable with its proof. */
+export function closureLines(result: Pick<GenerateResult, 'holes' | 'closed' | 'formal'>): string[] {
+  const out: string[] = [];
+  const closure = closureText(result);
+  if (closure) out.push(closure);
+  if (result.formal) out.push(formalSummaryText(result.formal));
+  const proven = provenPoints(result.holes);
+  if (proven.length) {
+    out.push('Proven unreachable, left out of the Test Coverage totals:');
+    // One line per source point: the holes of several instances of a module say the same.
+    out.push(...new Set(proven.map((h) => `  ${vscode.workspace.asRelativePath(h.file)}:${h.line} ${h.detail} — ${proofText(h) ?? ''}`)));
+  }
+  return out;
 }
 
 function gather(items: vscode.TestItemCollection): vscode.TestItem[] {

@@ -18,6 +18,10 @@ export interface ProveServices {
 }
 
 const BATCH = 24;
+/** Points still open after the shallow pass go to Yosys in smaller batches: a run stopped at its bound keeps more. */
+const DEEP_BATCH = 6;
+/** The first induction pass stops at this length: most proofs close within it, and a deep point cannot hold the rest up. */
+const SHALLOW_DEPTH = 4;
 const HEADER_EXT = /\.(v|sv|vh|svh|h|inc|vinc)$/i;
 const MAX_INCLUDE_FILES = 400;
 const MAX_INCLUDE_BYTES = 4 * 1024 * 1024;
@@ -53,6 +57,9 @@ function hex(bits: string): string {
   const clean = bits.replace(/[^01]/g, '0');
   return clean ? BigInt(`0b${clean}`).toString(16) : '0';
 }
+
+/** An induction that ran out of length (not of time): a deeper pass may still close it. */
+const isDepthBound = (o: ProofOutcome | undefined) => o?.kind === 'unknown' && /within \d+ cycles/.test(o.reason);
 
 function unknownAll(targets: FormalTarget[], reason: string): TargetVerdict[] {
   return targets.map((target) => ({ target, verdict: { status: 'unknown', reason } }));
@@ -158,12 +165,18 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     flagWires = listedNames(prep.files['flags.txt']).filter(isPlainArg);
     const base: FileTree = { 'prepared.il': prepared };
 
-    // Proofs, in batches: each flag wire (one per instance of its module) by k-induction.
+    // Proofs, in batches: each flag wire (one per instance of its module) by k-induction; a shallow pass over
+    // every point first, then the points it left open up to the full depth.
     const proofCalls = flagged.flatMap((flag) => wiresOf(flag).map((wire) => ({ flag, wire })));
-    for (let i = 0; i < proofCalls.length; i += BATCH) {
-      const batch = proofCalls.slice(i, i + BATCH).map((c, j) => ({ ...c, log: `p${i + j}.log` }));
-      const out = await worker.run(['-q', '-p', proofScript(batch, maxDepth, pointTimeout)], base);
-      for (const c of batch) proofs.set(c.wire, parseProof(out.files[c.log], maxDepth));
+    const passes = maxDepth > SHALLOW_DEPTH ? [SHALLOW_DEPTH, maxDepth] : [maxDepth];
+    for (const [pass, depth] of passes.entries()) {
+      const open = pass === 0 ? proofCalls : proofCalls.filter((c) => isDepthBound(proofs.get(c.wire)));
+      const size = pass === 0 ? BATCH : DEEP_BATCH;
+      for (let i = 0; i < open.length; i += size) {
+        const batch = open.slice(i, i + size).map((c, j) => ({ ...c, log: `p${pass}_${i + j}.log` }));
+        const out = await worker.run(['-q', '-p', proofScript(batch, depth, pointTimeout)], base);
+        for (const c of batch) proofs.set(c.wire, parseProof(out.files[c.log], depth));
+      }
     }
 
     // Witnesses for the flags reached from the start state: a trace that also starts with the reset pulse.

@@ -54,16 +54,38 @@ function extractCached(f: SourceFile): { key: string; raw: RawFile } {
   return { key, raw };
 }
 
+export interface AnalysisOptions {
+  top?: string;
+  /**
+   * Top parameter overrides (`-G name=value`, Verilog constant text): the top's parameters take these values in
+   * place of their defaults, so widths, constant conditions and unreachable-code claims are those of the build.
+   */
+  parameters?: Record<string, string>;
+}
+
+/** A file whose module `top` has the overridden parameter defaults (cached raws are shared: copied, not changed). */
+function withOverrides(raw: RawFile, top: string, parameters: Record<string, string>): RawFile {
+  if (!raw.modules.some((m) => m.name === top)) return raw;
+  return {
+    ...raw,
+    modules: raw.modules.map((m) =>
+      m.name !== top ? m : { ...m, params: m.params.map((p) => (!p.isType && parameters[p.name] !== undefined ? { ...p, default: parameters[p.name] } : p)) },
+    ),
+  };
+}
+
 /**
  * Analyses a design given as texts. Synchronous; the result is cached per content (and `top`) and shared,
  * so treat it as read-only.
  */
-export function analyzeSources(files: SourceFile[], opts: { top?: string } = {}): DesignAnalysis {
+export function analyzeSources(files: SourceFile[], opts: AnalysisOptions = {}): DesignAnalysis {
   const extracted = files.map(extractCached);
-  const key = hash(...extracted.map((e) => e.key), opts.top ?? '');
+  const overrides = Object.entries(opts.parameters ?? {});
+  const key = hash(...extracted.map((e) => e.key), opts.top ?? '', ...overrides.flat());
   const cached = designCache.get(key);
   if (cached) return cached;
-  const analysis = build(extracted.map((e) => e.raw), opts.top);
+  const raws = extracted.map((e) => e.raw);
+  const analysis = build(overrides.length && opts.top ? raws.map((r) => withOverrides(r, opts.top!, opts.parameters!)) : raws, opts.top);
   designCache.set(key, analysis);
   return analysis;
 }

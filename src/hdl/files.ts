@@ -4,7 +4,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { ChorusError, type DesignAnalysis, type SourceFile } from '../protocol';
-import { analyzeSources } from './design';
+import { analyzeSources, type AnalysisOptions } from './design';
 
 /** Larger than any hand-written RTL file; generated netlists this size are not what CHORUS is for. */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -41,7 +41,7 @@ async function readSource(path: string): Promise<SourceFile> {
 }
 
 /** Reads and analyses RTL files; files are named in the result exactly as given. */
-export async function analyzeFiles(paths: string[], opts: { top?: string } = {}): Promise<DesignAnalysis> {
+export async function analyzeFiles(paths: string[], opts: AnalysisOptions = {}): Promise<DesignAnalysis> {
   const files = await Promise.all(paths.map(readSource));
   return analyzeSources(files, opts);
 }

@@ -5,6 +5,7 @@
  * error naming both.
  */
 import { ChorusError } from '../protocol';
+import { join } from 'node:path';
 import { analyzeFiles } from './files';
 
 export interface ModuleIndex {
@@ -79,4 +80,69 @@ export function filesNeeded(index: ModuleIndex, top: string, preferred?: string)
   };
   visit(top);
   return files;
+}
+
+/** `-v` library files and `-y` library folders (searched for `<module><extension>`), as a filelist gives them. */
+export interface Libraries {
+  files: string[];
+  dirs: string[];
+  /** With their dot; `.v` and `.sv` when none are given. */
+  extensions: string[];
+}
+
+/** Fails naming both files when a module is defined twice. */
+function checkSingleDefinitions(index: ModuleIndex): void {
+  for (const [name, defs] of index.definitions) {
+    if (defs.length > 1) throw new ChorusError('bad_input', `Module '${name}' is defined twice, in ${defs[0]} and ${defs[1]}: keep one of them.`, { file: defs[1] });
+  }
+}
+
+/**
+ * The library files the sources need, as simulators resolve `-v`/`-y`: a module instantiated but not defined by
+ * the sources is looked up in the `-v` files, then as `<name><ext>` in each `-y` folder; a file found brings the
+ * modules it instantiates in turn. Modules of the sources win over a library's. Only the files of needed modules
+ * are returned (in the order found). A module defined twice among the sources, or among the `-v` files, is an
+ * error naming both files.
+ */
+export async function libraryFilesNeeded(sources: string[], libs: Libraries, read: (file: string) => Promise<string>, exists: (file: string) => Promise<boolean>): Promise<string[]> {
+  const own = await indexModules(sources, read);
+  checkSingleDefinitions(own);
+  if (!libs.files.length && !libs.dirs.length) return [];
+  const library = await indexModules(libs.files, read);
+  checkSingleDefinitions(library);
+  const extensions = libs.extensions.length ? libs.extensions : ['.v', '.sv'];
+  const defined = new Set(own.definitions.keys());
+  const wanted = [...own.instances.values()].flat();
+  const added: string[] = [];
+  const take = async (file: string) => {
+    if (added.includes(file) || sources.includes(file)) return;
+    added.push(file);
+    const index = libs.files.includes(file) ? library : await indexModules([file], read);
+    for (const [name, defs] of index.definitions) {
+      if (!defs.includes(file)) continue;
+      defined.add(name);
+      wanted.push(...(index.instances.get(name) ?? []));
+    }
+  };
+  while (wanted.length) {
+    const name = wanted.shift()!;
+    if (defined.has(name)) continue;
+    const inFile = library.definitions.get(name)?.[0];
+    if (inFile) {
+      await take(inFile);
+      continue;
+    }
+    found: for (const dir of libs.dirs) {
+      for (const ext of extensions) {
+        const candidate = join(dir, `${name}${ext}`);
+        if (await exists(candidate)) {
+          await take(candidate);
+          break found;
+        }
+      }
+    }
+    // Still undefined: a primitive, an interface or a missing module; Verilator names what is missing.
+    defined.add(name);
+  }
+  return added;
 }

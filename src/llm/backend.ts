@@ -52,6 +52,8 @@ export interface ChatBackend {
   contextSize?(signal?: AbortSignal): Promise<number | undefined>;
   /** The prompt's size in tokens as this backend's tokenizer and chat template count it. */
   countTokens?(messages: ChatMessage[], signal?: AbortSignal): Promise<number>;
+  /** Where a local model computes (`cpu`, `cuda`, `vulkan`, `metal`); loads the model if needed. */
+  compute?(signal?: AbortSignal): Promise<string>;
   /** Loads what the first chat would load (a local model), so a UI can warm it up early. Optional. */
   load?(signal?: AbortSignal): Promise<void>;
   dispose(): Promise<void>;

@@ -1,6 +1,7 @@
 /** Model backends behind one interface, and model management. */
 export type { ChatBackend, ChatOptions, ChatResult, ChatUsage, ModelStatusListener, SamplingOptions } from './backend';
 export { openBackend, type OpenBackendOptions } from './open';
+export { openExperts, parseExpert, type ExpertOptions, type ExpertSpec, type OpenedExperts } from './experts';
 export { BackendPool, type BackendPoolOptions } from './pool';
 export { ReplayBackend } from './replay';
 export { EndpointBackend, apiRoot, type EndpointOptions } from './endpoint/openai';

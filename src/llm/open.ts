@@ -22,6 +22,8 @@ export interface OpenBackendOptions {
   sampling?: SamplingOptions;
   /** CPU threads for a local model. */
   threads?: number;
+  /** Calls a local model on a GPU generates side by side (a round's candidates). */
+  parallel?: number;
 }
 
 /**
@@ -57,5 +59,6 @@ export async function openBackend(model: string | undefined, opts: OpenBackendOp
     contextSize: opts.contextSize ?? entry?.contextSize,
     sampling: opts.sampling,
     threads: opts.threads,
+    parallel: opts.parallel,
   });
 }

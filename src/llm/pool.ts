@@ -87,6 +87,7 @@ export class BackendPool {
       countTokens: backend.countTokens
         ? (messages: ChatMessage[], signal?: AbortSignal) => (backend.countTokens as (m: ChatMessage[], s?: AbortSignal) => Promise<number>).call(backend, messages, signal)
         : undefined,
+      compute: backend.compute ? (signal?: AbortSignal) => (backend.compute as (s?: AbortSignal) => Promise<string>).call(backend, signal) : undefined,
       load: backend.load ? (signal?: AbortSignal) => (backend.load as (s?: AbortSignal) => Promise<void>).call(backend, signal) : undefined,
       dispose: async () => {},
     };

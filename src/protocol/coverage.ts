@@ -1,10 +1,21 @@
 /** Coverage as Verilator counts it, scoped to the DUT's own source files. */
 
-export type CoverageKind = 'line' | 'branch' | 'toggle' | 'user';
+export type CoverageKind = 'line' | 'branch' | 'toggle' | 'user' | 'fsm_state' | 'fsm_arc' | 'expr';
 
-/** The kinds reported and targeted; `user` points are kept but not summarised. */
-export const REPORTED_KINDS = ['line', 'branch', 'toggle'] as const;
+/**
+ * The kinds reported and targeted; `user` points are kept but not summarised. `fsm_state` (a state entered) and
+ * `fsm_arc` (a transition taken) come from CHORUS's own FSM analysis on every Verilator, merged with Verilator's
+ * native FSM points where it has them (5.048+); `expr` (expression terms, 5.034+) only where Verilator reports it.
+ */
+export const REPORTED_KINDS = ['line', 'branch', 'toggle', 'fsm_state', 'fsm_arc', 'expr'] as const;
 export type ReportedKind = (typeof REPORTED_KINDS)[number];
+/** The kinds every summary has, from every Verilator. */
+export const BASE_KINDS = ['line', 'branch', 'toggle'] as const;
+export type BaseKind = (typeof BASE_KINDS)[number];
+/** Kinds only some designs or some Verilators have: absent from a summary (or 0 of 0) means no points. */
+export type OptionalKind = Exclude<ReportedKind, BaseKind>;
+/** The FSM kinds, what the `fsm` target stands for. */
+export const FSM_KINDS = ['fsm_state', 'fsm_arc'] as const;
 
 export interface CoveragePoint {
   /** Source file as Verilator recorded it (absolute or as given on its command line). */
@@ -35,14 +46,15 @@ export interface KindTotals {
   pct: number;
 }
 
-export type CoverageSummary = Record<ReportedKind, KindTotals>;
+/** Totals per kind: line, branch and toggle always; the FSM and expression kinds when the design or Verilator has them. */
+export type CoverageSummary = Record<BaseKind, KindTotals> & Partial<Record<OptionalKind, KindTotals>>;
 
 export interface Hole {
   kind: CoverageKind;
   /** The DUT file's absolute path (as `LineCoverage.file`); display names are made where text is rendered. */
   file: string;
   line: number;
-  /** What was not seen: `else arm of if`, `toggle q[3] 0->1`, `case item 2'b11`. */
+  /** What was not seen: `else arm of if`, `toggle q[3] 0->1`, `case item 2'b11`, `state RUN never visited`. */
   detail: string;
   /** The source line's text, trimmed. */
   source?: string;
@@ -126,6 +138,8 @@ export interface LineCoverage {
   branches: { label: string; count: number }[];
   /** Toggle bits on signals declared on this line that were never seen. */
   missingToggles: string[];
+  /** FSM states (on a case item) and arcs (on an assignment) at this line, with their counts (`RUN`, `IDLE->RUN`). */
+  fsm?: { kind: 'fsm_state' | 'fsm_arc'; label: string; count: number }[];
   /**
    * The kinds of points on this line (optional). Lets editors tell a signal declaration (only `toggle`, whose
    * `hits` are toggle counts) from an executable statement (`line`/`branch`).
@@ -134,6 +148,29 @@ export interface LineCoverage {
 }
 
 export type TargetMetric = ReportedKind | 'overall';
+
+/**
+ * One FSM as CHORUS's analysis sees it, for the simulator's probe (src/sim/fsmProbe.ts): the state register,
+ * the events of the always block that writes it, its states and arcs with the source lines holes point at.
+ * Expressions are Verilog text valid in the module's scope (the probe is bound into it).
+ */
+export interface FsmModel {
+  module: string;
+  /** The file declaring the module, as the caller gave it. */
+  file: string;
+  /** The state register. */
+  variable: string;
+  /** Line of the `case` on the state. */
+  line: number;
+  /** The state register's always block's event control, e.g. `posedge clk`, `negedge rst_n`. */
+  events: { edge: 'posedge' | 'negedge'; signal: string }[];
+  /** The reset condition of that block (`!rst_n`), when the register has a reset arm. */
+  reset?: string;
+  /** Label as written (an enum member, a parameter, a literal) and the line of its case item (else the case line). */
+  states: { label: string; line: number }[];
+  /** Transitions; `from` is `ANY` for a reset arc. Line: the assignment (the case item for a hold). */
+  arcs: { from: string; to: string; line: number; reset?: boolean }[];
+}
 
 /** Coverage targets in percent, e.g. `{line: 100, branch: 100}`. */
 export type Targets = Partial<Record<TargetMetric, number>>;

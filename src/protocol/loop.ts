@@ -35,6 +35,24 @@ export interface RoundSummary {
   parse?: string;
   /** Random engine: candidate stimulus runs in this round. */
   candidates?: number;
+  /** LLM rounds: the expert (model, adapter, endpoint model, replay file) whose candidate this round kept. */
+  expert?: string;
+  /** LLM rounds with several candidates: each one's outcome, the round's kept one first. */
+  candidateRuns?: CandidateRun[];
+}
+
+/** One of a round's candidate testbenches: who wrote it and how it measured (issue 20). */
+export interface CandidateRun {
+  expert: string;
+  /** `error`: the expert failed, or its testbench could not be measured. */
+  status: RoundStatus | 'error';
+  coverage: CoverageSummary;
+  /** The round kept this one (the best by the loop's ranking); it is listed first. */
+  kept: boolean;
+  /** Why the expert gave no candidate (it failed: endpoint down, adapter that does not fit the base). */
+  error?: string;
+  /** The candidate's testbench text, in the `candidates` event only, so any of them can be opened. */
+  testbench?: string;
 }
 
 /** A run's result as it goes on the wire (the engine keeps its measured points to itself: `EngineResult`). */
@@ -60,6 +78,8 @@ export interface GenerateResult {
   /** Line-level hits for editor overlays, keyed by DUT file then line. */
   lines?: LineCoverage[];
   model?: string;
+  /** The expert whose testbench is the result, when the run had several experts or candidates per round. */
+  expert?: string;
   /** Every line and branch point covered or proven unreachable (the Closed@1 criterion). */
   closed?: boolean;
   /** Set when the formal engine ran on the run's holes. */
@@ -81,6 +101,8 @@ export type LoopEvent =
       /** Per-line hits of this round's testbench, so editors can update their overlays live (optional). */
       lines?: LineCoverage[];
     }
+  /** A round with several candidates: each one's outcome (kept first, with its testbench), before `feedback`. */
+  | { type: 'candidates'; round: number; candidates: CandidateRun[] }
   | { type: 'feedback'; round: number; text: string }
   | { type: 'roundEnd'; round: RoundSummary }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }

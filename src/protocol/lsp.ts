@@ -136,6 +136,21 @@ export interface TopsResult {
   tops: string[];
 }
 
+export interface FilelistsForParams {
+  /** An HDL document (file URI). */
+  uri: string;
+  /** Candidate filelists (`.f` file URIs) the client found in the workspace; at most MAX_FILELIST_CANDIDATES. */
+  lists: string[];
+}
+
+export interface FilelistsForResult {
+  /** The candidates (file URIs) whose sources, nested lists included, name the document; unreadable lists are left out. */
+  lists: string[];
+}
+
+/** Most candidate filelists one `chorus/filelistsFor` reads: discovery searches a bounded number of `.f` files. */
+export const MAX_FILELIST_CANDIDATES = 100;
+
 /**
  * `chorus/modelStatus`: the model's state, and the engine a run asking for none (`chorus.engine: auto`) would use
  * with the window's settings, as the engine decides it (a configured model, or a GGUF found in the model folders,
@@ -154,7 +169,7 @@ const text = { type: 'string' } as const;
 const targetPct = { type: 'number', minimum: 0, maximum: 100, nullable: true } as const;
 const targetsSchema: JSONSchemaType<Targets> = {
   type: 'object',
-  properties: { line: targetPct, branch: targetPct, toggle: targetPct, overall: targetPct },
+  properties: { line: targetPct, branch: targetPct, toggle: targetPct, fsm_state: targetPct, fsm_arc: targetPct, expr: targetPct, overall: targetPct },
   additionalProperties: false,
 };
 
@@ -208,6 +223,13 @@ const askParams: JSONSchemaType<AskParams> = {
   additionalProperties: false,
 };
 
+const filelistsForParams: JSONSchemaType<FilelistsForParams> = {
+  type: 'object',
+  required: ['uri', 'lists'],
+  properties: { uri, lists: { type: 'array', items: uri, maxItems: MAX_FILELIST_CANDIDATES } },
+  additionalProperties: false,
+};
+
 const listModelsParams: JSONSchemaType<ListModelsParams> = {
   type: 'object',
   properties: { uri: { ...uri, nullable: true } },
@@ -235,6 +257,8 @@ export const Requests = {
   exportLcov: /* @__PURE__ */ request<ExportLcovParams, ExportLcovResult, ChorusErrorData>('chorus/exportLcov', uriOnly),
   /** The modules of a document and which of them could be the top. */
   tops: /* @__PURE__ */ request<TopsParams, TopsResult, ChorusErrorData>('chorus/tops', uriOnly),
+  /** Which of the given filelists name the document (filelist discovery). */
+  filelistsFor: /* @__PURE__ */ request<FilelistsForParams, FilelistsForResult, ChorusErrorData>('chorus/filelistsFor', filelistsForParams),
 } as const;
 
 /** Server → client notifications. */

@@ -1,7 +1,10 @@
-/** Hover: a DUT line's hit count from the last run; on a signal, the toggle bits never seen. */
+/**
+ * Hover: a DUT line's hit count from the last run, its points proven unreachable (which proof) and why the formal
+ * engine left a hole undecided; on a signal, the toggle bits never seen.
+ */
 import type { Hover, Position } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { Hole, LineCoverage } from '../protocol';
+import { armHole, formalText, isProven, provenText, type Hole, type LineCoverage } from '../protocol';
 
 function wordAt(doc: TextDocument, pos: Position): string | null {
   const line = doc.getText({ start: { line: pos.line, character: 0 }, end: { line: pos.line + 1, character: 0 } });
@@ -30,9 +33,26 @@ export function hoverAt(doc: TextDocument, pos: Position, lines: LineCoverage[],
   const here = lines.find((l) => l.line === pos.line + 1);
   if (here) {
     parts.push(`CHORUS: line hit **${here.hits}** time${here.hits === 1 ? '' : 's'} in the last run`);
-    for (const b of here.branches) parts.push(`- ${b.label}: ${b.count === 0 ? '**never taken**' : `${b.count}×`}`);
+    const own = holes.filter((h) => h.file === file && h.line === here.line);
+    for (const b of here.branches) {
+      const proven = b.count === 0 && isProven(armHole(own, b.label) ?? {});
+      parts.push(`- ${b.label}: ${b.count > 0 ? `${b.count}×` : proven ? 'never taken (proven unreachable)' : '**never taken**'}`);
+    }
     if (here.missingToggles.length) parts.push(`- toggles never seen: ${here.missingToggles.slice(0, 8).join(', ')}`);
   }
+  parts.push(...verdictLines(holes.filter((h) => h.file === file && h.line === pos.line + 1 && h.kind !== 'toggle')));
   if (!parts.length) return null;
   return { contents: { kind: 'markdown', value: parts.join('\n') } };
+}
+
+/** One line per distinct point: `Proven unreachable by …` for proven points, the formal engine's reason for holes. */
+function verdictLines(holes: Hole[]): string[] {
+  const out = new Set<string>();
+  for (const h of holes) {
+    const proven = provenText(h);
+    const undecided = formalText(h);
+    if (proven) out.add(`- ${h.detail}: **${proven}**`);
+    else if (undecided) out.add(`- ${h.detail}: ${undecided}`);
+  }
+  return [...out];
 }

@@ -1,6 +1,6 @@
 /** Code lenses: a generate action above each module and, after a run, its coverage with the holes. */
 import type { CodeLens, Range } from 'vscode-languageserver';
-import { LensCommands, type DesignAnalysis, type GenerateResult, type LensCommand, type LensCommandArgs } from '../protocol';
+import { isProven, LensCommands, type DesignAnalysis, type GenerateResult, type LensCommand, type LensCommandArgs } from '../protocol';
 
 /** A lens running one of the extension's {@link LensCommands} with its declared argument. */
 function lens<C extends LensCommand>(range: Range, title: string, command: C, args: LensCommandArgs[C]): CodeLens {
@@ -11,8 +11,12 @@ export function coverageTitle(r: GenerateResult): string {
   const parts = (['line', 'branch', 'toggle'] as const)
     .filter((k) => r.coverage[k].total > 0 && (k !== 'toggle' || r.targets.toggle !== undefined))
     .map((k) => `${k} ${Math.floor(r.coverage[k].pct)}%`);
-  const holes = r.holes.filter((h) => h.kind !== 'toggle').length;
-  return `${parts.join(' · ')} · ${holes} hole${holes === 1 ? '' : 's'}`;
+  // A point proven unreachable is no hole: counted apart (and the run called closed when nothing else is left).
+  const holes = r.holes.filter((h) => h.kind !== 'toggle' && !isProven(h)).length;
+  const proven = r.holes.filter((h) => h.kind !== 'toggle' && isProven(h)).length;
+  const closed = r.closed ? ['closed'] : [];
+  const provenPart = proven ? [`${proven} proven unreachable`] : [];
+  return [...parts, ...closed, ...provenPart, `${holes} hole${holes === 1 ? '' : 's'}`].join(' · ');
 }
 
 export function codeLenses(uri: string, analysis: DesignAnalysis, last: GenerateResult | undefined): CodeLens[] {

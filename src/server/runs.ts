@@ -8,7 +8,8 @@ import { ChorusError, Notifications, parseByteSize, type GenerateParams, type Ge
 import type { ModelHost } from './models';
 import type { ResultStore } from './results';
 import { sendNotification } from './rpc';
-import { readSettings } from './settings';
+import { folderOf, resolveDesign } from './design';
+import { readDesignSettings, readSettings } from './settings';
 import { uriToPath } from './uris';
 
 interface ActiveRun {
@@ -27,7 +28,10 @@ export class RunManager {
     private readonly models: ModelHost,
     private readonly results: ResultStore,
     private readonly configSupported: () => boolean,
-    private readonly onFinished: (files: string[]) => void,
+    /** A run's end: its DUT files and its result (the design's lint warnings among it). */
+    private readonly onFinished: (files: string[], result: GenerateResult) => void,
+    /** The workspace folders (absolute): relative design settings resolve against the document's. */
+    private readonly folders: () => readonly string[] = () => [],
   ) {}
 
   steer(runId: string, text: string): boolean {
@@ -49,10 +53,17 @@ export class RunManager {
   async generate(params: GenerateParams, token: CancellationToken, progress: WorkDoneProgressReporter, progressCancel?: CancellationToken): Promise<GenerateResult> {
     const settings = await readSettings(this.connection, params.uri, this.configSupported(), (message) => this.logger.warn(message));
     const models = this.models.provider(settings, params.model);
+    // The design settings: the filelist's sources when it lists the document, its and the settings' include
+    // folders and macros, and the top's parameters (a bad setting or list line fails here, naming it).
+    const document = uriToPath(params.uri);
+    const design = await resolveDesign(await readDesignSettings(this.connection, params.uri, this.configSupported()), document, folderOf(document, this.folders()));
     const { request, dut } = await planRun(
       {
-        document: uriToPath(params.uri),
-        files: params.files?.map(uriToPath),
+        document,
+        files: params.files?.map(uriToPath) ?? design.files,
+        ...(design.includeDirs.length ? { includeDirs: design.includeDirs } : {}),
+        ...(Object.keys(design.defines).length ? { defines: design.defines } : {}),
+        ...(Object.keys(design.parameters).length ? { parameters: design.parameters } : {}),
         top: params.top,
         engine: params.engine ?? settings.engine,
         targets: params.targets ?? settings.targets,
@@ -107,7 +118,7 @@ export class RunManager {
       // A stopped run answers as cancelled: its partial figures must not replace the last finished run's.
       if (result.stopReason === 'cancelled' || controller.signal.aborted) throw new ChorusError('cancelled', 'Stopped.');
       this.results.set({ result, points, files: dut.files, finishedAt: Date.now() });
-      this.onFinished(dut.files);
+      this.onFinished(dut.files, result);
       return result;
     } finally {
       cancel.dispose();

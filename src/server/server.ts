@@ -1,6 +1,7 @@
 /** Wires the LSP features and the `chorus/*` messages to the engine. */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
+  DiagnosticSeverity,
   DidChangeConfigurationNotification,
   TextDocumentSyncKind,
   type Connection,
@@ -9,17 +10,18 @@ import {
   type TextDocuments,
 } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { ask, findTops, lcov, listModels } from '../engine';
-import { ChorusError, DEFAULT_SETTINGS, initOptionsSchema, Notifications, Requests, SETTINGS_SECTION, type Logger } from '../protocol';
-import { analyzeDocument, isHdlDocument } from './analysis';
-import { holeDiagnostics, syntaxDiagnostics } from './diagnostics';
+import { ask, findTops, lcov, listModels, readFilelist, topsOf } from '../engine';
+import { ChorusError, DEFAULT_SETTINGS, initOptionsSchema, Notifications, Requests, SETTINGS_SECTION, type GenerateResult, type Logger } from '../protocol';
+import { DocumentAnalyses, isHdlDocument } from './analysis';
+import { DocumentDesigns, folderOf, type ResolvedDesign } from './design';
+import { DesignWarnings, holeDiagnostics, syntaxDiagnostics } from './diagnostics';
 import { hoverAt } from './hover';
 import { codeLenses } from './lenses';
 import { ModelHost } from './models';
 import { ResultStore } from './results';
 import { RunManager } from './runs';
 import { checker, handleRequest, sendNotification, type ToResponseError } from './rpc';
-import { readSettings } from './settings';
+import { readDesignSettings, readSettings } from './settings';
 import { documentSymbols } from './symbols';
 import { pathToUri, uriToPath } from './uris';
 
@@ -32,9 +34,17 @@ export function createServer(
   toResponseError: ToResponseError,
 ) {
   const results = new ResultStore();
+  const analyses = new DocumentAnalyses();
+  const lint = new DesignWarnings();
+  /** Workspace folders (absolute paths): relative design settings resolve against the document's. */
+  let folders: string[] = [];
+  /** Filelists (URIs) that carry a diagnostic for a bad line, and the problems already logged. */
+  const badLists = new Set<string>();
+  const loggedProblems = new Set<string>();
   let configSupported = false;
   let lensRefreshSupported = false;
   let configChangeRegistration = false;
+  let workspaceFoldersSupported = false;
   let models: ModelHost | undefined;
   let runs: RunManager | undefined;
   const ready = () => {
@@ -42,10 +52,58 @@ export function createServer(
     return { models, runs };
   };
 
+  /** A bad design setting or filelist line: logged once, and shown on the filelist's line in the Problems view. */
+  function designProblem(err: unknown): void {
+    const message = err instanceof ChorusError ? err.describe() : String(err);
+    if (!loggedProblems.has(message)) {
+      loggedProblems.add(message);
+      logger.warn(`The design settings cannot be used (symbols and lenses read the text as written): ${message}`);
+    }
+    const at = err instanceof ChorusError ? err.location : undefined;
+    if (at?.line && /\.f$/i.test(at.file)) {
+      const uri = pathToUri(at.file);
+      badLists.add(uri);
+      const line = at.line - 1;
+      void connection.sendDiagnostics({
+        uri,
+        diagnostics: [{ range: { start: { line, character: 0 }, end: { line, character: 1000 } }, severity: DiagnosticSeverity.Error, source: 'chorus filelist', message: err instanceof ChorusError ? err.message : message }],
+      });
+    }
+  }
+
+  /** A design read cleanly: a filelist diagnostic left from an earlier problem goes. */
+  function designResolved(): void {
+    for (const uri of badLists) void connection.sendDiagnostics({ uri, diagnostics: [] });
+    badLists.clear();
+    loggedProblems.clear();
+  }
+
+  const designs = new DocumentDesigns(
+    (uri) => readDesignSettings(connection, uri, configSupported),
+    () => folders,
+    designProblem,
+    designResolved,
+  );
+
+  /** The document's analysis with its design's include folders and macros (the text as written when it has none). */
+  async function analysisOf(doc: TextDocument) {
+    const design: ResolvedDesign | undefined = isHdlDocument(doc.uri) ? await designs.get(doc.uri, uriToPath(doc.uri)) : undefined;
+    const verilatorPath = design && (design.includeDirs.length || Object.keys(design.defines).length) ? await verilatorPathFor(doc.uri) : undefined;
+    return analyses.analyze(doc, { includeDirs: design?.includeDirs, defines: design?.defines, verilatorPath });
+  }
+
+  async function verilatorPathFor(uri: string): Promise<string | undefined> {
+    const s = await readSettings(connection, uri, configSupported).catch(() => undefined);
+    return s?.verilatorPath || undefined;
+  }
+
   async function publishDiagnostics(doc: TextDocument): Promise<void> {
     if (!isHdlDocument(doc.uri)) return;
     const path = uriToPath(doc.uri);
-    const diagnostics = syntaxDiagnostics(analyzeDocument(doc));
+    const analysis = await analysisOf(doc);
+    // An edit arrived while this one was analysed: its own publish follows.
+    if (documents.get(doc.uri)?.version !== doc.version) return;
+    const diagnostics = [...syntaxDiagnostics(analysis), ...lint.of(path)];
     const last = results.get(path);
     if (last) {
       const settings = await readSettings(connection, doc.uri, configSupported).catch(() => null);
@@ -63,11 +121,18 @@ export function createServer(
     ready().models.settingsChanged(settings);
   }
 
-  function afterRun(files: string[]): void {
-    for (const f of files) {
-      const doc = documents.get(pathToUri(f));
-      if (doc) void publishDiagnostics(doc);
-    }
+  /** Publishes a file's diagnostics: an open document's all, a closed file's lint warnings alone. */
+  function republish(file: string): void {
+    const uri = pathToUri(file);
+    const doc = documents.get(uri);
+    if (doc) void publishDiagnostics(doc);
+    else void connection.sendDiagnostics({ uri, diagnostics: lint.of(file) });
+  }
+
+  function afterRun(files: string[], result: GenerateResult): void {
+    // The design's lint warnings replace those of the last run on these files, on every file they name.
+    const touched = lint.replace(files, result.designWarnings ?? []);
+    for (const f of new Set([...files, ...touched])) republish(f);
     if (lensRefreshSupported) void connection.sendRequest('workspace/codeLens/refresh').catch(() => undefined);
   }
 
@@ -77,20 +142,22 @@ export function createServer(
       lensRefreshSupported = Boolean(params.capabilities.workspace?.codeLens?.refreshSupport);
       configChangeRegistration = Boolean(params.capabilities.workspace?.didChangeConfiguration?.dynamicRegistration);
       const init = readInitOptions(params.initializationOptions);
+      folders = (params.workspaceFolders ?? []).map((f) => uriToPath(f.uri));
+      if (!folders.length && params.rootUri) folders = [uriToPath(params.rootUri)];
       const trusted = init.workspaceTrusted !== false;
       const modelDirs = [...(init.modelDirs ?? []), join(__dirname, '..', 'models')];
       for (const f of params.workspaceFolders ?? []) modelDirs.push(join(uriToPath(f.uri), 'models'));
       models = new ModelHost(connection, logger, [...new Set(modelDirs)]);
-      runs = new RunManager(connection, logger, models, results, () => configSupported, afterRun);
+      runs = new RunManager(connection, logger, models, results, () => configSupported, afterRun, () => folders);
 
-      connection.onDocumentSymbol((p) => {
+      connection.onDocumentSymbol(async (p) => {
         const doc = documents.get(p.textDocument.uri);
-        return doc && isHdlDocument(doc.uri) ? documentSymbols(analyzeDocument(doc)) : [];
+        return doc && isHdlDocument(doc.uri) ? documentSymbols(await analysisOf(doc)) : [];
       });
-      connection.onCodeLens((p) => {
+      connection.onCodeLens(async (p) => {
         const doc = documents.get(p.textDocument.uri);
         if (!doc || !isHdlDocument(doc.uri)) return [];
-        return codeLenses(doc.uri, analyzeDocument(doc), results.get(uriToPath(doc.uri))?.result);
+        return codeLenses(doc.uri, await analysisOf(doc), results.get(uriToPath(doc.uri))?.result);
       });
       connection.onHover((p) => {
         const doc = documents.get(p.textDocument.uri);
@@ -101,8 +168,16 @@ export function createServer(
         return hoverAt(doc, p.position, results.lines(path), last.result.holes, path);
       });
       documents.onDidChangeContent((e) => void publishDiagnostics(e.document));
-      // Settings are pulled per request; a change only matters to the engine `auto` stands for.
-      connection.onDidChangeConfiguration(() => void publishAutoEngine());
+      documents.onDidClose((e) => analyses.forget(e.document.uri));
+      // Settings are pulled per request; a change matters to the engine `auto` stands for, and to how open
+      // documents are read (the design settings).
+      connection.onDidChangeConfiguration(() => {
+        void publishAutoEngine();
+        designs.clear();
+        for (const doc of documents.all()) void publishDiagnostics(doc);
+        if (lensRefreshSupported) void connection.sendRequest('workspace/codeLens/refresh').catch(() => undefined);
+      });
+      workspaceFoldersSupported = Boolean(params.capabilities.workspace?.workspaceFolders);
 
       // Each handler gets params checked against its descriptor's schema (InvalidParams otherwise).
       handleRequest(connection, Requests.generate, toResponseError, async (p, token) => {
@@ -124,7 +199,21 @@ export function createServer(
         return { result: last?.result ?? null, lines: results.lines(path) };
       });
       handleRequest(connection, Requests.steer, toResponseError, (p) => ({ accepted: ready().runs.steer(p.runId, p.text) }));
-      handleRequest(connection, Requests.tops, toResponseError, (p) => findTops(uriToPath(p.uri), documents.get(p.uri)?.getText()));
+      handleRequest(connection, Requests.tops, toResponseError, async (p) => {
+        const doc = documents.get(p.uri);
+        return doc ? topsOf(await analysisOf(doc)) : findTops(uriToPath(p.uri));
+      });
+      handleRequest(connection, Requests.filelistsFor, toResponseError, async (p) => {
+        const file = uriToPath(p.uri);
+        const lists: string[] = [];
+        for (const list of p.lists) {
+          const path = uriToPath(list);
+          // Read as a simulator started in the list's workspace folder reads it; a list that does not read is no candidate.
+          const fl = await readFilelist(path, { cwd: folderOf(path, folders) ?? dirname(path) }).catch(() => undefined);
+          if (fl?.files.includes(file)) lists.push(list);
+        }
+        return { lists };
+      });
       handleRequest(connection, Requests.ask, toResponseError, async (p, token) => {
         const { models: host } = ready();
         const settings = await readSettings(connection, p.uri, configSupported);
@@ -166,6 +255,7 @@ export function createServer(
           documentSymbolProvider: true,
           codeLensProvider: { resolveProvider: false },
           hoverProvider: true,
+          workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
         },
         serverInfo: { name: 'chorus-language-server' },
       };
@@ -178,6 +268,13 @@ export function createServer(
         });
       }
       void publishAutoEngine();
+      if (workspaceFoldersSupported) {
+        connection.workspace.onDidChangeWorkspaceFolders((e) => {
+          const removed = new Set(e.removed.map((f) => uriToPath(f.uri)));
+          folders = [...folders.filter((f) => !removed.has(f)), ...e.added.map((f) => uriToPath(f.uri))];
+          designs.clear();
+        });
+      }
     },
 
     async shutdown(): Promise<void> {

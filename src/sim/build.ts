@@ -10,7 +10,7 @@ import { checkTestbench, violationDiagnostics } from './sandbox/check';
 import { readValidEntry, sha256 } from './buildEntry';
 import { cacheLayout, CACHE_LAYOUT, type CacheLayout } from './cacheDir';
 import { withCacheLock } from './cacheLock';
-import { BASE_FLAGS, compile } from './compile';
+import { buildFlags, compile, UNROLL_FLAGS } from './compile';
 import { fileNamer, type FileNamer } from './diagnostics';
 import { splitDesignWarnings } from './designWarnings';
 import { designFlagArgs } from './lintDesign';
@@ -24,7 +24,7 @@ import { detectToolchain, type Toolchain } from './toolchain';
 import type { BuildInput, BuildResult, SimOptions, VerilatorInfo } from './types';
 import { detectVerilator } from './verilator';
 
-export { BASE_FLAGS, UNROLL_FLAGS } from './compile';
+export { BASE_FLAGS, buildFlags, COVERAGE_FLAGS, UNROLL_FLAGS } from './compile';
 
 const DEFAULT_BUILD_TIMEOUT_MS = 10 * 60_000;
 
@@ -96,7 +96,7 @@ function buildKey(verilator: VerilatorInfo, toolchain: Toolchain, dut: SourceFil
       layout: CACHE_LAYOUT,
       verilator: [verilator.path, verilator.version],
       compiler: toolchain.compilerId,
-      flags: BASE_FLAGS,
+      flags: [...buildFlags(verilator.features), ...UNROLL_FLAGS],
       extra: input.extraFlags ?? [],
       includeDirs,
       top: input.tbTop ?? null,

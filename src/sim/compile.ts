@@ -21,14 +21,30 @@ import { withLimits } from './sandbox/jail';
 import { addPrecompiledHeader, CHORUS_MAKEFILE, CHORUS_MAKEFILE_TEXT, harvestRuntime, installRuntime, PCH_HEADER, PCH_TEXT, runtimePlan } from './runtimeObjects';
 import { SIM_BINARY, SIM_MAIN_CPP, SIM_MAIN_FILE, SIM_PREFIX } from './simMain';
 import { missingCompiler, missingCompilerError, type Toolchain } from './toolchain';
-import type { BuildResult, SimOptions, VerilatorInfo } from './types';
+import type { BuildResult, SimOptions, VerilatorFeatures, VerilatorInfo } from './types';
 
 /**
  * Coverage builds: timing for SystemVerilog testbenches; no loop unrolling and no `split` (both make lines
  * read as false holes); BLKANDNBLK tolerated for real-world RTL; lint warnings reported, not fatal.
  */
-export const BASE_FLAGS = ['--cc', '--exe', '--timing', '--coverage', '-fno-split', '-Wno-BLKANDNBLK', '-Wno-TIMESCALEMOD', '-Wno-fatal'];
+export const BASE_FLAGS = ['--cc', '--exe', '--timing', '-fno-split', '-Wno-BLKANDNBLK', '-Wno-TIMESCALEMOD', '-Wno-fatal'];
+/**
+ * Line (with branch), toggle and user coverage: what `--coverage` meant in 5.006. From 5.048 `--coverage` also
+ * turns on expression and FSM coverage, so the kinds are named one by one and every version counts the same
+ * line and branch points.
+ */
+export const COVERAGE_FLAGS = ['--coverage-line', '--coverage-toggle', '--coverage-user'];
+/**
+ * No procedural loop unrolling. In 5.006 `--unroll-count` also bounds generate loops and constant functions
+ * (some designs then fail: the build retries without it); with `--unroll-limit` (5.048+) those have their own
+ * bound, left at its default, and `--unroll-count 0` touches procedural loops only.
+ */
 export const UNROLL_FLAGS = ['--unroll-count', '0'];
+
+/** The flags of a coverage build on this Verilator (before unrolling, files and the caller's own flags). */
+export function buildFlags(features: VerilatorFeatures): string[] {
+  return [...BASE_FLAGS, ...(features.coverageSplit ? COVERAGE_FLAGS : ['--coverage'])];
+}
 /** Below this cache cap no precompiled header is made. */
 const PCH_MIN_CACHE_BYTES = 512 * 1024 ** 2;
 /**
@@ -125,7 +141,7 @@ export async function compile(job: CompileJob): Promise<CompileOutcome> {
     let unroll = true;
     for (;;) {
       const args = [
-        ...BASE_FLAGS,
+        ...buildFlags(job.verilator.features),
         ...(unroll ? UNROLL_FLAGS : []),
         '--prefix', SIM_PREFIX,
         '--top-module', job.top,

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ChorusError, type CoverageKind, type CoveragePoint } from '../protocol';
+import { samePointsOnEveryVersion } from './versionPoints';
 
 const HEADER = '# SystemC::Coverage-3';
 const POINT_LINE = /^C '(.*)' (\d+)$/;
@@ -25,7 +26,7 @@ const LONG_KEYS: Record<string, string> = {
 
 function kindOf(page: string, type: string | undefined): CoverageKind {
   const prefix = (page.split('/')[0] || type || '').replace(/^v_/, '');
-  if (prefix === 'line' || prefix === 'branch' || prefix === 'toggle') return prefix;
+  if (prefix === 'line' || prefix === 'branch' || prefix === 'toggle' || prefix === 'expr' || prefix === 'fsm_state' || prefix === 'fsm_arc') return prefix;
   // v_user (cover properties) and kinds newer Verilators add are kept, not summarised.
   return 'user';
 }
@@ -40,6 +41,23 @@ function parseKey(key: string): Map<string, string> {
     fields.set(LONG_KEYS[name] ?? name, part.slice(sep + 1));
   }
   return fields;
+}
+
+/**
+ * Verilator's native FSM points (5.048+) name their instance in the comment (`h=TOP`,
+ * `o=tb.u_fsm.state_q::RUN->FIN`, `Fv=tb.u_fsm.state_q`): the point gets the instance path other points have
+ * (`TOP.tb.u_fsm`) and the comment without it (`state_q::RUN->FIN`), the form CHORUS's own FSM points use.
+ */
+function nativeFsmPlace(point: CoveragePoint, variablePath: string | undefined): void {
+  const sep = point.comment.indexOf('::');
+  const path = variablePath ?? (sep > 0 ? point.comment.slice(0, sep) : '');
+  const dot = path.lastIndexOf('.');
+  if (dot < 0) return;
+  const instance = path.slice(0, dot);
+  const root = point.hierarchy;
+  point.hierarchy = !root || instance === root || instance.startsWith(`${root}.`) ? instance : `${root}.${instance}`;
+  point.comment = `${path.slice(dot + 1)}${point.comment.slice(sep)}`.replace(/\[reset_include\]$/, '[reset]');
+  point.module = '';
 }
 
 /** Matches recorded file names to the caller's DUT files (by resolved path); returns the caller's spelling. */
@@ -93,9 +111,11 @@ export function parseCoverageDat(text: string, dutFiles: string[], sourceName: s
     };
     const span = fields.get('S');
     if (span) point.span = span;
+    if (point.kind === 'fsm_state' || point.kind === 'fsm_arc') nativeFsmPlace(point, fields.get('Fv'));
     points.push(point);
   }
-  return points;
+  // Newer Verilators' extra toggle directions and `?:` branch arms folded back: the same points on every version.
+  return samePointsOnEveryVersion(points);
 }
 
 export async function readCoverageFile(path: string, dutFiles: string[]): Promise<CoveragePoint[]> {

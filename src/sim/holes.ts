@@ -53,8 +53,8 @@ export function findHoles(points: CoveragePoint[], sources: Map<string, string>)
   return holes;
 }
 
-/** Control flow first (branches, then lines), then toggles, then user points; unreachable ones last. */
-const PRIORITY: Record<CoverageKind, number> = { branch: 0, line: 1, toggle: 2, user: 3 };
+/** Control flow first (branches, then lines), then toggles, then user points; proven-unreachable ones last. */
+const PRIORITY: Record<CoverageKind, number> = { branch: 0, line: 1, fsm_arc: 2, fsm_state: 3, expr: 4, toggle: 5, user: 6 };
 
 /** The signal bit of a toggle hole (`q[3]`), also when a caller appended to its detail. */
 function toggleBit(h: Hole): string {
@@ -89,7 +89,7 @@ export function holesFeedback(holes: Hole[], maxLines = 40, name: (file: string)
     entries.push({ text: `- ${location(group[0])} toggle: ${bits.join(', ')} never toggled`, count: group.length });
   }
   for (const h of reachable.filter((x) => x.kind === 'user')) entries.push({ text: `- ${location(h)} user: ${h.detail}`, count: 1 });
-  for (const h of unreachable) entries.push({ text: `- ${location(h)} ${h.kind}: ${h.detail} (likely unreachable: ${h.unreachable})`, count: 1 });
+  for (const h of unreachable) entries.push({ text: `- ${location(h)} ${h.kind}: ${h.detail} (proven unreachable: ${h.unreachable})`, count: 1 });
 
   // The header and the "... and N more" line count toward maxLines.
   const limit = Math.max(3, maxLines);

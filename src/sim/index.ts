@@ -1,7 +1,7 @@
 /** The simulation core: Verilator build (cached), bounded run, exact DUT coverage, holes, lcov. */
-export type { SimOptions, VerilatorInfo, BuildInput, BuildResult, BuildStatus, RunInput, RunResult, RunStatus, MeasureInput, MeasureResult } from './types';
+export type { SimOptions, VerilatorFeatures, VerilatorInfo, BuildInput, BuildResult, BuildStatus, RunInput, RunResult, RunStatus, MeasureInput, MeasureResult } from './types';
 export { detectVerilator, MIN_VERILATOR, parseVerilatorVersion } from './verilator';
-export { buildSimulation, BASE_FLAGS, UNROLL_FLAGS, type BuildResultDetail } from './build';
+export { buildSimulation, BASE_FLAGS, buildFlags, COVERAGE_FLAGS, UNROLL_FLAGS, type BuildResultDetail } from './build';
 export { runSimulation, DEFAULT_MAX_SIM_TIME, DEFAULT_RUN_TIMEOUT_MS } from './run';
 export { readCoverageFile, parseCoverageDat, pointLines } from './coverageFile';
 export { mergePoints, summarize, summarizeByInstance, emptySummary, pointId, isCovered } from './summary';

@@ -11,6 +11,7 @@ import { BASE_FLAGS } from './compile';
 import { parseVerilatorOutput } from './diagnostics';
 import { designErrorHint } from './designWarnings';
 import { elaboratedPortWidths } from './elaboratedPorts';
+import { elaboratedPortWidthsFromJson } from './elaboratedPortsJson';
 import { memoryLimitBytes, MAX_TREE_PROCESSES, toolMemoryBytes } from './limits';
 import { runGroup } from './processGroup';
 import { scrubbedEnv } from './sandbox/jail';
@@ -99,6 +100,12 @@ async function lintIn(work: string, input: LintInput, opts: LintOptions): Promis
     return found.filter((d) => d.severity === 'warning');
   };
   const warnings = await pass(['--lint-only']);
+  // Newer Verilators (5.050) dropped `--xml-only` for `--json-only`: the same tree, read by its own parser.
+  if (!verilator.features.xmlOnly) {
+    const jsonPath = join(work, 'design.json');
+    await pass(['--json-only', '--json-only-output', jsonPath]);
+    return { warnings, portWidths: elaboratedPortWidthsFromJson(await readFile(jsonPath, 'utf8').catch(() => '')) };
+  }
   await pass(['--xml-only', '--xml-output', xmlPath]);
   const xml = await readFile(xmlPath, 'utf8').catch(() => '');
   return { warnings, portWidths: elaboratedPortWidths(xml) };

@@ -9,6 +9,7 @@ import { silentLogger, type CoveragePoint, type Diagnostic, type RunStatus } fro
 import { buildSimulation } from './build';
 import { readCoverageFile } from './coverageFile';
 import { fileNamer } from './diagnostics';
+import { coverageFiles, fsmPoints, isProbeDiagnostic, planFsmCoverage, withoutProbe, type FsmPlan } from './fsmMeasure';
 import { findHoles } from './holes';
 import { DEFAULT_MAX_SIM_TIME, runSimulation } from './run';
 import { emptySummary, summarize, summarizeByInstance } from './summary';
@@ -16,7 +17,19 @@ import type { MeasureInput, MeasureResult, SimOptions } from './types';
 
 export async function measureCoverage(input: MeasureInput, opts: SimOptions): Promise<MeasureResult> {
   const logger = opts.logger ?? silentLogger;
-  const build = await buildSimulation(input, opts);
+  // FSM coverage: a bound probe per FSM, and Verilator's native FSM/expression coverage where it has them.
+  let fsm = await planFsmCoverage(input, opts);
+  const flagged = (plan: FsmPlan): MeasureInput => ({ ...input, extraFlags: [...(input.extraFlags ?? []), ...plan.flags] });
+  let build = await buildSimulation(flagged(fsm), opts);
+  if (build.status === 'compile_error' && build.diagnostics.some((d) => d.severity === 'error' && isProbeDiagnostic(fsm, d))) {
+    // Verilator rejected CHORUS's own probe (a construct of this design it cannot bind to): measure without it.
+    const reason = build.diagnostics.find((d) => d.severity === 'error' && isProbeDiagnostic(fsm, d))?.message ?? '';
+    logger.info(`FSM coverage probe rejected by Verilator (${reason}); building without it.`);
+    fsm = withoutProbe(fsm);
+    build = await buildSimulation(flagged(fsm), opts);
+    build = { ...build, notes: [...build.notes, `FSM state and arc coverage is left out: Verilator rejected CHORUS's FSM probe for this design (${reason}).`] };
+  }
+  build = { ...build, diagnostics: build.diagnostics.filter((d) => !isProbeDiagnostic(fsm, d)), designWarnings: build.designWarnings?.filter((d) => !isProbeDiagnostic(fsm, d)) };
   const failed = (status: RunStatus, diagnostics: Diagnostic[], sim = 0, notes = build.notes): MeasureResult => ({
     status,
     coverage: emptySummary(),
@@ -49,7 +62,9 @@ export async function measureCoverage(input: MeasureInput, opts: SimOptions): Pr
     if (run.stop === 'deadline') notes.push('The simulation stopped at the wall-clock bound; coverage up to there is kept.');
     if (!run.coverageWritten) return { ...failed(run.status, diagnostics, run.ms, notes), bounded: run.bounded, simOutput: run.output };
 
-    let points = await readCoverageFile(coverageFile, input.dutFiles);
+    const read = fsmPoints(await readCoverageFile(coverageFile, coverageFiles(input, fsm)), fsm);
+    for (const d of read.disagreements) logger.debug(`FSM point count differs from Verilator's: ${d}`);
+    let points = read.points;
     let status: RunStatus = run.status;
     if (input.dutTop) {
       const scoped = scopeToTop(points, input.dutTop);
@@ -76,15 +91,24 @@ export async function measureCoverage(input: MeasureInput, opts: SimOptions): Pr
       notes,
       points,
       simOutput: run.output,
+      ...(read.native.length ? { nativeFsm: read.native.filter((n) => points.some((q) => q.hierarchy === n.hierarchy)) } : {}),
     };
   } finally {
     await rm(work, { recursive: true, force: true });
   }
 }
 
+/**
+ * A coverage point's module is `top`: by its name, or by the name Verilator gives a copy of it specialised by
+ * parameter values (`top__W8_EB1` for `top #(.W(8), .EXTRA(1))`).
+ */
+export function isModuleOf(module: string, top: string): boolean {
+  return module === top || module.startsWith(`${top}__`);
+}
+
 /** Points inside instances of `top` (and their sub-instances). */
 export function scopeToTop(points: CoveragePoint[], top: string): CoveragePoint[] {
-  const roots = [...new Set(points.filter((p) => p.module === top).map((p) => p.hierarchy))];
+  const roots = [...new Set(points.filter((p) => isModuleOf(p.module, top)).map((p) => p.hierarchy))];
   // An instance of `top` nested in another instance of `top` is already covered by the outer one.
   const outer = roots.filter((r) => !roots.some((o) => o !== r && r.startsWith(`${o}.`)));
   return points.filter((p) => outer.some((r) => p.hierarchy === r || p.hierarchy.startsWith(`${r}.`)));

@@ -1,5 +1,5 @@
 /** Totals of coverage points: per kind, per instance, and across merged runs. */
-import { REPORTED_KINDS, kindTotals, type CoveragePoint, type CoverageSummary } from '../protocol';
+import { BASE_KINDS, REPORTED_KINDS, kindTotals, type CoveragePoint, type CoverageSummary } from '../protocol';
 export { emptySummary, kindTotals } from '../protocol';
 
 /** A point's identity across runs: the same file, place, kind, comment and instance. */
@@ -44,7 +44,9 @@ export function summarize(points: CoveragePoint[]): CoverageSummary {
     c.total++;
     if (isCovered(p)) c.covered++;
   }
-  return Object.fromEntries(REPORTED_KINDS.map((k) => [k, kindTotals(counts[k].covered, counts[k].total)])) as CoverageSummary;
+  // Line, branch and toggle always; the optional kinds (FSM, expression) only when there are points of them.
+  const kinds = REPORTED_KINDS.filter((k) => (BASE_KINDS as readonly string[]).includes(k) || counts[k].total > 0);
+  return Object.fromEntries(kinds.map((k) => [k, kindTotals(counts[k].covered, counts[k].total)])) as CoverageSummary;
 }
 
 /**

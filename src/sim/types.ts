@@ -1,5 +1,5 @@
 /** The simulation core's public shapes: what callers pass in and get back. */
-import type { CoveragePoint, CoverageReport, Diagnostic, Logger } from '../protocol';
+import type { CoveragePoint, CoverageReport, Diagnostic, FsmModel, Logger } from '../protocol';
 
 /** What Verilator needs besides the files to read a design as the user's own flow does (`-I`, `-D`, filelists). */
 export interface DesignFlags {
@@ -37,6 +37,26 @@ export interface VerilatorInfo {
   version: string;
   major: number;
   minor: number;
+  /** The installation's data folder (VERILATOR_ROOT as Verilator itself resolves it); '' when it did not say. */
+  root: string;
+  features: VerilatorFeatures;
+}
+
+/** What one Verilator accepts, probed once per binary (src/sim/verilator.ts). */
+export interface VerilatorFeatures {
+  version: string;
+  /** `--coverage-line --coverage-toggle --coverage-user` (all supported versions: what `--coverage` meant in 5.006). */
+  coverageSplit: boolean;
+  /** `--coverage-expr` (5.034+). */
+  coverageExpr: boolean;
+  /** `--coverage-fsm` (5.048+). */
+  coverageFsm: boolean;
+  /** `--unroll-limit` (generate loops and constant functions; `--unroll-count` then limits procedural loops only). */
+  unrollLimit: boolean;
+  /** Toggle points count `0->1` and `1->0` separately (5.040+); CHORUS merges them into one point per bit. */
+  toggleDirections: boolean;
+  /** `--xml-only` (dropped by 5.050, which has `--json-only`): how the design lint reads elaborated port widths. */
+  xmlOnly: boolean;
 }
 
 export interface BuildInput {
@@ -119,6 +139,8 @@ export interface MeasureInput extends BuildInput {
   dutTop?: string;
   /** Extra plusargs for the run. */
   plusargs?: string[];
+  /** The DUT's FSMs (src/hdl/fsm.ts): measured as `fsm_state`/`fsm_arc` points by a bound probe. */
+  fsms?: FsmModel[];
 }
 
 export type MeasureResult = CoverageReport & {
@@ -126,4 +148,6 @@ export type MeasureResult = CoverageReport & {
   points: CoveragePoint[];
   /** The simulator's output (capped), when it ran. */
   simOutput?: string;
+  /** Verilator's own FSM points (5.048+), as read, before merging with CHORUS's: for checks that the two agree. */
+  nativeFsm?: CoveragePoint[];
 };

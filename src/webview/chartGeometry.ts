@@ -1,5 +1,5 @@
 /** Where the coverage-over-rounds chart puts its points, axes and labels. Pure numbers; the view draws them. */
-import { REPORTED_KINDS, type CoverageSummary, type ReportedKind, type Targets } from '../protocol';
+import { REPORTED_KINDS, shownKinds, totalsOf, type CoverageSummary, type ReportedKind, type Targets } from '../protocol';
 
 export interface ChartBox {
   width: number;
@@ -50,9 +50,11 @@ export function chartGeometry(rounds: { round: number; coverage: CoverageSummary
   // A single round sits in the middle rather than on the axis.
   const xOf = (round: number) => (last === first ? (x0 + x1) / 2 : x0 + ((round - first) / span) * (x1 - x0));
   const yOf = (pct: number) => y0 - (Math.min(100, Math.max(0, pct)) / 100) * (y0 - y1);
-  const series = REPORTED_KINDS.map((kind) => ({
+  // A kind is drawn when any round has points of it (line, branch and toggle always).
+  const drawn = REPORTED_KINDS.filter((k) => rounds.some(({ coverage }) => shownKinds(coverage).includes(k)));
+  const series = drawn.map((kind) => ({
     kind,
-    points: rounds.map(({ round, coverage }) => ({ kind, round, pct: coverage[kind].pct, x: xOf(round), y: yOf(coverage[kind].pct) })),
+    points: rounds.map(({ round, coverage }) => ({ kind, round, pct: totalsOf(coverage, kind).pct, x: xOf(round), y: yOf(totalsOf(coverage, kind).pct) })),
   }));
   // Label every round while they fit, else about eight evenly.
   const step = Math.max(1, Math.ceil((last - first + 1) / 8));

@@ -1,5 +1,8 @@
-/** Holes grouped by source line: a line with 22 untoggled bits is one row to click, not 22. */
-import type { CoverageKind, Hole } from '../protocol';
+/**
+ * Holes grouped by source line: a line with 22 untoggled bits is one row to click, not 22. Points proven
+ * unreachable are grouped apart from the holes of their line, and listed after every hole.
+ */
+import { proofText, type CoverageKind, type Hole } from '../protocol';
 
 export interface HoleGroup {
   file: string;
@@ -8,8 +11,8 @@ export interface HoleGroup {
   /** How many holes of each kind the line has. */
   kinds: Partial<Record<CoverageKind, number>>;
   details: string[];
-  /** Every hole of the line was judged unreachable (with this reason). */
-  unreachable?: string;
+  /** The group's points are proven unreachable: the proof in words (`k-induction (depth 3)`, `analysis: …`). */
+  proof?: string;
   count: number;
 }
 
@@ -18,19 +21,22 @@ const KIND_ORDER: CoverageKind[] = ['line', 'branch', 'toggle', 'user'];
 export function groupHoles(holes: Hole[]): HoleGroup[] {
   const groups = new Map<string, HoleGroup>();
   for (const h of holes) {
-    const key = `${h.file}\u0000${h.line}`;
+    const proof = proofText(h);
+    const key = `${h.file}\u0000${h.line}\u0000${proof === undefined ? 'open' : 'proven'}`;
     let g = groups.get(key);
     if (!g) {
-      g = { file: h.file, line: h.line, source: h.source, kinds: {}, details: [], count: 0, unreachable: h.unreachable };
+      g = { file: h.file, line: h.line, source: h.source, kinds: {}, details: [], count: 0, ...(proof !== undefined ? { proof } : {}) };
       groups.set(key, g);
     }
     g.kinds[h.kind] = (g.kinds[h.kind] ?? 0) + 1;
     g.details.push(h.detail);
     g.count++;
-    if (!h.unreachable) g.unreachable = undefined;
+    // Points of one line proven by different means: the group names each proof once.
+    if (proof !== undefined && g.proof !== undefined && !g.proof.split('; ').includes(proof)) g.proof = `${g.proof}; ${proof}`;
     g.source ??= h.source;
   }
-  return [...groups.values()].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
+  const proven = (g: HoleGroup) => (g.proof === undefined ? 0 : 1);
+  return [...groups.values()].sort((a, b) => proven(a) - proven(b) || a.file.localeCompare(b.file) || a.line - b.line);
 }
 
 /** `branch ×2 · toggle ×22`, kinds in a fixed order. */

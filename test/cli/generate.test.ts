@@ -39,7 +39,7 @@ test('generate: exit 1 when a target is not met, and the default engine says why
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /No model configured or found/);
   assert.match(r.stdout, /Targets not met/);
-  assert.match(r.stdout, /likely unreachable/);
+  assert.match(r.stdout, /proven unreachable/);
 });
 
 test('generate --engine llm with a replay model: rounds carry reward, tokens and the parse outcome', async () => {

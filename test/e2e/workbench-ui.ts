@@ -145,8 +145,9 @@ export class WorkbenchUi {
   async openFile(name: string, timeoutMs = UI_TIMEOUT_MS): Promise<void> {
     const input = await this.openQuickInput('Control+P');
     await input.fill(name);
-    // File rows read `<name>, <folder>` (or just `<name>`); recently opened ones come first either way.
-    await this.pickRow(name, (aria) => aria === name || aria.startsWith(`${name}, `), timeoutMs);
+    // File rows read `<name>, <folder>`, `<name> <folder>, file results` (in a subfolder) or just `<name>`;
+    // recently opened ones come first either way.
+    await this.pickRow(name, (aria) => aria === name || aria.startsWith(`${name}, `) || aria.startsWith(`${name} `), timeoutMs);
     await this.waitForActiveTab(name, timeoutMs);
   }
 

@@ -31,20 +31,20 @@ test('events → gutter decorations: one mark per line, split by state, with hov
   const lines = [lc(3, 12), lc(5, 7, [['if', 7], ['else', 0]]), lc(9, 0), lc(12, 4, [], ['count[2] 1->0'])];
   const holes = [
     hole(5, 'branch', 'else arm of if (full)'),
-    hole(9, 'line', 'block', { unreachable: 'default of a full case' }),
+    hole(9, 'line', 'block'),
     hole(12, 'toggle', 'count[2] 1->0'),
   ];
   const plan = decorationPlan({ lines, holes }, 10);
   assert.deepEqual(plan.covered.map((m) => m.line), [3]);
   assert.deepEqual(plan.partial.map((m) => m.line), [5], 'line 12 is past the end of a 10-line document');
   assert.deepEqual(plan.uncovered.map((m) => m.line), [9]);
+  assert.deepEqual(plan.proven, []);
   const partial = plan.partial[0].hover;
   assert.match(partial, /partly covered/);
   assert.match(partial, /\*\*else never taken\*\*/);
   assert.match(partial, /else arm of if \(full\)/);
   assert.match(plan.uncovered[0].hover, /not covered/);
-  assert.match(plan.uncovered[0].hover, /likely unreachable: default of a full case/);
-  assert.doesNotMatch(plan.uncovered[0].hover, /Generate high-coverage stimulus/, 'an unreachable hole is not chased');
+  assert.match(plan.uncovered[0].hover, /Generate high-coverage stimulus/, 'a hole with no proof is worth another run');
   const all = decorationPlan({ lines, holes }, 20);
   assert.match(all.partial.find((m) => m.line === 12)!.hover, /Toggle bits never seen: `count\[2\] 1->0`/);
   assert.match(all.covered[0].hover, /12 hits/);
@@ -83,4 +83,35 @@ test('signal declarations (toggle points only) are never "not executed" and are 
     statementSpecs([decl(5, [], ['toggle']), decl(0, ['a[0] 0->1'], ['toggle']), { ...lc(12, 4), kinds: ['line', 'toggle'] }]).map((s) => s.line),
     [12],
   );
+});
+
+test('points proven unreachable get their own gutter mark, not the hole mark; formal-unknown holes stay holes', () => {
+  const induction = { unreachable: 'k-induction, depth 3', proof: { method: 'induction', depth: 3 } } as const;
+  const lines = [lc(4, 0), lc(5, 7, [['if', 7], ['else', 0]]), lc(6, 0), lc(7, 0), lc(8, 3, [['if', 3], ['else', 0]])];
+  const holes = [
+    hole(4, 'line', 'block never executed', induction),
+    hole(5, 'branch', 'else arm never taken (condition never false here)', induction),
+    hole(6, 'line', 'block never executed', { unreachable: 'the state register holds only 5 values', proof: { method: 'analysis' } }),
+    hole(7, 'line', 'block never executed', { formal: 'timeout after 10 s' }),
+    hole(8, 'branch', 'else arm never taken (condition never false here)', { formal: 'unsupported construct: $random' }),
+  ];
+  const plan = decorationPlan({ lines, holes }, 20);
+  assert.deepEqual(plan.proven.map((m) => m.line), [4, 5, 6], 'a dead line, a dead arm of a line that ran, an analysis proof');
+  assert.deepEqual(plan.uncovered.map((m) => m.line), [7]);
+  assert.deepEqual(plan.partial.map((m) => m.line), [8]);
+  const [dead, deadArm, byAnalysis] = plan.proven;
+  assert.match(dead.hover, /\*\*CHORUS: proven unreachable\*\* — no stimulus can reach this line/);
+  assert.match(dead.hover, /proven unreachable\*\* by k-induction \(depth 3\)/);
+  assert.doesNotMatch(dead.hover, /Generate high-coverage stimulus/, 'a proven point is not chased');
+  assert.match(deadArm.hover, /7 hits/);
+  assert.match(deadArm.hover, /else proven unreachable/);
+  assert.doesNotMatch(deadArm.hover, /else never taken\*\*/);
+  assert.match(byAnalysis.hover, /by analysis: the state register holds only 5 values/);
+  assert.match(plan.uncovered[0].hover, /formal engine: no proof and no confirmed witness \(timeout after 10 s\)/);
+  assert.match(plan.partial[0].hover, /unsupported construct: \$random/);
+  // A line with a proven arm and a hole is still partly covered.
+  assert.equal(lineState(lc(9, 2, [['if', 2], ['else', 0], ['case', 0]]), [hole(9, 'branch', 'else arm never taken', induction), hole(9, 'branch', 'case arm never taken')]), 'partial');
+  // Only holes known (a live round): all proven → proven, else the hole decides.
+  assert.equal(lineState(undefined, [hole(10, 'line', 'block', induction)]), 'proven');
+  assert.equal(lineState(undefined, [hole(10, 'line', 'block', induction), hole(10, 'line', 'block')]), 'uncovered');
 });

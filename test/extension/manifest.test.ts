@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMAND_IDS } from '../../src/extension/commands';
 import { CHAT_VIEW_ID } from '../../src/extension/chatHost';
-import { DEFAULT_SETTINGS, RESTART_SETTINGS } from '../../src/extension/settings';
+import { DEFAULT_SETTINGS, NO_DESIGN_SETTINGS, RESTART_SETTINGS } from '../../src/extension/settings';
 import { repoRoot } from '../helpers/cli';
 
 interface Manifest {
@@ -35,13 +35,14 @@ test('every command of the command table is contributed in category CHORUS, and 
 test('every setting has a description, a scope and a default matching the code', () => {
   const props = c.configuration.properties;
   const keys = Object.keys(props);
-  const expected = [...Object.keys(DEFAULT_SETTINGS).map((k) => `chorus.${k}`), 'chorus.trace.server'];
+  const defaults = { ...DEFAULT_SETTINGS, ...NO_DESIGN_SETTINGS };
+  const expected = [...Object.keys(defaults).map((k) => `chorus.${k}`), 'chorus.trace.server'];
   assert.deepEqual(keys.sort(), expected.sort());
   for (const [key, p] of Object.entries(props)) {
     assert.ok(p.description || p.markdownDescription, `${key} has a description`);
     assert.ok(p.scope, `${key} has a scope`);
   }
-  for (const [k, v] of Object.entries(DEFAULT_SETTINGS)) assert.deepEqual(props[`chorus.${k}`].default, v, `chorus.${k} default`);
+  for (const [k, v] of Object.entries(defaults)) assert.deepEqual(props[`chorus.${k}`].default, v, `chorus.${k} default`);
   assert.deepEqual(props['chorus.engine'].enum, ['auto', 'random', 'llm', 'hybrid']);
   assert.deepEqual(props['chorus.gpu'].enum, ['auto', 'cuda', 'vulkan', 'metal', 'cpu']);
   for (const k of RESTART_SETTINGS) assert.ok(props[k], `${k} exists`);
@@ -56,12 +57,12 @@ test('restricted workspaces: limited support, and settings that point at executa
 test('views, languages, icons and colours exist', () => {
   assert.ok(c.viewsContainers.activitybar.some((v) => v.id === 'chorus'));
   assert.deepEqual(c.views.chorus.map((v) => [v.id, v.type]), [[CHAT_VIEW_ID, 'webview']]);
-  for (const file of ['covered.svg', 'uncovered.svg', 'partial.svg', 'chorus.svg', 'language-configuration.json']) {
+  for (const file of ['covered.svg', 'uncovered.svg', 'partial.svg', 'proven.svg', 'chorus.svg', 'language-configuration.json']) {
     assert.ok(existsSync(join(repoRoot, 'media', file)), `media/${file}`);
   }
   for (const l of c.languages) assert.ok(existsSync(join(repoRoot, l.configuration ?? '')), `${l.id} configuration`);
   assert.deepEqual(c.languages.map((l) => l.id).sort(), ['systemverilog', 'verilog']);
-  assert.deepEqual(c.colors.map((x) => x.id).sort(), ['chorus.coveredForeground', 'chorus.partialForeground', 'chorus.uncoveredForeground']);
+  assert.deepEqual(c.colors.map((x) => x.id).sort(), ['chorus.coveredForeground', 'chorus.partialForeground', 'chorus.provenForeground', 'chorus.uncoveredForeground']);
   assert.ok(pkg.activationEvents.includes('onLanguage:systemverilog'));
   assert.equal(pkg.main, './dist/extension.js');
 });

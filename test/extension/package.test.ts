@@ -80,6 +80,7 @@ test('npm run package: a linux-x64 VSIX with bundles, media, manifest and platfo
       'extension/media/covered.svg',
       'extension/media/uncovered.svg',
       'extension/media/partial.svg',
+      'extension/media/proven.svg',
       'extension/media/chorus.svg',
       'extension/models/manifest.json',
       'extension/node_modules/node-llama-cpp/package.json',

@@ -2,9 +2,9 @@ import './stub/register';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { GenerateResult, LineCoverage } from '../../src/protocol';
+import type { GenerateResult, Hole, LineCoverage } from '../../src/protocol';
 import { countSpecs, statementSpecs } from '../../src/extension/statements';
-import { CoverageTests, lineRange, toFileCoverage } from '../../src/extension/testCoverage';
+import { closureLines, CoverageTests, lineRange, toFileCoverage } from '../../src/extension/testCoverage';
 import { stub, type RecordedRun } from './stub/vscode';
 
 const F = '/w/rtl/alu.sv';
@@ -118,4 +118,45 @@ test('the Coverage profile runs the loop for each requested DUT within one test 
   assert.equal(runs.length, 2);
   assert.ok(runs.every((r) => r.ended));
   assert.equal(runs[1].coverage.length, 2);
+});
+
+test('points proven unreachable are left out of the Test Coverage totals and listed with their proofs', () => {
+  stub.reset();
+  const induction = { unreachable: 'k-induction, depth 2', proof: { method: 'induction', depth: 2 } } as const;
+  const holes: Hole[] = [
+    // Line 7's else arm never ran and is proven dead; line 12 never ran and is proven dead.
+    { file: F, line: 7, kind: 'branch', detail: 'else arm never taken (condition never false here)', ...induction },
+    { file: F, line: 12, kind: 'line', detail: 'block never executed', ...induction },
+    // Line 9's case arm is a hole the formal engine could not decide: it stays.
+    { file: F, line: 9, kind: 'branch', detail: "case arm never taken", formal: 'timeout after 10 s' },
+  ];
+  const lines = [lc(6, 40), lc(7, 40, [['if', 40], ['else', 0]]), lc(9, 10, [['case', 0], ['case', 10]]), lc(12, 0)];
+  const { coverage, details } = toFileCoverage(vscode.Uri.file(F), { lines, holes });
+  assert.deepEqual(details.map((d) => (d.location as vscode.Range).start.line + 1), [6, 7, 9], 'the dead line 12 is no statement');
+  assert.deepEqual(details[1].branches.map((b) => b.label), ['if'], 'the dead else arm is no branch');
+  assert.deepEqual([coverage.statementCoverage.covered, coverage.statementCoverage.total], [3, 3]);
+  assert.deepEqual([coverage.branchCoverage?.covered, coverage.branchCoverage?.total], [2, 3], 'the undecided case arm still counts as missed');
+  // Without holes nothing is left out.
+  assert.equal(toFileCoverage(vscode.Uri.file(F), { lines }).details.length, 4);
+
+  const r: GenerateResult = { ...result(false), holes, closed: false, formal: { proven: 2, witnesses: 1, unknown: 1, ms: 1530 } };
+  const text = closureLines(r);
+  assert.equal(text[0], '1 line/branch point neither covered nor proven unreachable');
+  assert.equal(text[1], 'formal: 2 proven unreachable · 1 witness · 1 unknown · 1.5 s in Yosys');
+  assert.match(text[2], /left out of the Test Coverage totals/);
+  assert.deepEqual(text.slice(3), [
+    `  ${F}:7 else arm never taken (condition never false here) — k-induction (depth 2)`,
+    `  ${F}:12 block never executed — k-induction (depth 2)`,
+  ]);
+  const tests = new CoverageTests(async () => {});
+  const dut = vscode.Uri.file(F);
+  const run = tests.startRun(dut, 'alu');
+  tests.publish(run, dut, r, []);
+  const rec = stub.testRuns[0];
+  assert.match(rec.output.join(''), /alu\.sv:12 block never executed — k-induction \(depth 2\)\r\n/);
+  assert.match(rec.failed[0].message.message, /1 line\/branch point neither covered nor proven unreachable/);
+
+  const closed = closureLines({ holes: holes.slice(0, 2), closed: true });
+  assert.equal(closed[0], 'Closed: every line and branch point covered or proven unreachable');
+  assert.deepEqual(closureLines({ holes: [], closed: undefined }), [], 'a result that says nothing of closure adds nothing');
 });

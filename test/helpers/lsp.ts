@@ -32,6 +32,8 @@ export async function startServer(
   settings: () => unknown,
   initializationOptions?: object,
   beforeInit?: (conn: MessageConnection) => void,
+  /** The workspace folder the editor has open (absolute path); the repository when absent. */
+  workspaceFolder?: string,
 ): Promise<ServerUnderTest> {
   const server = spawn(process.execPath, [join(repoRoot, 'dist', 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const conn = createMessageConnection(new StreamMessageReader(server.stdout!), new StreamMessageWriter(server.stdin!));
@@ -51,7 +53,7 @@ export async function startServer(
       processId: process.pid,
       rootUri: pathToFileURL(repoRoot).toString(),
       capabilities: { workspace: { configuration: true, codeLens: { refreshSupport: true } }, window: { workDoneProgress: true } },
-      workspaceFolders: null,
+      workspaceFolders: workspaceFolder ? [{ uri: pathToFileURL(workspaceFolder).toString(), name: 'workspace' }] : null,
       initializationOptions,
     });
   } catch (err) {

@@ -169,6 +169,7 @@ const badParams: Record<RequestName, { params: object | undefined; names: string
   listModels: [{ params: { uri: '' }, names: ['uri'] }],
   exportLcov: [{ params: { uri: null }, names: ['uri'] }],
   tops: [{ params: { uri: counterUri, top: 'counter' }, names: ['top'] }],
+  filelistsFor: [{ params: { uri: counterUri, lists: [3] }, names: ['lists/0'] }],
 };
 
 for (const name of Object.keys(Requests) as RequestName[]) {

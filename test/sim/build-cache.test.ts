@@ -47,8 +47,9 @@ test('two concurrent builds of the same sources compile once; an identical rebui
   assert.equal(again.cacheHit, true);
   assert.equal(again.binary, a.binary);
   assert.deepEqual(await modeReached(a.binary!, 'first'), ["2'b01"]);
-  // The Verilator runtime objects were reused from the cache, not rebuilt.
-  assert.ok(debug.some((m) => /Runtime objects \w+: reused/.test(m)), debug.join('\n'));
+  // The Verilator runtime objects were reused from the cache, or (the first build with this Verilator in this
+  // cache, as in the version matrix's first pass) built once and kept there; the next test reuses them.
+  assert.ok(debug.some((m) => /Runtime objects \w+: (reused|to be built)/.test(m)), debug.join('\n'));
   const layout = cacheLayout(suiteCache);
   assert.ok(readdirSync(layout.runtime).some((d) => !d.includes('.tmp-')));
 });
@@ -57,9 +58,12 @@ test('a changed include is a different build', async () => {
   const first = await buildSimulation(input, opts);
   assert.equal(first.cacheHit, true);
   writeFileSync(join(work, 'cache_defs.svh'), "`define CACHE_MODE 2'b11\n");
+  debug.length = 0;
   const changed = await buildSimulation(input, opts);
   assert.equal(changed.status, 'ok', JSON.stringify(changed.diagnostics));
   assert.equal(changed.cacheHit, false);
+  // A fresh build with the same Verilator and settings reuses the runtime objects, never rebuilds them.
+  assert.ok(debug.some((m) => /Runtime objects \w+: reused/.test(m)), debug.join('\n'));
   assert.deepEqual(await modeReached(changed.binary!, 'changed'), ["2'b11"]);
 });
 

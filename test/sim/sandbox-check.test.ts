@@ -1,5 +1,5 @@
-// The sandbox check against real Verilator 5.006: the FIELD-NOTES attacks and their variants are rejected with
-// the file:line of the ORIGINAL source, nothing they would run has run, and clean testbenches pass.
+// The sandbox check against real Verilator (5.006, and 5.050 in the version matrix): the FIELD-NOTES attacks and
+// their variants are rejected with the file:line of the ORIGINAL source, nothing they would run has run, and clean testbenches pass.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -15,8 +15,10 @@ import {
   violationDiagnostics,
   type SandboxViolation,
 } from '../../src/sim/sandbox';
+import { currentVerilator } from '../helpers/verilators';
 
-const verilatorPath = '/usr/bin/verilator';
+// The Verilator under test (scripts/test.mjs runs this file on each one).
+const verilatorPath = currentVerilator().path;
 let root: string; // holds the workspace and, beside it, files outside it
 let ws: string;
 

@@ -2,8 +2,9 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { repoRoot } from '../helpers/cli';
+import { currentVerilator } from '../helpers/verilators';
 
 export const fixtures = join(repoRoot, 'test', 'fixtures', 'sim');
 export const counterRtl = join(repoRoot, 'examples', 'counter', 'counter.sv');
@@ -61,9 +62,11 @@ export function isRunning(pid: number): boolean {
   }
 }
 
-/** Runs verilator_coverage (the reference tool) and returns its stdout. */
+/** Runs verilator_coverage (the reference tool) of the Verilator under test and returns its stdout. */
 export function verilatorCoverage(args: string[]): string {
-  return execFileSync('verilator_coverage', args, { encoding: 'utf8' });
+  const verilator = currentVerilator().path;
+  const tool = verilator.includes('/') ? join(dirname(verilator), 'verilator_coverage') : 'verilator_coverage';
+  return execFileSync(tool, args, { encoding: 'utf8' });
 }
 
 /** `DA:line,count` entries of one source file in an lcov tracefile. */

@@ -228,6 +228,12 @@ test('a testbench the sandbox rejects is never built', async () => {
 test('a design Verilator cannot build without loop unrolling is rebuilt with it, and says so', async () => {
   const build = await buildSimulation({ dutFiles: [fixture('shreg.sv')], testbench: fixture('tb_shreg.sv') }, opts);
   assert.equal(build.status, 'ok', JSON.stringify(build.diagnostics));
+  // 5.006 rejects this loop rolled (BLKLOOPINIT); Verilators with --unroll-limit (5.050 here) build it with
+  // --unroll-count 0, so no rebuild and no note.
+  if ((await detectVerilator()).features.unrollLimit) {
+    assert.deepEqual(build.notes, []);
+    return;
+  }
   assert.equal(build.notes.length, 1);
   assert.match(build.notes[0], /--unroll-count 0.*false holes/);
   const r = await measureCoverage({ dutFiles: [fixture('shreg.sv')], testbench: fixture('tb_shreg.sv') }, opts);

@@ -231,11 +231,22 @@ describe('view helpers', () => {
     assert.equal(mem.kinds.toggle, holes.filter((h) => h.line === 20).length);
     assert.equal(describeKinds({ branch: 2, line: 1 }), 'line · branch ×2');
     assert.equal(summarizeDetails(['a', 'b', 'c', 'd', 'e']), 'a, b, c … +2');
-    const unreachable = groupHoles([
-      { kind: 'line', file: 'a.sv', line: 3, detail: 'default', unreachable: 'full case' },
+    // Points proven unreachable never merge with a line's holes: their own rows, after every hole, with the proof.
+    const mixed = groupHoles([
+      { kind: 'line', file: 'a.sv', line: 3, detail: 'default', unreachable: 'full case', proof: { method: 'analysis' } },
       { kind: 'branch', file: 'a.sv', line: 3, detail: 'else' },
+      { kind: 'branch', file: 'a.sv', line: 9, detail: 'if', unreachable: 'k-induction, depth 4', proof: { method: 'induction', depth: 4 } },
+      { kind: 'line', file: 'a.sv', line: 7, detail: 'block', formal: 'timeout' },
     ]);
-    assert.equal(unreachable[0].unreachable, undefined, 'a line is unreachable only when all its holes are');
+    assert.deepEqual(
+      mixed.map((g) => [g.line, g.details.join(','), g.proof]),
+      [
+        [3, 'else', undefined],
+        [7, 'block', undefined],
+        [3, 'default', 'analysis: full case'],
+        [9, 'if', 'k-induction (depth 4)'],
+      ],
+    );
   });
 
   test('stages: the next stage runs, later ones wait, failures skip the rest', () => {

@@ -296,6 +296,53 @@ describe('chat panel (built bundle in Chromium)', () => {
     await page.close();
   });
 
+  test('the final summary says whether the run is closed; points proven unreachable are listed apart from holes', async () => {
+    const page = await openPanel(h, 'dark', 1000, 1200);
+    const last = messages[messages.length - 1];
+    assert.ok(last.type === 'loopEvent' && last.event.type === 'final', 'the recording ends with its result');
+    const final = last.event.result;
+    const fifo = final.holes[0].file;
+    const proven: Hole[] = [
+      { kind: 'branch', file: fifo, line: 31, detail: 'else arm never taken', unreachable: 'k-induction, depth 3', proof: { method: 'induction', depth: 3 } },
+      { kind: 'line', file: fifo, line: 40, detail: 'block never executed', unreachable: 'the state register holds only 3 values', proof: { method: 'analysis' } },
+    ];
+    const undecided: Hole = { kind: 'line', file: fifo, line: 44, detail: 'block never executed', formal: 'timeout after 10 s' };
+    const open = (closed: boolean, holes: Hole[]): HostToWebview => ({
+      type: 'loopEvent',
+      runId,
+      event: { type: 'final', result: { ...final, holes: [...final.holes, ...holes], closed, formal: { proven: 2, witnesses: 1, unknown: closed ? 0 : 1, ms: 2400 } } },
+    });
+    await postToPanel(page, [...messages.slice(0, -1), open(false, [...proven, undecided])]);
+    await settled(page, 3);
+    await page.waitForSelector('.result-closure');
+    assert.equal(
+      await page.locator('.result-closure').textContent(),
+      '1 line/branch point neither covered nor proven unreachable · formal: 2 proven unreachable · 1 witness · 1 unknown · 2.4 s in Yosys',
+    );
+    assert.match((await page.locator('.result-cov').textContent()) ?? '', new RegExp(`· ${final.holes.length + 1} holes left · 2 proven unreachable$`));
+    // The holes first, then the proofs under their own heading, each naming its proof.
+    const rows = page.locator('.holes button.hole');
+    const provenRows = page.locator('.holes button.hole.proven');
+    assert.equal(await rows.count(), distinctLines(final.holes) + 3);
+    assert.equal(await provenRows.count(), 2);
+    assert.equal(await page.locator('.holes-divider').textContent(), 'Proven unreachable (not holes)');
+    assert.deepEqual(await page.locator('.hole-proof').allTextContents(), [
+      'proven unreachable: k-induction (depth 3)',
+      'proven unreachable: analysis: the state register holds only 3 values',
+    ]);
+    assert.equal(await rows.last().locator('.hole-proof').count(), 1, 'the proofs come after every hole');
+    assert.equal(await rows.first().locator('.hole-proof').count(), 0);
+    assert.equal(await page.locator('.holes-title vscode-badge').textContent(), String(final.holes.length + 1), 'the badge counts holes, not proofs');
+    await page.screenshot({ path: join(artifacts, 'panel-closure.png') });
+
+    // A closed run says so.
+    await postToPanel(page, [{ type: 'reset' }, ...messages.slice(0, -1), open(true, proven)]);
+    await settled(page, 3);
+    await page.waitForSelector('.result-closure.closed');
+    assert.match((await page.locator('.result-closure').textContent()) ?? '', /^Closed: every line and branch point covered or proven unreachable · formal: 2 proven/);
+    await page.close();
+  });
+
   test('a long token stream is drawn in frames, not per token', async () => {
     const page = await openPanel(h, 'dark', 800, 700);
     await postToPanel(page, [messages[0], { type: 'loopEvent', runId, event: { type: 'roundStart', round: 1 } }]);

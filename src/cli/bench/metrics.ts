@@ -2,7 +2,7 @@
  * Target evaluation and the benchmark figures. Verilator's metrics are not Cadence IMC's: IMC names map to ours
  * explicitly and the report says which mapping was used.
  */
-import type { TargetMetric } from '../../protocol';
+import type { FormalSummary, TargetMetric } from '../../protocol';
 
 /** IMC metric names (and our own) → the Verilator-based metric used here. */
 export const METRIC_MAP: Record<string, TargetMetric> = {
@@ -41,4 +41,14 @@ export function mean(xs: number[]): number {
 
 export function round4(x: number): number {
   return Math.round(x * 10000) / 10000;
+}
+
+/** The formal engine's figures summed over samples. */
+export function sumFormal(xs: FormalSummary[]): FormalSummary {
+  return xs.reduce((a, f) => ({ proven: a.proven + f.proven, witnesses: a.witnesses + f.witnesses, unknown: a.unknown + f.unknown, ms: a.ms + f.ms }), {
+    proven: 0,
+    witnesses: 0,
+    unknown: 0,
+    ms: 0,
+  });
 }

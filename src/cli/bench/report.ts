@@ -50,6 +50,8 @@ export function benchMarkdown(r: BenchReport, title: string): string {
     '| figure | value |',
     '|---|---|',
     `| Pass@1 | ${pct(r.pass_at_1)} |`,
+    `| Closed@1 (every line/branch point covered or proven unreachable) | ${pct(r.closed_at_1)} (${r.results.filter((x) => x.closed).length}/${r.results.length}) |`,
+    `| formal engine | ${r.formal.proven} proof(s), ${r.formal.witnesses} witness(es), ${r.formal.unknown} unknown; Yosys ${(r.formal.ms / 1000).toFixed(1)} s |`,
     ...(r.k > 1 ? [`| Pass@${r.k} | ${pct(r.pass_at_k)} |`] : []),
     `| Cov@1 (overall, mean) | ${r.cov_at_1.toFixed(1)}% |`,
     `| compiled | ${pct(r.compile_rate)} |`,
@@ -62,12 +64,30 @@ export function benchMarkdown(r: BenchReport, title: string): string {
     '![coverage and time per item](chart.svg)',
     '',
   ];
+  const formal = r.results.filter((x) => x.formal);
+  if (formal.length) {
+    lines.push(`## Formal engine per item (${formal.length})`, '', '| item | closed | proofs | witnesses | unknown | Yosys |', '|---|---|---|---|---|---|');
+    for (const x of formal) {
+      const f = x.formal;
+      if (f) lines.push(`| ${x.id} | ${x.closed ? 'yes' : 'no'} | ${f.proven} | ${f.witnesses} | ${f.unknown} | ${(f.ms / 1000).toFixed(1)} s |`);
+    }
+    lines.push('');
+  }
+  const unclosed = r.results.filter((x) => !x.closed);
+  if (unclosed.length) {
+    lines.push(`## Items not closed (${unclosed.length})`, '', '| item | line/branch points neither covered nor proven | why |', '|---|---|---|');
+    for (const x of unclosed) {
+      const why = x.error ?? (x.open?.length ? x.open.join('; ') : x.formal ? `formal: ${x.formal.unknown} undecided` : 'formal engine did not run');
+      lines.push(`| ${x.id} | ${x.formal?.unknown ?? '-'} | ${why.replace(/\|/g, '\\|').replace(/\n/g, ' ').slice(0, 200)} |`);
+    }
+    lines.push('');
+  }
   if (failed.length) {
     const unreachable = failed.filter((f) => f.unreachable_only).length;
     lines.push(
       `## Items not passed (${failed.length})`,
       '',
-      `${unreachable} of them miss only points that analysis marks unreachable (the \`default\` of a case whose items cover every value).`,
+      `${unreachable} of them miss only points proven unreachable (by analysis or the formal engine).`,
       '',
       '| item | line | branch | toggle | why |',
       '|---|---|---|---|---|',

@@ -1,18 +1,20 @@
 /** `chorus bench`: every item of an ECov-schema dataset through the engine, with Pass@k, Cov@1 and times. */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { coverageByInstance, generateToEnd, trimCache, type EngineResult, type EngineServices } from '../../engine';
+import { coverageByInstance, generateToEnd, libraryFilesNeeded, readFilelist, trimCache, type EngineResult, type EngineServices, type GenerateRequest } from '../../engine';
 import {
   emptySummary,
   isAbortError,
   metricPct,
   type CoverageSummary,
   type EngineName,
+  type FormalSummary,
   type TargetMetric,
   type Targets,
 } from '../../protocol';
-import { mapMetric, mean, passAtK, round4 } from './metrics';
-import type { BenchItem, ParsedLine } from './schema';
+import { sampleExperts, type SampleExperts } from './experts';
+import { mapMetric, mean, passAtK, round4, sumFormal } from './metrics';
+import type { BenchDesign, BenchItem, ParsedLine } from './schema';
 
 export interface BenchOptions {
   engine: EngineName;
@@ -26,6 +28,12 @@ export interface BenchOptions {
   workDir: string;
   /** Keep the laid-out folders (default: removed after each sample). */
   keep?: boolean;
+  /** Candidate testbenches per LLM round (issue 20). */
+  candidates?: number;
+  /** Top parameter overrides for every item (`-G`), over an item's own. */
+  parameters?: Record<string, string>;
+  /** The formal engine on the search's holes (default on; `--no-formal`). */
+  formal?: boolean;
 }
 
 export interface TargetCheck {
@@ -47,6 +55,12 @@ export interface SampleMs {
 
 export interface SampleResult {
   pass: boolean;
+  /** Every line and branch point covered or proven unreachable. */
+  closed: boolean;
+  /** What the formal engine did, when it ran. */
+  formal?: FormalSummary;
+  /** The first line/branch points neither covered nor proven, with why (`file:line detail: reason`). */
+  open?: string[];
   /** Not passed, but every line/branch hole left is one analysis marks unreachable. */
   unreachableOnly: boolean;
   compiled: boolean;
@@ -57,12 +71,20 @@ export interface SampleResult {
   tokens: number;
   targets: TargetCheck[];
   error?: string;
+  /** Which expert's candidates were kept and which closed the item (several candidates per round: issue 20). */
+  experts?: SampleExperts;
 }
 
 export interface ItemResult {
   id: string;
   /** Sample 1's outcome. */
   pass: boolean;
+  /** Sample 1 closed: every line and branch point covered or proven unreachable. */
+  closed: boolean;
+  /** Sample 1's formal figures, when the formal engine ran. */
+  formal?: FormalSummary;
+  /** Sample 1's first line/branch points neither covered nor proven, with why. */
+  open?: string[];
   /** Sample 1 failed only on points analysis marks unreachable. */
   unreachable_only: boolean;
   passes: number;
@@ -75,6 +97,8 @@ export interface ItemResult {
   error?: string;
   /** Overall coverage of every sample, in order. */
   overall_samples: number[];
+  /** Sample 1's expert record (issue 20). */
+  experts?: SampleExperts;
   all: SampleResult[];
 }
 
@@ -85,6 +109,10 @@ export interface BenchReport {
   k: number;
   pass_at_1: number;
   pass_at_k: number;
+  /** Share of samples closed (every line and branch point covered or proven unreachable). */
+  closed_at_1: number;
+  /** The formal engine over all samples: proofs, witnesses Verilator hit, undecided points, time in Yosys. */
+  formal: FormalSummary;
   cov_at_1: number;
   compile_rate: number;
   /** Metric names seen in the dataset and what they were evaluated as. */
@@ -130,6 +158,14 @@ function engineTargets(item: BenchItem): Targets {
   return Object.keys(out).length ? out : { line: 100, branch: 100 };
 }
 
+/** A real-IP item's sources, include folders, macros and parameters, read from its filelist (in place: never copied). */
+export async function itemDesign(design: BenchDesign, opts: Pick<BenchOptions, 'parameters'> = {}): Promise<Pick<GenerateRequest, 'rtlFiles' | 'includeDirs' | 'defines' | 'parameters'>> {
+  const list = await readFilelist(design.filelist, { cwd: design.root });
+  const libraries = { files: list.libraryFiles, dirs: list.libraryDirs, extensions: list.libraryExtensions };
+  const needed = await libraryFilesNeeded(list.files, libraries, (f) => readFile(f, 'utf8'), (f) => stat(f).then((st) => st.isFile(), () => false));
+  return { rtlFiles: [...list.files, ...needed], includeDirs: list.includeDirs, defines: list.defines, parameters: { ...design.parameters, ...opts.parameters } };
+}
+
 async function runSample(item: BenchItem, k: number, opts: BenchOptions, services: EngineServices): Promise<SampleResult> {
   const dir = join(opts.workDir, safe(item.id), `s${k}`);
   await rm(dir, { recursive: true, force: true });
@@ -153,9 +189,10 @@ async function runSample(item: BenchItem, k: number, opts: BenchOptions, service
     let result: EngineResult | null = null;
     let error: string | undefined;
     try {
+      const design = item.design ? await itemDesign(item.design, opts) : { rtlFiles, parameters: opts.parameters };
       result = await generateToEnd(
         {
-          rtlFiles,
+          ...design,
           specFiles,
           top: item.dut_module_name,
           instanceName: item.dut_instance_name,
@@ -164,9 +201,11 @@ async function runSample(item: BenchItem, k: number, opts: BenchOptions, service
           rounds: opts.rounds,
           ...(item.instruction ? { instruction: item.instruction } : {}),
           seed: opts.seed + k,
+          ...(opts.candidates !== undefined ? { candidates: opts.candidates } : {}),
           budgetSeconds: opts.budgetSeconds,
           simTimeoutSeconds: opts.simTimeoutSeconds,
           workDir: join(dir, 'work'),
+          formal: opts.formal ?? true,
         },
         services,
       );
@@ -175,6 +214,7 @@ async function runSample(item: BenchItem, k: number, opts: BenchOptions, service
       error = err instanceof Error ? (err as Error & { describe?: () => string }).describe?.() ?? err.message : String(err);
     }
     const targets = evaluateTargets(item, result);
+    const experts = sampleExperts(result, engineTargets(item));
     const ms = { generate: 0, build: 0, sim: 0, total: Date.now() - started };
     for (const r of result?.rounds ?? []) {
       ms.generate += r.ms.generate;
@@ -183,10 +223,16 @@ async function runSample(item: BenchItem, k: number, opts: BenchOptions, service
     }
     const coverage = result?.coverage ?? emptySummary();
     const compiled = Boolean(result && result.rounds.some((r) => r.status === 'ok'));
-    const pass = Boolean(result) && targets.every((t) => t.met);
+    // An item without targets (real IP) reports the coverage reached; it has nothing to pass.
+    const pass = Boolean(result) && targets.length > 0 && targets.every((t) => t.met);
     const structural = (result?.holes ?? []).filter((h) => h.kind === 'line' || h.kind === 'branch');
     return {
       pass,
+      closed: result?.closed === true,
+      ...(result?.formal ? { formal: result.formal } : {}),
+      ...(structural.some((h) => !h.proof)
+        ? { open: structural.filter((h) => !h.proof).slice(0, 5).map((h) => `${basename(h.file)}:${h.line} ${h.detail}${h.formal ? `: ${h.formal}` : ''}`) }
+        : {}),
       unreachableOnly: !pass && Boolean(result) && structural.length > 0 && structural.every((h) => h.unreachable),
       compiled,
       coverage,
@@ -196,6 +242,7 @@ async function runSample(item: BenchItem, k: number, opts: BenchOptions, service
       tokens: (result?.rounds ?? []).reduce((a, r) => a + (r.tokens ?? 0), 0),
       targets,
       error,
+      ...(experts ? { experts } : {}),
     };
   } finally {
     if (!opts.keep) await rm(dir, { recursive: true, force: true });
@@ -204,7 +251,7 @@ async function runSample(item: BenchItem, k: number, opts: BenchOptions, service
 
 function failedItem(id: string, error: string, samples: number): ItemResult {
   const coverage = { ...emptySummary(), overall: 0 };
-  return { id, pass: false, unreachable_only: false, passes: 0, samples, coverage, ms: { generate: 0, build: 0, sim: 0, total: 0 }, rounds: 0, tokens: 0, targets: [], error, overall_samples: [], all: [] };
+  return { id, pass: false, closed: false, unreachable_only: false, passes: 0, samples, coverage, ms: { generate: 0, build: 0, sim: 0, total: 0 }, rounds: 0, tokens: 0, targets: [], error, overall_samples: [], all: [] };
 }
 
 export async function runBench(
@@ -231,6 +278,9 @@ export async function runBench(
         results[idx] = {
           id: line.item.id,
           pass: first.pass,
+          closed: first.closed,
+          ...(first.formal ? { formal: first.formal } : {}),
+          ...(first.open ? { open: first.open } : {}),
           unreachable_only: first.unreachableOnly,
           passes: all.filter((s) => s.pass).length,
           samples: all.length,
@@ -241,6 +291,7 @@ export async function runBench(
           targets: first.targets,
           error: first.error,
           overall_samples: all.map((x) => x.overall),
+          ...(first.experts ? { experts: first.experts } : {}),
           all,
         };
       }
@@ -267,6 +318,8 @@ export async function runBench(
     k: opts.samples,
     pass_at_1: round4(mean(finished.map((r) => (r.samples ? r.passes / r.samples : 0)))),
     pass_at_k: round4(mean(finished.map((r) => passAtK(r.samples || opts.samples, r.passes, opts.samples)))),
+    closed_at_1: round4(mean(finished.map((r) => (r.all.length ? mean(r.all.map((s) => (s.closed ? 1 : 0))) : 0)))),
+    formal: sumFormal(samples.flatMap((s) => (s.formal ? [s.formal] : []))),
     cov_at_1: round4(mean(finished.map((r) => (r.all.length ? mean(r.all.map((s) => s.overall)) : 0)))),
     compile_rate: round4(samples.length ? samples.filter((s) => s.compiled).length / samples.length : 0),
     mapping,

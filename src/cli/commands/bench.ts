@@ -1,17 +1,19 @@
 /** `chorus bench`: run an ECov-schema JSONL dataset through an engine and report Pass@k, Cov@1 and times. */
 import { readFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { writeFileAtomic } from '../../engine';
 import { ChorusError, type EngineName } from '../../protocol';
+import { expertMarkdown, expertStats } from '../bench/experts';
 import { benchMarkdown, benchSvg } from '../bench/report';
 import { runBench } from '../bench/run';
 import { parseItems } from '../bench/schema';
 import type { CliContext } from '../context';
+import { parameterArg, parameterPairs } from '../design';
 import { cliModels } from '../models';
-import { nonNegativeInt, oneOf, positiveInt, positiveNumber } from '../options';
+import { collect, nonNegativeInt, oneOf, positiveInt, positiveNumber } from '../options';
 import { byteSize } from './cache';
 import type { RegisterCommand } from './index';
 
@@ -29,8 +31,13 @@ interface BenchFlags {
   budgetSeconds?: number;
   timeout?: number;
   limit?: number;
+  param: string[];
   memoryLimit?: number;
   cacheMax?: number;
+  candidates?: number;
+  expert?: string[];
+  /** False with --no-formal. */
+  formal?: boolean;
 }
 
 async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Promise<void> {
@@ -40,12 +47,15 @@ async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Prom
   } catch {
     throw new ChorusError('bad_input', `Cannot read the dataset ${dataset}.`, { file: dataset });
   }
-  let lines = parseItems(text);
+  // A real-IP item names its filelist relative to the dataset's folder.
+  let lines = parseItems(text, dirname(resolve(dataset)));
   if (flags.limit) lines = lines.slice(0, flags.limit);
   if (!lines.length) throw new ChorusError('bad_input', `${dataset} holds no items.`, { file: dataset });
   // One backend for every item and sample: a local model is loaded once, not per run.
   const models = cliModels(flags, ctx);
   const backend = flags.engine !== 'random' ? await models.open(ctx.signal) : undefined;
+  const opened = flags.engine !== 'random' ? await models.experts?.(ctx.signal) : undefined;
+  for (const f of opened?.failures ?? []) ctx.logger.error(`Expert ${f.expert} could not be opened: ${f.message}. The other experts go on.`);
   const workDir = await mkdtemp(join(tmpdir(), 'chorus-bench-'));
   const bar =
     !flags.json && process.stderr.isTTY
@@ -64,9 +74,12 @@ async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Prom
         budgetSeconds: flags.budgetSeconds,
         simTimeoutSeconds: flags.timeout,
         seed: flags.seed,
+        candidates: flags.candidates,
         workDir,
+        parameters: parameterPairs(flags.param),
+        formal: flags.formal !== false,
       },
-      { logger: ctx.logger, signal: ctx.signal, backend, memoryLimitBytes: flags.memoryLimit, cacheMaxBytes: flags.cacheMax },
+      { logger: ctx.logger, signal: ctx.signal, backend, experts: opened?.experts.length ? opened.experts : undefined, memoryLimitBytes: flags.memoryLimit, cacheMaxBytes: flags.cacheMax },
       (e) => {
         if (e.type === 'itemStart') bar?.update({ id: e.id });
         if (e.type === 'itemEnd') {
@@ -77,17 +90,19 @@ async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Prom
       },
     );
     bar?.stop();
-    const slim = { ...report, results: report.results.map(({ all: _all, ...r }) => r) };
+    const experts = expertStats(report.results);
+    const slim = { ...report, ...(experts ? { experts } : {}), results: report.results.map(({ all: _all, ...r }) => r) };
     if (flags.out) {
       const out = resolve(flags.out);
       await mkdir(out, { recursive: true });
       await writeFileAtomic(join(out, 'results.json'), JSON.stringify(slim, null, 2) + '\n');
-      await writeFileAtomic(join(out, 'summary.md'), benchMarkdown(report, `chorus bench: ${dataset}`));
+      await writeFileAtomic(join(out, 'summary.md'), benchMarkdown(report, `chorus bench: ${dataset}`) + (experts ? `\n${expertMarkdown(experts)}` : ''));
       await writeFileAtomic(join(out, 'chart.svg'), benchSvg(report));
     }
     if (flags.json) ctx.out(JSON.stringify(slim, null, 2));
     else {
       ctx.out(benchMarkdown(report, `chorus bench: ${dataset}`).split('\n![')[0]);
+      if (experts) ctx.out(expertMarkdown(experts));
       if (flags.out) ctx.out(`Results written to ${resolve(flags.out)}`);
     }
     process.exitCode = 0;
@@ -107,13 +122,17 @@ export const registerBench: RegisterCommand = (program: Command, ctx: CliContext
     .option('--model <uri>', 'model for llm/hybrid: a .gguf path, manifest id or replay:<file>')
     .option('--endpoint <url>', 'OpenAI-compatible endpoint base URL')
     .option('--api-model <name>', 'model name at the endpoint')
+    .option('--candidates <k>', 'candidate testbenches per round, the simulator keeps the best (default: 1; 4 on a local GPU; one per expert)', positiveInt('--candidates'))
+    .option('--expert <uri>', 'an expert for the candidates (repeatable): a .gguf, lora:<adapter.gguf> on --model, endpoint:<model>, http(s)://…/v1#<model>, replay:<file>', collect, [])
     .option('--samples <k>', 'samples per item (Pass@k uses k = samples)', positiveInt('--samples'), 1)
     .option('--rounds <n>', 'LLM refinement rounds per sample after the first generation (default 3: 1 + 3 generations)', positiveInt('--rounds'))
     .option('--concurrency <n>', 'items run at once', positiveInt('--concurrency'), 1)
     .option('--budget-seconds <n>', 'model-free search budget per sample', positiveNumber('--budget-seconds'))
+    .option('--no-formal', 'do not hand the holes the search leaves to the formal engine (Yosys)')
     .option('--timeout <seconds>', 'wall-clock bound per simulation', positiveNumber('--timeout'))
     .option('--seed <n>', 'base seed (sample k uses seed + k)', nonNegativeInt('--seed'), 1)
     .option('--limit <n>', 'only the first n items', positiveInt('--limit'))
+    .option('-G, --param <NAME=VALUE>', "top parameter override for every item, over an item's own parameters (repeatable)", parameterArg, [])
     .option('--out <dir>', 'write results.json, summary.md and chart.svg here')
     .option('--json', 'print only the JSON result')
     .option('--memory-limit <size>', 'most memory CHORUS and the tool building or running a testbench may hold, e.g. 4G, 2048M (default 4G)', byteSize('--memory-limit'))

@@ -128,5 +128,5 @@ export const registerCoverage: RegisterCommand = (program: Command, ctx: CliCont
     .option('--plusarg <arg>', 'plusarg passed to the simulation, such as +seed=3 (repeatable)', collect, [])
     .option('--memory-limit <size>', 'most memory CHORUS and the tool building or running a testbench may hold, e.g. 4G, 2048M (default 4G)', byteSize('--memory-limit'))
     .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'));
-  addDesignOptions(command, false).action((rtl: string[], flags: CoverageFlags) => run(rtl, flags, ctx));
+  addDesignOptions(command, false, false).action((rtl: string[], flags: CoverageFlags) => run(rtl, flags, ctx));
 };

@@ -7,7 +7,7 @@ import { checkTestbenchTarget, generateToEnd, parseTargets, planRun, writeTestbe
 import { DEFAULT_TARGETS, type EngineName, type GenerateResult, type LoopEvent } from '../../protocol';
 import type { CliContext } from '../context';
 import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
-import { coverageTable, givenNames, holesList, namedHoles, type FileNamer } from '../format';
+import { closureLine, coverageTable, givenNames, holesList, namedHoles, type FileNamer } from '../format';
 import { cliModels } from '../models';
 import { collect, oneOf, positiveInt, nonNegativeInt, positiveNumber, numberIn } from '../options';
 import { byteSize } from './cache';
@@ -39,6 +39,10 @@ interface GenerateFlags extends DesignCliFlags {
   thinking?: 'on' | 'off';
   requestTimeout?: number;
   promptTemplates?: string;
+  candidates?: number;
+  expert?: string[];
+  /** False with --no-formal. */
+  formal?: boolean;
 }
 
 /** A live line on a terminal: round, coverage per kind, elapsed. */
@@ -103,6 +107,7 @@ function printResult(ctx: CliContext, r: GenerateResult, name: FileNamer): void 
     ctx.out(pc.bold('Holes:'));
     ctx.out(holesList(namedHoles(r.holes, name)));
   }
+  ctx.out(closureLine(r));
   if (r.designWarnings?.length) {
     ctx.out(pc.bold(`Warnings in the design (lint, not fatal): ${r.designWarnings.length}`));
     for (const d of r.designWarnings) ctx.out(`  ${name(d.file)}${d.line ? `:${d.line}` : ''}${d.column ? `:${d.column}` : ''}: ${pc.yellow('warning')}: ${d.message}`);
@@ -123,6 +128,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
         files: design.files,
         includeDirs: design.includeDirs,
         defines: design.defines,
+        parameters: design.parameters,
         specFiles: flags.spec.map((f) => resolve(f)),
         top: flags.top,
         instanceName: flags.instance,
@@ -133,6 +139,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
         budgetSeconds: flags.budgetSeconds,
         simTimeoutSeconds: flags.timeout,
         contextSize: flags.contextSize,
+        candidates: flags.candidates,
         ...(flags.promptTemplates ? { promptTemplates: resolve(flags.promptTemplates) } : {}),
         sampling: {
           temperature: flags.temperature,
@@ -148,7 +155,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
     const progress = progressRenderer(ctx, Boolean(flags.json));
     try {
       const { points: _points, ...wire } = await generateToEnd(
-        request,
+        { ...request, formal: flags.formal !== false },
         { logger: ctx.logger, signal: ctx.signal, models, verilatorPath: process.env.CHORUS_VERILATOR, memoryLimitBytes: flags.memoryLimit, cacheMaxBytes: flags.cacheMax },
         (e) => progress.onEvent(e),
       );
@@ -193,6 +200,8 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
     .option('--model <uri>', 'model: a .gguf path, a manifest id, hf:… (downloaded), or replay:<file.json>')
     .option('--endpoint <url>', 'OpenAI-compatible endpoint base URL (vLLM, SGLang, llama.cpp server, Ollama)')
     .option('--api-model <name>', 'model name at the endpoint')
+    .option('--candidates <k>', 'candidate testbenches per round, the simulator keeps the best (default: 1; 4 on a local GPU; one per expert)', positiveInt('--candidates'))
+    .option('--expert <uri>', 'an expert for the candidates (repeatable): a .gguf, lora:<adapter.gguf> on --model, endpoint:<model>, http(s)://…/v1#<model>, replay:<file>', collect, [])
     .option('--context-size <tokens>', 'model context to allocate (local) or assume (endpoint), in tokens; prompts are fitted into it', positiveInt('--context-size'))
     .option('--gpu <kind>', 'local model compute: auto | cuda | vulkan | metal | cpu (default auto)', oneOf('--gpu', ['auto', 'cuda', 'vulkan', 'metal', 'cpu'] as const))
     .option('--threads <n>', 'CPU threads for a local model', positiveInt('--threads'))
@@ -202,6 +211,7 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
     .option('--request-timeout <seconds>', 'endpoint: longest wait for an answer to start, and longest silence mid-reply', positiveNumber('--request-timeout'))
     .option('--prompt-templates <file.json>', 'prompt wording over the built-in templates (for a model trained on other words)')
     .option('--instance <name>', 'DUT instance name in the testbench (default uut)')
+    .option('--no-formal', 'do not hand the holes the search leaves to the formal engine (Yosys)')
     .option('--json', 'print only the result as JSON')
     .option('--memory-limit <size>', 'most memory CHORUS and the tool building or running a testbench may hold, e.g. 4G, 2048M (default 4G)', byteSize('--memory-limit'))
     .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'));

@@ -1,7 +1,7 @@
 /** `chorus inspect`: what DUT analysis finds in RTL files — modules, parameters, ports, top, clock, reset. */
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { analyzeDesign, moduleByName } from '../../engine';
+import { analyzeDesign, checkOverrides, moduleByName } from '../../engine';
 import { ChorusError, type DesignAnalysis, type ModuleInfo, type ResetInfo } from '../../protocol';
 import type { CliContext } from '../context';
 import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
@@ -55,8 +55,8 @@ function moduleText(m: ModuleInfo, isTop: boolean): string[] {
 }
 
 async function action(given: string[], flags: InspectFlags, ctx: CliContext): Promise<void> {
-  const { files, includeDirs, defines } = await designInput(given, flags);
-  const analysis = await analyzeDesign(files, { top: flags.top, design: { includeDirs, defines }, verilatorPath: process.env.CHORUS_VERILATOR });
+  const { files, includeDirs, defines, parameters } = await designInput(given, flags);
+  const analysis = await analyzeDesign(files, { top: flags.top, design: { includeDirs, defines, parameters }, verilatorPath: process.env.CHORUS_VERILATOR });
   if (analysis.errors.length) {
     for (const e of analysis.errors) ctx.logger.info(`${e.file}:${e.line}:${e.column}: ${e.message}`);
     const n = analysis.errors.length;
@@ -68,6 +68,11 @@ async function action(given: string[], flags: InspectFlags, ctx: CliContext): Pr
       'bad_input',
       `Module '${flags.top}' is not defined in the given files (modules: ${analysis.modules.map((m) => m.name).join(', ')}): check --top.`,
     );
+  }
+  const top = analysis.top !== null ? moduleByName(analysis, analysis.top) : undefined;
+  if (Object.keys(parameters).length) {
+    if (!top) throw new ChorusError('bad_input', `-G overrides the top's parameters, and the top is not known: pass --top <module>.`);
+    checkOverrides(top, parameters);
   }
   if (analysis.top === null && analysis.topCandidates.length > 1) {
     ctx.logger.warn(`Several modules could be the top (${analysis.topCandidates.join(', ')}): pass --top <module> to pick one.`);

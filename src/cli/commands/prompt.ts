@@ -21,6 +21,7 @@ export const registerPrompt: RegisterCommand = (program: Command, ctx: CliContex
         rtlFiles: design.files.map((f) => resolve(f)),
         includeDirs: design.includeDirs,
         defines: design.defines,
+        parameters: design.parameters,
         specFiles: flags.spec.map((f) => resolve(f)),
         top: flags.top,
         instanceName: flags.instance,
@@ -29,7 +30,7 @@ export const registerPrompt: RegisterCommand = (program: Command, ctx: CliContex
         // Nothing is written for a prompt; the run folder only has to exist.
         workDir: process.cwd(),
       });
-      const messages = buildOpeningMessages({ rtl: run.rtl, specs: run.specs, top: run.top.name, instance: run.instance, clock: run.top.clock, reset: run.top.reset });
+      const messages = buildOpeningMessages({ rtl: run.rtl, specs: run.specs, top: run.top.name, instance: run.instance, clock: run.top.clock, reset: run.top.reset, parameters: run.design.parameters });
       ctx.out(JSON.stringify(messages, null, 2));
     });
 };

@@ -1,9 +1,14 @@
 /** Every generator by engine name: the engine's one place that knows which engines exist. */
 import { ChorusError, type EngineName } from '../../protocol';
+import type { EngineServices } from '../api';
+import type { RunContext } from '../context';
+import { explainHoles, formalLedger, formalRan } from '../evaluate';
+import { isClosed } from '../formalLedger';
+import { formalBounds, hasStructuralHoles, proveSearchHoles } from '../random/formal';
 import { hybridGenerator } from './hybrid';
 import { llmGenerator } from './llm';
 import { randomGenerator } from './random';
-import type { Generator, RunSettings } from './types';
+import type { Generator, Outcome, RunSettings } from './types';
 
 export type { Generator, Outcome, RunSettings } from './types';
 export { runSettings, DEFAULT_ROUNDS, DEFAULT_STALL_ROUNDS } from './settings';
@@ -17,5 +22,32 @@ const GENERATORS: Record<EngineName, (settings: RunSettings) => Generator> = {
 export function generatorFor(engine: EngineName, settings: RunSettings): Generator {
   const make = Object.hasOwn(GENERATORS, engine) ? GENERATORS[engine] : undefined;
   if (!make) throw new ChorusError('bad_input', `Unknown engine '${String(engine)}': use random, llm or hybrid.`);
-  return make(settings);
+  return withClosure(make(settings), settings);
+}
+
+/**
+ * Every engine's result says whether the run is closed (every line and branch point covered or proven
+ * unreachable) and what the formal engine did. The model alone never met the formal engine: its holes are handed
+ * to it once at the end (proofs only; a witness there is not replayed).
+ */
+function withClosure(inner: Generator, settings: RunSettings): Generator {
+  return {
+    name: inner.name,
+    async generate(ctx, services, emit) {
+      const outcome = await inner.generate(ctx, services, emit);
+      if (inner.name === 'llm' && settings.formal) await proveAtEnd(ctx, services, outcome, settings);
+      const { result, report } = outcome;
+      const closed = Boolean(report && report.status === 'ok') && isClosed(result.holes);
+      const formal = formalRan(ctx) ? formalLedger(ctx).summary(outcome.points, result.holes) : undefined;
+      return { ...outcome, result: { ...result, closed, ...(formal ? { formal } : {}) } };
+    },
+  };
+}
+
+async function proveAtEnd(ctx: RunContext, services: EngineServices, outcome: Outcome, settings: RunSettings): Promise<void> {
+  if (formalRan(ctx) || outcome.report?.status !== 'ok' || !hasStructuralHoles(outcome.points) || services.signal.aborted) return;
+  await proveSearchHoles(ctx, services, outcome.points, formalBounds(settings.budgetMs ?? 60_000));
+  formalLedger(ctx).takeWitnesses();
+  outcome.result.holes = explainHoles(ctx, outcome.result.holes);
+  if (outcome.report) outcome.report.holes = outcome.result.holes;
 }

@@ -19,6 +19,7 @@ export function llmGenerator(settings: RunSettings, from?: Outcome): Generator {
           instruction: settings.instruction,
           promptTemplates: settings.promptTemplates,
           parseRetries: settings.parseRetries,
+          candidates: settings.candidates,
           contextSize: settings.contextSize,
           sampling: settings.sampling,
         },

@@ -1,5 +1,6 @@
 /** The model-free search as a generator: an adapter over `runRandomSearch`, whose outcome already has this shape. */
-import { runRandomSearch } from '../random/search';
+import { formalBounds } from '../random/formal';
+import { DEFAULT_RANDOM, runRandomSearch } from '../random/search';
 import type { Generator, RunSettings } from './types';
 
 export function randomGenerator(settings: RunSettings): Generator {
@@ -9,7 +10,12 @@ export function randomGenerator(settings: RunSettings): Generator {
       runRandomSearch(
         ctx,
         services,
-        { seed: settings.seed, ...(settings.budgetMs ? { budgetMs: settings.budgetMs } : {}), simTimeoutMs: settings.simTimeoutMs },
+        {
+          seed: settings.seed,
+          ...(settings.budgetMs ? { budgetMs: settings.budgetMs } : {}),
+          simTimeoutMs: settings.simTimeoutMs,
+          formal: settings.formal ? formalBounds(settings.budgetMs ?? DEFAULT_RANDOM.budgetMs) : null,
+        },
         emit,
       ),
   };

@@ -14,12 +14,14 @@ export function runSettings(req: GenerateRequest): RunSettings {
     seed: req.seed ?? 1,
     budgetMs: req.budgetSeconds !== undefined ? req.budgetSeconds * 1000 : undefined,
     simTimeoutMs: (req.simTimeoutSeconds ?? DEFAULT_SIM_TIMEOUT_SECONDS) * 1000,
+    formal: req.formal ?? true,
     // The model's knobs only when given, so a settings value shows what the request asked for.
     ...(req.seed !== undefined ? { samplingSeed: req.seed } : {}),
     ...(req.instruction ? { instruction: req.instruction } : {}),
     ...(req.promptTemplates ? { promptTemplates: req.promptTemplates } : {}),
     ...(req.parseRetries !== undefined ? { parseRetries: req.parseRetries } : {}),
     ...(req.contextSize !== undefined ? { contextSize: req.contextSize } : {}),
+    ...(req.candidates !== undefined ? { candidates: req.candidates } : {}),
     ...(req.sampling ? { sampling: req.sampling } : {}),
   };
 }

@@ -36,6 +36,10 @@ export interface RunSettings {
   promptTemplates?: string;
   /** How often a reply with no code is asked again within its round. */
   parseRetries?: number;
+  /** Candidate testbenches per LLM round (issue 20); the loop's default when absent. */
+  candidates?: number;
   contextSize?: number;
+  /** Whether the model-free search hands the holes it stalls on to the formal engine. */
+  formal: boolean;
   sampling?: { temperature?: number; topP?: number; maxTokens?: number; thinking?: boolean };
 }

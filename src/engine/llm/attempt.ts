@@ -16,6 +16,8 @@ export interface Attempt {
   testbench: string | null;
   filename: string;
   report: CoverageReport | null;
+  /** The expert that wrote it, when a round had several candidates or experts to choose from. */
+  expert?: string;
 }
 
 /** Best = runs > has coverage > targets met > coverage > was measured at all (a testbench beats no testbench). */

@@ -6,23 +6,23 @@
  * budget end the run with a reason, and the best testbench is the result.
  */
 import { lineCoverage } from '../../sim';
-import type { SamplingOptions } from '../../llm';
+import type { ChatBackend, SamplingOptions } from '../../llm';
 import { ChorusError, coveredGain, emptySummary, isAbortError, meetsTargets, type CoveragePoint, type LoopEvent, type RoundSummary } from '../../protocol';
 import type { EngineServices } from '../api';
 import type { Emit } from '../channel';
 import type { RunContext } from '../context';
 import type { Outcome } from '../generators/types';
-import { keepsNewer, seedAttempt, type Attempt } from './attempt';
+import { isBetter, keepsNewer, seedAttempt, type Attempt } from './attempt';
 import { buildRoundPrompt } from './buildPrompt';
 import { contextBudget, contextPlan, fitPrompt } from './contextFit';
-import { evaluateCandidate, type Measurement } from './evaluateCandidate';
-import { generateReply, type Reply } from './generateReply';
-import { parseAndPatch, type Candidate } from './parseAndPatch';
+import { emitMeasured, runCandidate } from './candidate';
+import { candidateSeed, defaultCandidates, expertFor, limiter, measureSlots, runExperts } from './experts';
+import type { Reply } from './generateReply';
+import type { Candidate } from './parseAndPatch';
 import { buildOpeningMessages } from './prompt';
 import { DEFAULT_TEMPLATES, loadTemplates } from './templates';
-import { cleanReply, roundFeedback, roundSummary } from './roundRecord';
+import { candidateRuns, cleanReply, roundFeedback, roundSummary } from './roundRecord';
 import { runSignal } from './runSignal';
-import { roundSeed } from './seed';
 import { stopAfterRound, stopBeforeRound, type StopLimits, type StopReason } from './stopRules';
 
 export interface LlmLoopOptions extends StopLimits {
@@ -49,6 +49,8 @@ export interface LlmLoopOptions extends StopLimits {
   promptTemplates?: string;
   /** How often a reply with no code (or an empty one) is asked again within its round; default 1. */
   parseRetries?: number;
+  /** Candidate testbenches per round, spread over the experts (issue 20); default `defaultCandidates`. */
+  candidates?: number;
 }
 
 const DEFAULT_PARSE_RETRIES = 1;
@@ -70,7 +72,7 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
     templatesError = err;
   }
   const opening = buildOpeningMessages(
-    { rtl: ctx.rtl, specs: ctx.specs, top: ctx.top.name, instance: ctx.instance, clock: ctx.top.clock, reset: ctx.top.reset, extra: opts.instruction },
+    { rtl: ctx.rtl, specs: ctx.specs, top: ctx.top.name, instance: ctx.instance, clock: ctx.top.clock, reset: ctx.top.reset, extra: opts.instruction, parameters: ctx.design.parameters },
     templates,
   );
   const rounds: RoundSummary[] = [...(opts.from?.result.rounds ?? [])];
@@ -126,12 +128,33 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
     }
     const sampling = { ...opts.sampling, ...(budget ? { maxTokens: budget.replyTokens } : {}) };
 
+    // The experts and how many candidates each round asks of them; one that cannot be opened is reported here.
+    let experts: ChatBackend[] = [backend];
+    let candidates = 1;
+    if (stopReason === 'rounds') {
+      try {
+        const opened = await runExperts(services, backend, run.signal);
+        experts = opened.experts;
+        for (const f of opened.failures) log('error', `Expert ${f.expert} could not be opened: ${f.message}. The other experts go on.`);
+        candidates = opts.candidates ?? (await defaultCandidates(experts, run.signal));
+      } catch (err) {
+        if (!(isAbortError(err) || run.signal.aborted)) failAfterBest('error', `The experts could not be opened: ${errorMessage(err)}.`, err);
+      }
+      if (experts.length > 1 || candidates > 1) log('info', `${candidates} candidate(s) per round from ${experts.map((e) => e.label).join(', ')}.`);
+    }
+    let going = experts;
+    const measureSlot = limiter(measureSlots(candidates));
+
     const first = rounds.length + 1;
     const generations = best ? opts.rounds : 1 + opts.rounds;
     for (let index = first; stopReason === 'rounds' && index < first + generations; index++) {
       const early = stopBeforeRound(run.signal, startedAt, opts);
       if (early) {
         stopReason = early === 'cancelled' && run.budgetSpent() ? 'budget' : early;
+        break;
+      }
+      if (!going.length) {
+        failAfterBest('error', 'Every expert failed: see the errors above.');
         break;
       }
       const steering = services.steering?.take() ?? [];
@@ -147,67 +170,83 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
       if (fitted.level > 0) log('info', `Round ${index}: the prompt was shortened to fit the context (${fitted.tokens} of ${budget?.promptTokens} tokens).`);
       emit({ type: 'roundStart', round: index, instruction: steering.join('\n') || undefined });
 
-      // A reply that cannot be parsed is asked again with the same prompt (bounded), not fed back; the last one counts.
-      let reply: Reply | null = null;
-      let candidate: Candidate | null = null;
-      let failed = false;
-      const spent = { ms: 0, tokens: 0, prompt: 0 };
-      for (let ask = 0; ; ask++) {
-        try {
-          const seed = opts.seed !== undefined ? { seed: ask ? roundSeed(roundSeed(opts.seed, index), ask) : roundSeed(opts.seed, index) } : {};
-          reply = await generateReply(backend, fitted.messages, index, { ...sampling, ...seed }, run.signal, emit);
-        } catch (err) {
-          failAfterBest('error', `The model failed in round ${index}: ${errorMessage(err)}.`, err);
-          failed = true;
-          break;
-        }
-        if (!reply) break;
-        tokensUsed += reply.completionTokens;
-        spent.ms += reply.ms;
-        spent.tokens += reply.completionTokens;
-        spent.prompt += reply.evaluatedPromptTokens;
-        if (reply.note) log('warn', `Round ${index}: ${reply.note}.`);
-        candidate = parseAndPatch(reply.text, best, ctx.top.name, reply);
-        emit({ type: 'parsed', round: index, outcome: candidate.outcome, testbench: candidate.testbench ?? undefined, patch: candidate.parsed.type === 'patch' });
-        const unparsed = candidate.status === 'no_code' || candidate.status === 'empty_reply';
-        if (!unparsed || ask >= parseRetries || stopBeforeRound(run.signal, startedAt, opts)) break;
-        log('info', `Round ${index}: ${candidate.outcome}; asked again with the same prompt (${ask + 1} of ${parseRetries}).`);
-      }
-      if (failed) break;
-      if (!reply || !candidate) {
+      // K candidates, spread over the experts still going, written and measured side by side; the best is kept.
+      const slots = Math.max(1, candidates);
+      const live = slots === 1;
+      const outcomes = await Promise.all(
+        Array.from({ length: slots }, (_, slot) =>
+          runCandidate({
+            ctx,
+            services: runServices,
+            expert: expertFor(going, slot),
+            slot,
+            round: index,
+            messages: fitted.messages,
+            sampling,
+            seed: opts.seed !== undefined ? (ask) => candidateSeed(opts.seed as number, index, slot, ask) : undefined,
+            parseRetries,
+            best: { attempt: best, points: bestPoints },
+            simTimeoutMs: opts.simTimeoutMs,
+            stopping: () => stopBeforeRound(run.signal, startedAt, opts) !== null,
+            measureSlot,
+            emit,
+            live,
+            log,
+          }),
+        ),
+      );
+      for (const o of outcomes) tokensUsed += o.reply?.completionTokens ?? 0;
+      if (outcomes.some((o) => o.cancelled) || run.signal.aborted) {
         stopReason = run.budgetSpent() ? 'budget' : 'cancelled';
         break;
       }
-      reply = { ...reply, ms: spent.ms, completionTokens: spent.tokens, evaluatedPromptTokens: spent.prompt };
-
-      let measured: Measurement | null = null;
-      if (candidate.testbench !== null) {
-        try {
-          measured = await evaluateCandidate(ctx, runServices, { ...candidate, testbench: candidate.testbench }, { attempt: best, points: bestPoints }, opts.simTimeoutMs);
-        } catch (err) {
-          failAfterBest('error', `Measuring round ${index}'s testbench failed: ${errorMessage(err)}.`, err);
-          break;
-        }
-        if (!measured) {
-          stopReason = run.budgetSpent() ? 'budget' : 'cancelled';
-          break;
-        }
-        const { report, points } = measured;
-        emit({ type: 'build', round: index, status: report.status, ms: report.ms.build, diagnostics: report.diagnostics });
-        emit({ type: 'coverage', round: index, coverage: report.coverage, holes: report.holes, status: report.status, lines: points.length ? lineCoverage(points) : undefined });
+      // An expert that failed to answer is reported and left out of later rounds while other experts go on.
+      const answered = outcomes.filter((o) => o.reply && o.candidate && !o.failure);
+      for (const o of outcomes) {
+        if (o.failure?.stage !== 'generate') continue;
+        if (going.includes(o.expert) && going.length > 1) {
+          going = going.filter((e) => e !== o.expert);
+          log('error', `Expert ${o.expert.label} failed in round ${index}: ${errorMessage(o.failure.error)}. The other experts go on without it.`);
+        } else if (answered.length) log('warn', `Round ${index}: a candidate from ${o.expert.label} failed: ${errorMessage(o.failure.error)}.`);
       }
-      const report = measured?.report ?? null;
+      if (!answered.length) {
+        const failed = outcomes.find((o) => o.failure);
+        const what = failed?.failure?.stage === 'measure' ? `Measuring round ${index}'s testbench failed` : `The model failed in round ${index}`;
+        failAfterBest('error', `${what}: ${errorMessage(failed?.failure?.error)}.`, failed?.failure?.error);
+        break;
+      }
 
-      const feedback = roundFeedback(candidate, report, best, ctx.targets, ctx.displayName, templates);
-      emit({ type: 'feedback', round: index, text: feedback(fitted.detail).content });
+      const attempts = answered.map((o) => {
+        const candidate = o.candidate as Candidate;
+        const report = o.measured?.report ?? null;
+        const feedback = roundFeedback(candidate, report, best, ctx.targets, ctx.displayName, templates);
+        const attempt: Attempt = { reply: cleanReply(candidate, (o.reply as Reply).text), feedback, testbench: candidate.testbench, filename: candidate.filename, report, expert: o.expert.label };
+        return { outcome: o, attempt };
+      });
+      // The kept one: the best by the loop's ranking, the earlier candidate on a tie.
+      const chosen = attempts.reduce((a, b) => (isBetter(b.attempt, a.attempt, ctx.targets) ? b : a));
+      const { attempt } = chosen;
+      const report = attempt.report;
+      const chosenReply = chosen.outcome.reply as Reply;
+      const chosenCandidate = chosen.outcome.candidate as Candidate;
+      if (!live) {
+        emit({ type: 'parsed', round: index, outcome: chosenCandidate.outcome, testbench: chosenCandidate.testbench ?? undefined, patch: chosenCandidate.parsed.type === 'patch' });
+        if (chosen.outcome.measured) emitMeasured(emit, index, chosen.outcome.measured);
+      }
+      const runs = slots > 1 || experts.length > 1 ? candidateRuns(outcomes, chosen.outcome) : undefined;
+      if (runs) emit({ type: 'candidates', round: index, candidates: runs });
+      emit({ type: 'feedback', round: index, text: attempt.feedback(fitted.detail).content });
 
-      const attempt: Attempt = { reply: cleanReply(candidate, reply.text), feedback, testbench: candidate.testbench, filename: candidate.filename, report };
       const before = best?.report?.status === 'ok' ? best.report.coverage : emptySummary();
       if (keepsNewer(attempt, best, ctx.targets)) {
         best = attempt;
-        bestPoints = measured?.points ?? [];
+        bestPoints = chosen.outcome.measured?.points ?? [];
       }
-      const summary = roundSummary(index, reply, candidate, report);
+      const spent = outcomes.reduce((n, o) => ({ tokens: n.tokens + (o.reply?.completionTokens ?? 0), prompt: n.prompt + (o.reply?.evaluatedPromptTokens ?? 0), ms: Math.max(n.ms, o.reply?.ms ?? 0) }), { tokens: 0, prompt: 0, ms: 0 });
+      const summary: RoundSummary = {
+        ...roundSummary(index, { ...chosenReply, ms: spent.ms, completionTokens: spent.tokens, evaluatedPromptTokens: spent.prompt }, chosenCandidate, report),
+        ...(runs ? { expert: attempt.expert, candidateRuns: runs.map(({ testbench: _testbench, ...r }) => r) } : {}),
+      };
       rounds.push(summary);
       emit({ type: 'roundEnd', round: summary });
 
@@ -242,6 +281,7 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
       diagnostics: finalReport?.diagnostics ?? [],
       lines: lineCoverage(bestPoints),
       model: backend.label,
+      ...(best?.expert ? { expert: best.expert } : {}),
     },
     report: finalReport,
     points: bestPoints,

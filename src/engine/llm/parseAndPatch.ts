@@ -1,6 +1,7 @@
 /** A reply turned into a candidate testbench: a whole file, hunks patched onto the best one, or the best one kept. */
 import { basename } from 'node:path';
 import type { Attempt } from './attempt';
+import { withDutParameters } from './dutParameters';
 import { applyPatch } from './patch';
 import type { Bullets } from './prompt';
 import { parseReply, stripThinking, type ParsedReply } from './reply';
@@ -70,7 +71,17 @@ function safeFilename(name: string | null, top: string): string {
   return /^[A-Za-z0-9_.-]+\.(sv|v)$/.test(base) ? base : `tb_${top}.sv`;
 }
 
-export function parseAndPatch(replyText: string, best: Attempt | null, top: string, ending?: ReplyEnding): Candidate {
+/**
+ * `parameters`: the top parameter overrides (`-G`); every DUT instantiation in the candidate is given them
+ * (withDutParameters), whatever the model wrote for them.
+ */
+export function parseAndPatch(replyText: string, best: Attempt | null, top: string, ending?: ReplyEnding, parameters?: Record<string, string>): Candidate {
+  const candidate = parseOnly(replyText, best, top, ending);
+  if (!candidate.testbench || !parameters || !Object.keys(parameters).length) return candidate;
+  return { ...candidate, testbench: withDutParameters(candidate.testbench, top, parameters).testbench };
+}
+
+function parseOnly(replyText: string, best: Attempt | null, top: string, ending?: ReplyEnding): Candidate {
   const parsed = parseReply(replyText);
   const filename = best?.filename ?? `tb_${top}.sv`;
   const cannot = unusable(replyText, parsed, ending, filename);

@@ -22,6 +22,8 @@ export interface OpeningPromptInput {
   clock?: string | null;
   /** Its reset input: name, polarity, synchronous or not. */
   reset?: ResetInfo | null;
+  /** Top parameter overrides (`-G`), Verilog constant text: the DUT must be instantiated with them. */
+  parameters?: Record<string, string>;
 }
 
 function clockResetText(t: PromptTemplates, clock: string | null | undefined, reset: ResetInfo | null | undefined): string[] {
@@ -39,6 +41,12 @@ function clockResetText(t: PromptTemplates, clock: string | null | undefined, re
   return parts;
 }
 
+/** The effective top parameters: the RTL shows the defaults, the build uses these. */
+function parameterText(t: PromptTemplates, top: string, parameters: Record<string, string>): string[] {
+  const list = Object.entries(parameters);
+  return list.length ? [fill(t.parameters, { top, parameters: `#(${list.map(([n, v]) => `.${n}(${v})`).join(', ')})` })] : [];
+}
+
 function fileBlock(files: SourceFile[], t: PromptTemplates): string {
   return files.map((f) => fill(t.file, { name: f.name, content: f.content.replace(/\s+$/, '') })).join('\n\n');
 }
@@ -50,9 +58,10 @@ export function instructionsFor(
   clock?: string | null,
   reset?: ResetInfo | null,
   t: PromptTemplates = DEFAULT_TEMPLATES,
+  parameters: Record<string, string> = {},
 ): string {
   // Clock and reset, the $finish rule and Verilator's limits: a small model gets these wrong when not told.
-  const lines = [fill(t.instructions, { top, instance }), ...clockResetText(t, clock, reset), t.finish, t.verilatorLimits];
+  const lines = [fill(t.instructions, { top, instance }), ...parameterText(t, top, parameters), ...clockResetText(t, clock, reset), t.finish, t.verilatorLimits];
   if (extra) lines.push(extra.trim());
   return lines.filter((l) => l.trim()).join(' ');
 }
@@ -63,7 +72,7 @@ export function buildOpeningMessages(input: OpeningPromptInput, t: PromptTemplat
   const user = fill(t.opening, {
     rtl: fileBlock(input.rtl, t),
     specs,
-    instructions: instructionsFor(input.top, input.instance, input.extra, input.clock, input.reset, t),
+    instructions: instructionsFor(input.top, input.instance, input.extra, input.clock, input.reset, t, input.parameters),
   });
   return [
     { role: 'system', content: t.system },

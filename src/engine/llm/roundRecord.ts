@@ -1,5 +1,6 @@
 /** What a finished round leaves behind: the clean reply to replay, the feedback the model reads next, the summary line. */
-import { emptySummary, overallPct, type ChatMessage, type CoverageReport, type RoundSummary, type Targets } from '../../protocol';
+import { emptySummary, overallPct, type CandidateRun, type ChatMessage, type CoverageReport, type RoundSummary, type Targets } from '../../protocol';
+import type { CandidateOutcome } from './candidate';
 import { withShortened, type Attempt } from './attempt';
 import { edaBullets, nextInstruction, withSteering } from './feedback';
 import type { Candidate } from './parseAndPatch';
@@ -79,4 +80,21 @@ export function roundSummary(index: number, reply: Reply, candidate: Candidate, 
     promptTokens: reply.evaluatedPromptTokens,
     parse: [bulletsLine(candidate.parseBullets), candidate.applyBullets ? `apply ${bulletsLine(candidate.applyBullets)}` : ''].filter(Boolean).join('; '),
   };
+}
+
+/** A round's candidates as the event and the summary list them: the kept one first, then in the order asked. */
+export function candidateRuns(outcomes: CandidateOutcome[], kept: CandidateOutcome): CandidateRun[] {
+  const ordered = [kept, ...outcomes.filter((o) => o !== kept)];
+  return ordered.map((o) => {
+    const report = o.measured?.report;
+    const failure = o.failure?.error;
+    return {
+      expert: o.expert.label,
+      status: report?.status ?? (failure ? 'error' : (o.candidate?.status ?? 'no_code')),
+      coverage: report?.coverage ?? emptySummary(),
+      kept: o === kept,
+      ...(failure ? { error: failure instanceof Error ? failure.message : String(failure) } : {}),
+      ...(o.candidate?.testbench ? { testbench: o.candidate.testbench } : {}),
+    };
+  });
 }

@@ -18,6 +18,7 @@ const PLACEHOLDERS: Record<TemplateKey, { allowed: readonly string[]; required: 
   file: { allowed: ['name', 'content'], required: ['name', 'content'] },
   noSpecs: { allowed: [], required: [] },
   instructions: { allowed: ['top', 'instance'], required: ['top', 'instance'] },
+  parameters: { allowed: ['top', 'parameters'], required: ['parameters'] },
   clock: { allowed: ['clock'], required: ['clock'] },
   reset: { allowed: ['reset', 'polarity', 'timing'], required: ['reset'] },
   resetActiveLow: { allowed: [], required: [] },

@@ -18,9 +18,11 @@ export interface HarnessPlan {
   inputs: DrivenInput[];
   outputs: PortInfo[];
   inouts: PortInfo[];
+  /** Top parameter overrides (`-G`), Verilog constant text: the DUT is instantiated with them. */
+  parameters: Record<string, string>;
 }
 
-export function planHarness(top: ModuleInfo, instance: string): HarnessPlan {
+export function planHarness(top: ModuleInfo, instance: string, parameters: Record<string, string> = {}): HarnessPlan {
   const clock = top.clock;
   const inputs: DrivenInput[] = [];
   for (const p of top.ports) {
@@ -36,6 +38,7 @@ export function planHarness(top: ModuleInfo, instance: string): HarnessPlan {
     inputs,
     outputs: top.ports.filter((p) => p.direction === 'output'),
     inouts: top.ports.filter((p) => p.direction === 'inout' || p.direction === 'ref'),
+    parameters: { ...parameters },
   };
 }
 
@@ -52,12 +55,18 @@ export function portDecls(plan: HarnessPlan): string[] {
   return lines;
 }
 
-/** The DUT instance with every port connected by name. */
+/** `#(.A(1), .B(2)) ` for the overrides, or nothing. */
+export function parameterAssignment(parameters: Record<string, string>): string {
+  const list = Object.entries(parameters);
+  return list.length ? `#(${list.map(([name, value]) => `.${name}(${value})`).join(', ')}) ` : '';
+}
+
+/** The DUT instance with every port connected by name, and the top parameter overrides. */
 export function instanceLines(plan: HarnessPlan): string[] {
   const names = [plan.clock, ...plan.inputs.map((i) => i.name), ...plan.outputs.map((o) => o.name), ...plan.inouts.map((o) => o.name)]
     .filter((n): n is string => Boolean(n));
   const conns = names.map((n, i) => `    .${n}(${n})${i < names.length - 1 ? ',' : ''}`);
-  return [`  ${plan.top} ${plan.instance} (`, ...conns, '  );'];
+  return [`  ${plan.top} ${parameterAssignment(plan.parameters)}${plan.instance} (`, ...conns, '  );'];
 }
 
 /**

@@ -4,7 +4,7 @@
  * one readable testbench whose measured coverage is what gets reported.
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { countersOf, literalsOf, unreachableDefaults } from '../../hdl';
 import {
   buildSimulation,
@@ -28,11 +28,12 @@ import {
 import type { EngineServices } from '../api';
 import type { Emit } from '../channel';
 import type { RunContext } from '../context';
-import { evaluateTestbench, explainHoles } from '../evaluate';
+import { evaluateTestbench, explainHoles, formalLedger } from '../evaluate';
 import { writeFileAtomic } from '../fs';
 import { simOptionsFor } from '../simOptions';
 import { meetsTargets } from '../targets';
 import { deepCandidate, deepPlans } from './deep';
+import { hasStructuralHoles, proveSearchHoles, witnessCandidate, type FormalStageOptions } from './formal';
 import { emitTestbench, tableStimulus, testbenchRows, type KeptSequence } from './emit';
 import { HALF_PERIOD, harnessSource, planHarness } from './harness';
 import { Rng } from './rng';
@@ -55,6 +56,11 @@ export interface RandomOptions {
    * already built harness (same rows, same timing, so the same points; the build costs as much as the harness's).
    */
   rebuildTestbench: boolean;
+  /**
+   * The formal stage (Yosys) on the holes the search stalls on, with its bounds; null: off. Proofs end the run
+   * when only proven points are left; witnesses become candidates.
+   */
+  formal: FormalStageOptions | null;
 }
 
 export const DEFAULT_RANDOM: RandomOptions = {
@@ -66,6 +72,7 @@ export const DEFAULT_RANDOM: RandomOptions = {
   roundSize: 50,
   plainCycles: 2_000,
   rebuildTestbench: false,
+  formal: null,
 };
 
 /** Shrinking budgets, in runs (not time, so a seed gives the same testbench on any machine). */
@@ -77,6 +84,10 @@ const MAX_REORDERS = 3;
 
 /** Fewest runs without a new point before the search may call it a stall. */
 const MIN_STALL_RUNS = 100;
+/** The formal stage runs once the search finds nothing new for this many runs, or this share of its budget. */
+const FORMAL_AFTER_RUNS = 30;
+const FORMAL_AFTER_BUDGET_SHARE = 0.1;
+const FORMAL_AFTER_MIN_MS = 3_000;
 
 /** Wall-clock allowance per simulated cycle on top of the base timeout: a deep hold runs millions of cycles. */
 const MS_PER_MILLION_CYCLES = 20_000;
@@ -136,7 +147,7 @@ export async function runRandomSearch(
 ): Promise<RandomOutcome> {
   const opts = { ...DEFAULT_RANDOM, ...options };
   const sim = simOptionsFor(ctx, services);
-  const plan = planHarness(ctx.top, ctx.instance);
+  const plan = planHarness(ctx.top, ctx.instance, ctx.design.parameters);
   const rng = new Rng(opts.seed);
   const literals = literalsOf(ctx.analysis, ctx.top.name);
   const gen = new StimulusGenerator(plan.inputs, rng, literals, Boolean(plan.clock));
@@ -166,18 +177,19 @@ export async function runRandomSearch(
   let runs = 0;
   let sinceNew = 0;
   let lastNewAt = 0;
+  let lastNewTime = Date.now();
+  const ledger = formalLedger(ctx);
   let simMs = 0;
   let roundSim = 0;
   let roundRuns = 0;
   let stopReason = 'budget';
-  const phaseMs = { plain: 0, deep: 0, search: 0, shrink: 0, final: 0 };
-  // Line/branch targets stop early once only points analysis marks unreachable are left.
+  const phaseMs = { plain: 0, deep: 0, search: 0, formal: 0, shrink: 0, final: 0 };
+  // Line/branch targets stop early once only points proven unreachable (by analysis or by the formal stage) are left.
   const unreachable = new Set(unreachableDefaults(ctx.analysis).map((u) => `${u.file}:${u.line}`));
   const structuralTargets = Object.keys(ctx.targets).every((k) => k === 'line' || k === 'branch');
+  const proven = (p: CoveragePoint) => unreachable.has(`${p.file}:${p.line}`) || ledger.provenDepth(p) !== undefined;
   const onlyReachableLeft = (pts: CoveragePoint[]) =>
-    structuralTargets &&
-    unreachable.size > 0 &&
-    pts.every((p) => p.count > 0 || (p.kind !== 'line' && p.kind !== 'branch') || unreachable.has(`${p.file}:${p.line}`));
+    structuralTargets && hasStructuralHoles(pts) && pts.every((p) => p.count > 0 || (p.kind !== 'line' && p.kind !== 'branch') || proven(p));
   // Toggle points count as new too: a testbench is judged on toggles as well, and the shrinker keeps sequences short.
   const hitKeys = (pts: CoveragePoint[]) => new Set(pts.filter((p) => p.count > 0).map(pointKey));
   const stimPath = join(ctx.workDir, 'stimulus.hex');
@@ -292,63 +304,130 @@ export async function runRandomSearch(
     for (const p of plans) scheduled.push({ candidate: deepCandidate(p, gen.prologueRows()), phase: 'deep' });
   }
 
-  for (;;) {
-    if (services.signal.aborted) {
-      stopReason = 'cancelled';
-      break;
-    }
-    if (Date.now() - started > opts.budgetMs) {
-      stopReason = 'budget';
-      break;
-    }
-    if (runs >= opts.maxRuns) {
-      stopReason = 'runs';
-      break;
-    }
-    // A stall is judged against how long the search took to find its last new point: a design whose points all
-    // came in the first dozen runs has little left that more runs will find.
-    if (runs > 0 && sinceNew >= Math.min(opts.stallRuns, Math.max(MIN_STALL_RUNS, 2 * lastNewAt))) {
-      stopReason = 'stalled';
-      break;
-    }
-    if (merged.length && meetsTargets(summarize(merged), ctx.targets)) {
-      stopReason = 'targets met';
-      break;
-    }
-    const next = scheduled.shift();
-    const explore = !kept.length || rng.chance(0.35);
-    const candidate: Candidate = next ? next.candidate : explore ? gen.fresh() : gen.mutate(rng.pick(kept).candidate, rng.pick(kept).candidate);
-    const t0 = Date.now();
-    const pts = await runCandidate(candidate);
-    phaseMs[next ? next.phase : 'search'] += Date.now() - t0;
-    if (services.signal.aborted) {
-      stopReason = 'cancelled';
-      break;
-    }
-    if (!pts) {
-      sinceNew++;
+  /** Counts a candidate's points: kept when it reached a point no earlier one did. */
+  const absorb = (candidate: Candidate, pts: CoveragePoint[]) => {
+    const hit = hitKeys(pts);
+    let fresh = 0;
+    for (const k of hit) if (!covered.has(k)) fresh++;
+    if (fresh > 0) {
+      for (const k of hit) covered.add(k);
+      kept.push({ candidate, newPoints: fresh, covered: hit });
+      sinceNew = 0;
+      lastNewAt = runs;
+      lastNewTime = Date.now();
     } else {
-      const hit = hitKeys(pts);
-      let fresh = 0;
-      for (const k of hit) if (!covered.has(k)) fresh++;
-      if (fresh > 0) {
-        for (const k of hit) covered.add(k);
-        kept.push({ candidate, newPoints: fresh, covered: hit });
-        sinceNew = 0;
-        lastNewAt = runs;
-      } else {
-        sinceNew++;
-      }
-      merged = mergePoints(merged, pts);
-      if (onlyReachableLeft(merged)) {
-        stopReason = 'all reachable points covered';
+      sinceNew++;
+    }
+    merged = mergePoints(merged, pts);
+  };
+
+  /**
+   * The formal stage runs beside the search (Yosys in a worker thread while the harness simulates): started when
+   * the search stalls, its verdicts land in the run's ledger; once it is done each witness trace is run through
+   * the harness like any candidate.
+   */
+  const formalAbort = new AbortController();
+  const stopFormal = () => formalAbort.abort();
+  services.signal.addEventListener('abort', stopFormal, { once: true });
+  let formalRun: Promise<void> | undefined;
+  let formalSettled = false;
+  let formalCollected = false;
+  let formalStarted = 0;
+  const startFormal = (bounds: FormalStageOptions) => {
+    formalStarted = Date.now();
+    formalRun = proveSearchHoles(ctx, { ...services, signal: formalAbort.signal }, merged, bounds)
+      .catch((err: unknown) => {
+        // Stopped by this search (it finished first) or by the user's cancel, which the loop reports itself.
+        if (!formalAbort.signal.aborted) services.logger.warn(`formal: ${err instanceof Error ? err.message : String(err)}`);
+      })
+      .finally(() => {
+        formalSettled = true;
+        phaseMs.formal = Date.now() - formalStarted;
+      });
+  };
+  const collectFormal = async () => {
+    formalCollected = true;
+    for (const { witness, point } of ledger.takeWitnesses()) {
+      if (services.signal.aborted) break;
+      const candidate = witnessCandidate(plan, witness, `${basename(point.file)}:${point.line}`);
+      const pts = await runCandidate(candidate);
+      if (pts) absorb(candidate, pts);
+      else sinceNew++;
+    }
+  };
+
+  try {
+    for (;;) {
+      if (services.signal.aborted) {
+        stopReason = 'cancelled';
         break;
       }
+      if (formalSettled && !formalCollected) {
+        await collectFormal();
+        if (onlyReachableLeft(merged)) {
+          stopReason = 'all reachable points covered';
+          break;
+        }
+      }
+      let stop: string | undefined;
+      if (Date.now() - started > opts.budgetMs) stop = 'budget';
+      else if (runs >= opts.maxRuns) stop = 'runs';
+      // A stall is judged against how long the search took to find its last new point: a design whose points all
+      // came in the first dozen runs has little left that more runs will find.
+      else if (runs > 0 && sinceNew >= Math.min(opts.stallRuns, Math.max(MIN_STALL_RUNS, 2 * lastNewAt))) stop = 'stalled';
+      // The formal stage once the search stalls (or would stop): a proven rest ends the run, witnesses go on.
+      const stalling = sinceNew >= FORMAL_AFTER_RUNS || Date.now() - lastNewTime >= Math.max(FORMAL_AFTER_MIN_MS, opts.budgetMs * FORMAL_AFTER_BUDGET_SHARE);
+      if (opts.formal && !formalRun && runs > 0 && (stop || stalling) && hasStructuralHoles(merged)) startFormal(opts.formal);
+      if (stop && formalRun && !formalCollected) {
+        // The search is done: what the formal stage says decides whether the run is closed (it is bounded).
+        await formalRun;
+        await collectFormal();
+        if (onlyReachableLeft(merged)) {
+          stopReason = 'all reachable points covered';
+          break;
+        }
+        // Witnesses that reached new points give a stalled search something to mutate.
+        if (stop === 'stalled' && sinceNew === 0) continue;
+      }
+      if (stop) {
+        stopReason = stop;
+        break;
+      }
+      if (merged.length && meetsTargets(summarize(merged), ctx.targets)) {
+        stopReason = 'targets met';
+        break;
+      }
+      const next = scheduled.shift();
+      const explore = !kept.length || rng.chance(0.35);
+      const candidate: Candidate = next ? next.candidate : explore ? gen.fresh() : gen.mutate(rng.pick(kept).candidate, rng.pick(kept).candidate);
+      const t0 = Date.now();
+      const pts = await runCandidate(candidate);
+      phaseMs[next ? next.phase : 'search'] += Date.now() - t0;
+      if (services.signal.aborted) {
+        stopReason = 'cancelled';
+        break;
+      }
+      if (!pts) {
+        sinceNew++;
+      } else {
+        absorb(candidate, pts);
+        if (onlyReachableLeft(merged)) {
+          stopReason = 'all reachable points covered';
+          break;
+        }
+      }
+      if (roundRuns >= opts.roundSize) {
+        closeRound();
+        emit({ type: 'roundStart', round: rounds.length + 1 });
+      }
     }
-    if (roundRuns >= opts.roundSize) {
-      closeRound();
-      emit({ type: 'roundStart', round: rounds.length + 1 });
+  } finally {
+    // A formal stage still running when the search ends another way (targets met, cancel) is stopped and awaited.
+    if (formalRun && !formalSettled) {
+      formalAbort.abort();
+      await formalRun;
     }
+    services.signal.removeEventListener('abort', stopFormal);
   }
   if (stopReason === 'cancelled') throw new ChorusError('cancelled', 'Cancelled.');
   if (roundRuns > 0 || rounds.length === 0) closeRound();
@@ -407,7 +486,7 @@ export async function runRandomSearch(
   emit({ type: 'coverage', round: last.index, coverage: ev.report.coverage, holes: ev.report.holes, status: ev.report.status, lines: lineCoverage(ev.points) });
   services.logger.debug(
     `random search: ${runs} runs in ${Date.now() - started} ms (${simMs} ms simulating; plain ${phaseMs.plain} ms, deep ${phaseMs.deep} ms, ` +
-      `search ${phaseMs.search} ms, shrink ${phaseMs.shrink} ms, final ${phaseMs.final} ms; harness build ${build.ms} ms), ${kept.length} kept, stop: ${stopReason}`,
+      `search ${phaseMs.search} ms, formal ${phaseMs.formal} ms, shrink ${phaseMs.shrink} ms, final ${phaseMs.final} ms; harness build ${build.ms} ms), ${kept.length} kept, stop: ${stopReason}`,
   );
 
   const result: GenerateResult = {

@@ -1,9 +1,13 @@
 /**
- * A local GGUF model through node-llama-cpp: loaded lazily on first use, one context sequence kept for the life of
- * the backend so that each call evaluates only the part of the prompt that differs from the previous one (the
- * engine's rounds share their opening system + user messages).
+ * A local GGUF model through node-llama-cpp: loaded lazily on first use, its context sequences kept for the life of
+ * the backend so that each call evaluates only the part of the prompt that differs from the sequence's previous one
+ * (the engine's rounds share their opening system + user messages, a round's candidates their whole prompt).
+ * On a CPU one sequence serves every call in turn: a round's candidates then evaluate their shared prompt once. On a
+ * GPU `parallel` sequences let that many calls generate side by side, in one batch. The base model is shared with
+ * every other backend on the same file (`sharedModel`); LoRA adapters belong to this backend's context.
  */
 import { basename } from 'node:path';
+import { acquireModel, type ModelLease } from './sharedModel';
 import type { ChatHistoryItem, Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaModel, LlamaGrammar } from 'node-llama-cpp' with { 'resolution-mode': 'import' };
 import { ChorusError, type ChatMessage, type Logger, type ModelStatus } from '../../protocol';
 import type { ChatBackend, ChatOptions, ChatResult, ModelStatusListener, SamplingOptions } from '../backend';
@@ -26,14 +30,24 @@ export interface LocalBackendOptions {
   /** CPU threads; default: $CHORUS_THREADS, else the cores that are useful for math. */
   threads?: number;
   label?: string;
+  /** LoRA adapters applied to this backend's context over the (shared) base model. */
+  lora?: { filePath: string; scale?: number }[];
+  /** Calls that generate side by side on a GPU, one context sequence each (a CPU always uses one). Default 1. */
+  parallel?: number;
+}
+
+interface Slot {
+  sequence: LlamaContextSequence;
+  chat: LlamaChat;
+  busy: boolean;
 }
 
 interface Loaded {
   llama: Llama;
   model: LlamaModel;
+  lease: ModelLease;
   context: LlamaContext;
-  sequence: LlamaContextSequence;
-  chat: LlamaChat;
+  slots: Slot[];
   compute: string;
 }
 
@@ -44,7 +58,8 @@ export class LocalBackend implements ChatBackend {
   readonly kind = 'local' as const;
   readonly label: string;
   private loaded?: Promise<Loaded>;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly waiting: (() => void)[] = [];
+  private readonly running = new Set<Promise<unknown>>();
   private disposed = false;
   private grammars = new Map<string, Promise<LlamaGrammar>>();
 
@@ -59,7 +74,11 @@ export class LocalBackend implements ChatBackend {
   /** Loads the model if needed and says how it runs: compute backend, chat format read from the GGUF, context size. */
   async info(signal?: AbortSignal): Promise<{ compute: string; chatFormat: string; contextSize: number }> {
     const l = await this.ensureLoaded(signal);
-    return { compute: l.compute, chatFormat: l.chat.chatWrapper.wrapperName, contextSize: l.context.contextSize };
+    return { compute: l.compute, chatFormat: l.slots[0].chat.chatWrapper.wrapperName, contextSize: l.context.contextSize };
+  }
+
+  async compute(signal?: AbortSignal): Promise<string> {
+    return (await this.ensureLoaded(signal)).compute;
   }
 
   async load(signal?: AbortSignal): Promise<void> {
@@ -72,8 +91,8 @@ export class LocalBackend implements ChatBackend {
 
   /** The prompt's tokens as the model's own chat template and tokenizer make them. */
   async countTokens(messages: ChatMessage[], signal?: AbortSignal): Promise<number> {
-    const { chat, model } = await this.ensureLoaded(signal);
-    return chat.chatWrapper.generateContextState({ chatHistory: toChatHistory(messages) }).contextText.tokenize(model.tokenizer).length;
+    const { slots, model } = await this.ensureLoaded(signal);
+    return slots[0].chat.chatWrapper.generateContextState({ chatHistory: toChatHistory(messages) }).contextText.tokenize(model.tokenizer).length;
   }
 
   private ensureLoaded(signal?: AbortSignal): Promise<Loaded> {
@@ -102,22 +121,29 @@ export class LocalBackend implements ChatBackend {
         async (gpu) => {
           const llama = await getLlamaFor(mod, gpu, logger);
           try {
-            const model = await llama.loadModel({
-              modelPath: this.opts.modelPath,
-              loadSignal: signal,
-              onLoadProgress: (p) => this.status({ state: 'loading', percent: Math.round(p * 100), backend: computeName(llama.gpu) }),
-            });
+            // The base model is loaded once per file and runtime, however many backends (adapters) use it.
+            const lease = await acquireModel(llama, this.opts.modelPath, () =>
+              llama.loadModel({
+                modelPath: this.opts.modelPath,
+                loadSignal: signal,
+                onLoadProgress: (p) => this.status({ state: 'loading', percent: Math.round(p * 100), backend: computeName(llama.gpu) }),
+              }),
+            );
+            const model = lease.model;
             // The context (KV cache) is the other big allocation: if the GPU cannot hold it, the CPU may.
             try {
               const max = Math.min(32_768, model.trainContextSize);
+              const lora = this.opts.lora?.length ? { adapters: this.opts.lora.map((a) => ({ filePath: a.filePath, scale: a.scale ?? 1 })) } : undefined;
               const context = await model.createContext({
                 contextSize: this.opts.contextSize ?? { min: Math.min(4096, max), max },
                 threads: threadsSetting(this.opts.threads),
+                sequences: llama.gpu === false ? 1 : Math.max(1, this.opts.parallel ?? 1),
                 createSignal: signal,
+                ...(lora ? { lora } : {}),
               });
-              return { llama, model, context };
+              return { llama, model, lease, context };
             } catch (err) {
-              await model.dispose();
+              await lease.release();
               throw err;
             }
           } catch (err) {
@@ -127,13 +153,18 @@ export class LocalBackend implements ChatBackend {
         logger,
         () => Boolean(signal?.aborted),
       );
-      const { llama, model, context } = value;
-      const sequence = context.getSequence();
-      const chat = new mod.LlamaChat({ contextSequence: sequence });
+      const { llama, model, lease, context } = value;
+      const slots: Slot[] = Array.from({ length: context.totalSequences }, () => {
+        const sequence = context.getSequence();
+        return { sequence, chat: new mod.LlamaChat({ contextSequence: sequence }), busy: false };
+      });
       const compute = computeName(llama.gpu);
-      logger.debug(`Loaded ${this.opts.modelPath} on ${compute}: context ${context.contextSize} tokens, chat format ${chat.chatWrapper.wrapperName}.`);
+      const adapters = this.opts.lora?.length ? `, LoRA ${this.opts.lora.map((a) => basename(a.filePath)).join(', ')}` : '';
+      logger.debug(
+        `Loaded ${this.opts.modelPath} on ${compute}: context ${context.contextSize} tokens × ${slots.length} sequence(s), chat format ${slots[0].chat.chatWrapper.wrapperName}${adapters}.`,
+      );
       this.status({ state: 'ready', backend: compute });
-      return { llama, model, context, sequence, chat, compute };
+      return { llama, model, lease, context, slots, compute };
     } catch (err) {
       if (signal?.aborted) {
         this.status({ state: 'not_configured', message: 'Loading was cancelled; the model loads on the next run.' });
@@ -146,10 +177,27 @@ export class LocalBackend implements ChatBackend {
   }
 
   chat(messages: ChatMessage[], options: ChatOptions = {}): Promise<ChatResult> {
-    // One sequence, one generation at a time: calls queue up.
-    const run = this.queue.then(() => this.generate(messages, options));
-    this.queue = run.catch(() => undefined);
+    const run = this.onFreeSlot(options.signal, (loaded, slot) => this.generate(loaded, slot, messages, options));
+    this.running.add(run);
+    void run.catch(() => undefined).finally(() => this.running.delete(run));
     return run;
+  }
+
+  /** One generation per sequence at a time: a call waits for a free sequence, the oldest waiting call first. */
+  private async onFreeSlot<T>(signal: AbortSignal | undefined, task: (loaded: Loaded, slot: Slot) => Promise<T>): Promise<T> {
+    const loaded = await this.ensureLoaded(signal);
+    let slot = this.waiting.length ? undefined : loaded.slots.find((s) => !s.busy);
+    while (!slot) {
+      await new Promise<void>((r) => this.waiting.push(r));
+      slot = loaded.slots.find((s) => !s.busy);
+    }
+    slot.busy = true;
+    try {
+      return await task(loaded, slot);
+    } finally {
+      slot.busy = false;
+      this.waiting.shift()?.();
+    }
   }
 
   private grammarFor(llama: Llama, schema: object): Promise<LlamaGrammar> {
@@ -164,11 +212,12 @@ export class LocalBackend implements ChatBackend {
     return g;
   }
 
-  private async generate(messages: ChatMessage[], options: ChatOptions): Promise<ChatResult> {
+  private async generate(loaded: Loaded, slot: Slot, messages: ChatMessage[], options: ChatOptions): Promise<ChatResult> {
     const started = Date.now();
     const { signal } = options;
     if (signal?.aborted) throw new ChorusError('cancelled', 'Cancelled.');
-    const { llama, model, context, sequence, chat, compute } = await this.ensureLoaded(signal);
+    const { llama, model, context, compute } = loaded;
+    const { sequence, chat } = slot;
     const sampling = samplingDefaults(this.opts.sampling, options);
     const history: ChatHistoryItem[] = toChatHistory(messages);
 
@@ -249,12 +298,12 @@ export class LocalBackend implements ChatBackend {
     const loaded = this.loaded;
     this.loaded = undefined;
     if (!loaded) return;
-    await this.queue.catch(() => undefined);
+    await Promise.all([...this.running].map((r) => r.catch(() => undefined)));
     const l = await loaded.catch(() => undefined);
     if (!l) return;
-    l.chat.dispose();
+    for (const slot of l.slots) slot.chat.dispose();
     await l.context.dispose();
-    await l.model.dispose();
+    await l.lease.release();
     this.opts.logger.debug(`Released the model ${this.label}.`);
   }
 }

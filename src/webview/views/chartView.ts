@@ -1,5 +1,5 @@
 /** The coverage-over-rounds chart: one line per kind, a point per round, axes with labels, dashed targets. */
-import type { Targets } from '../../protocol';
+import { totalsOf, type Targets } from '../../protocol';
 import { chartGeometry, type ChartGeometry } from '../chartGeometry';
 import { h, svg } from '../dom';
 import { formatPct, KIND_LABEL } from '../format';
@@ -67,7 +67,7 @@ export function coverageChart(run: RunModel, targets: Targets): HTMLElement {
   if (!rounds.length) return h('p', { class: 'empty' }, 'No coverage yet: the chart fills in as rounds finish.');
   const g = chartGeometry(rounds, targets);
   const last = rounds[rounds.length - 1];
-  const desc = `After round ${last.round}: ${g.series.map((s) => `${s.kind} ${formatPct(last.coverage[s.kind].pct)}`).join(', ')}.`;
+  const desc = `After round ${last.round}: ${g.series.map((s) => `${s.kind} ${formatPct(totalsOf(last.coverage, s.kind).pct)}`).join(', ')}.`;
   const legend = h(
     'ul',
     { class: 'legend', 'aria-hidden': 'true' },

@@ -1,5 +1,5 @@
 /** Coverage of the latest run at a glance: a compact summary, and (expanded) the chart and the holes. */
-import { REPORTED_KINDS } from '../../protocol';
+import { isProven, shownKinds, totalsOf } from '../../protocol';
 import { fill, h } from '../dom';
 import { formatPct } from '../format';
 import { coverageChart, measuredRounds } from './chartView';
@@ -46,11 +46,13 @@ export class Dashboard {
     fill(
       this.summary,
       h('span', { class: 'dash-dut' }, run.info.dut),
-      last ? ` · round ${last.round} · ${REPORTED_KINDS.map((k) => `${k} ${formatPct(last.coverage[k].pct)}`).join(' · ')}` : ' · waiting for the first round',
+      last ? ` · round ${last.round} · ${shownKinds(last.coverage).map((k) => `${k} ${formatPct(totalsOf(last.coverage, k).pct)}`).join(' · ')}` : ' · waiting for the first round',
     );
     fill(this.chartSlot, coverageChart(run, run.info.targets));
     const measured = rounds.length > 0 || run.result !== undefined;
-    fill(this.holesTitle, 'Remaining holes ', measured ? h('vscode-badge', { variant: 'counter' }, String(run.holes.length)) : null);
+    // Points proven unreachable are listed but are no holes: the badge counts the rest.
+    const holesLeft = run.holes.filter((x) => !isProven(x)).length;
+    fill(this.holesTitle, 'Remaining holes ', measured ? h('vscode-badge', { variant: 'counter' }, String(holesLeft)) : null);
     // Redrawing the list must not throw away the keyboard user's place in it.
     const focused = document.activeElement instanceof HTMLElement && this.holesSlot.contains(document.activeElement)
       ? `${document.activeElement.dataset.file}:${document.activeElement.dataset.line}`

@@ -1,4 +1,7 @@
-/** The remaining holes, one row per source line; a row reveals its line in the DUT editor. */
+/**
+ * The remaining holes, one row per source line; a row reveals its line in the DUT editor. Points proven
+ * unreachable follow under their own heading, marked as proofs, not holes.
+ */
 import { h } from '../dom';
 import { shortNames } from '../fileNames';
 import { describeKinds, groupHoles, summarizeDetails } from '../holeGroups';
@@ -16,22 +19,28 @@ export function holesList(ctx: ViewContext, run: RunModel, showAll: boolean, onS
   const shown = showAll ? groups : groups.slice(0, FIRST_ROWS);
   const name = shortNames(groups.map((g) => g.file));
   const list = h('ul', { class: 'holes', 'aria-label': 'Remaining holes' });
+  let provenHeading = false;
   for (const g of shown) {
+    if (g.proof !== undefined && !provenHeading) {
+      provenHeading = true;
+      list.append(h('li', { class: 'holes-divider' }, 'Proven unreachable (not holes)'));
+    }
     const details = summarizeDetails(g.details.map((d) => d.replace(/^toggle /, '')));
     const where = `${name(g.file)}:${g.line}`;
     const button = h(
       'button',
       {
-        class: `hole${g.unreachable ? ' unreachable' : ''}`,
+        class: `hole${g.proof !== undefined ? ' proven' : ''}`,
         type: 'button',
         'data-file': g.file,
         'data-line': g.line,
-        title: g.unreachable ? `Unreachable: ${g.unreachable}` : `Reveal ${g.file}:${g.line}`,
-        'aria-label': `${name(g.file)} line ${g.line}: ${describeKinds(g.kinds)}: ${g.details.join(', ')}${g.unreachable ? ` (unreachable: ${g.unreachable})` : ''}. Reveal in editor.`,
+        title: g.proof !== undefined ? `Proven unreachable by ${g.proof}. Reveal ${g.file}:${g.line}` : `Reveal ${g.file}:${g.line}`,
+        'aria-label': `${name(g.file)} line ${g.line}: ${describeKinds(g.kinds)}: ${g.details.join(', ')}${g.proof !== undefined ? ` (proven unreachable by ${g.proof})` : ''}. Reveal in editor.`,
       },
       h('span', { class: 'hole-where' }, where),
       h('span', { class: 'hole-kinds' }, describeKinds(g.kinds)),
       h('span', { class: 'hole-detail' }, details),
+      g.proof !== undefined ? h('span', { class: 'hole-proof' }, `proven unreachable: ${g.proof}`) : null,
       g.source ? h('code', { class: 'hole-source' }, g.source) : null,
     );
     button.addEventListener('click', () => ctx.post({ type: 'revealHole', file: g.file, line: g.line, runId: run.info.runId }));

@@ -1,5 +1,5 @@
-/** How a run ended: targets met or not, why it stopped, the final testbench. */
-import { REPORTED_KINDS } from '../../protocol';
+/** How a run ended: targets met or not, why it stopped, whether it is closed (formal), the final testbench. */
+import { closureText, formalSummaryText, isProven, shownKinds, totalsOf } from '../../protocol';
 import { fill, h } from '../dom';
 import { formatPct } from '../format';
 import { RunEntryView, type ViewContext } from './context';
@@ -23,15 +23,29 @@ export class ResultView extends RunEntryView {
         ? `Targets met after ${n} ${n === 1 ? 'round' : 'rounds'}`
         : `Targets not met: stopped (${result.stopReason}${result.stopDetail ? `: ${result.stopDetail}` : ''}) after ${n} ${n === 1 ? 'round' : 'rounds'}`;
       parts.push(h('p', { class: 'result-head' }, h('span', { class: 'mark', 'aria-hidden': 'true' }, result.pass ? '✓' : '!'), head));
-      const holes = result.holes.length;
+      // A point proven unreachable is no hole left: counted apart.
+      const proven = result.holes.filter(isProven).length;
+      const holes = result.holes.length - proven;
       parts.push(
         h(
           'p',
           { class: 'result-cov' },
-          REPORTED_KINDS.map((k) => `${k} ${formatPct(result.coverage[k].pct)}`).join(' · ') +
-            ` · ${holes === 0 ? 'no holes left' : `${holes} ${holes === 1 ? 'hole' : 'holes'} left`}`,
+          shownKinds(result.coverage).map((k) => `${k} ${formatPct(totalsOf(result.coverage, k).pct)}`).join(' · ') +
+            ` · ${holes === 0 ? 'no holes left' : `${holes} ${holes === 1 ? 'hole' : 'holes'} left`}` +
+            (proven ? ` · ${proven} proven unreachable` : ''),
         ),
       );
+      const closure = closureText(result);
+      if (closure || result.formal) {
+        parts.push(
+          h(
+            'p',
+            { class: `result-closure${result.closed ? ' closed' : ''}` },
+            closure ?? '',
+            result.formal ? h('span', { class: 'result-formal' }, `${closure ? ' · ' : ''}${formalSummaryText(result.formal)}`) : null,
+          ),
+        );
+      }
       if (result.testbench) {
         const lastRound = result.rounds.length ? result.rounds[result.rounds.length - 1].index : 0;
         const open = h('vscode-button', { secondary: true }, 'Open testbench');

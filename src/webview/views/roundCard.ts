@@ -1,5 +1,5 @@
 /** One round of a run: the model's reply streaming in, its testbench, the stages, coverage and feedback. */
-import { REPORTED_KINDS, type CoverageSummary, type Targets } from '../../protocol';
+import { shownKinds, totalsOf, type CoverageSummary, type Targets } from '../../protocol';
 import { fill, h } from '../dom';
 import { shortNames } from '../fileNames';
 import { formatDelta, formatMs, formatPct, KIND_LABEL, STATUS_TEXT } from '../format';
@@ -186,7 +186,7 @@ export class RoundCard implements EntryView {
     fill(this.coverage, ...coverageRows(cov, prev, run.info.targets), holeLine(round.holeCount));
     if (this.ctx.model.liveRunId === this.runId) {
       this.ctx.announce(
-        `Round ${this.index} coverage: ${REPORTED_KINDS.map((k) => `${k} ${formatPct(cov[k].pct)}`).join(', ')}.`,
+        `Round ${this.index} coverage: ${shownKinds(cov).map((k) => `${k} ${formatPct(totalsOf(cov, k).pct)}`).join(', ')}.`,
       );
     }
   }
@@ -223,9 +223,9 @@ function holeLine(count: number | undefined): HTMLElement | null {
 
 /** Coverage per kind: a bar with the target marked, the percentage and the change from the last round. */
 export function coverageRows(cov: CoverageSummary, prev: CoverageSummary | undefined, targets: Targets): HTMLElement[] {
-  return REPORTED_KINDS.map((kind) => {
-    const { pct, covered, total } = cov[kind];
-    const delta = formatDelta(pct, prev?.[kind].pct);
+  return shownKinds(cov).map((kind) => {
+    const { pct, covered, total } = totalsOf(cov, kind);
+    const delta = formatDelta(pct, prev?.[kind]?.pct);
     const target = targets[kind];
     const fillBar = h('span', { class: `cov-fill kind-${kind}` });
     fillBar.style.width = `${Math.min(100, Math.max(0, pct))}%`;

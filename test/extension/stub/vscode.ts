@@ -228,6 +228,8 @@ export interface RecordedRun {
   failed: { item: TestItem; message: TestMessage }[];
   errored: { item: TestItem; message: TestMessage }[];
   skipped: TestItem[];
+  /** `appendOutput` text, in order. */
+  output: string[];
   ended: boolean;
 }
 
@@ -501,7 +503,7 @@ export const tests = {
       },
       createTestItem: (itemId: string, itemLabel: string, uri?: Uri): TestItem => ({ id: itemId, label: itemLabel, uri }),
       createTestRun: (request: TestRunRequest, name?: string) => {
-        const rec: RecordedRun = { name, request, coverage: [], started: [], passed: [], failed: [], errored: [], skipped: [], ended: false };
+        const rec: RecordedRun = { name, request, coverage: [], started: [], passed: [], failed: [], errored: [], skipped: [], output: [], ended: false };
         stub.testRuns.push(rec);
         return {
           name,
@@ -511,6 +513,7 @@ export const tests = {
           failed: (item: TestItem, message: TestMessage) => rec.failed.push({ item, message }),
           errored: (item: TestItem, message: TestMessage) => rec.errored.push({ item, message }),
           skipped: (i: TestItem) => rec.skipped.push(i),
+          appendOutput: (text: string) => rec.output.push(text),
           end: () => {
             rec.ended = true;
           },

@@ -1,0 +1,91 @@
+/**
+ * The plain random baseline for real IP, in the engine's wall-clock budget: the engine's own vector harness (same
+ * reset prologue, same Verilator flags and design flags, the DUT instantiated with the same parameters) built once,
+ * then run after run of fresh uniform random inputs on every cycle until the budget is spent. Coverage is the
+ * union over the runs (each starts from reset, so one testbench playing them in turn reaches the same points).
+ * No search, no feedback, no literals.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { prepareRun } from '../src/engine/context';
+import { HALF_PERIOD, harnessSource, planHarness } from '../src/engine/random/harness';
+import { Rng } from '../src/engine/random/rng';
+import { StimulusGenerator, stimulusText, totalCycles } from '../src/engine/random/stimulus';
+import { writeFileAtomic } from '../src/engine/fs';
+import { buildSimulation, lintDesign, mergePoints, readCoverageFile, runSimulation, scopeToTop, summarize, type SimOptions } from '../src/sim';
+import type { CoveragePoint, CoverageSummary } from '../src/protocol';
+
+/** Cycles of one plain run: long enough that the run's start is a small share, short enough to stop near the budget. */
+export const PLAIN_RUN_CYCLES = 20_000;
+
+export interface PlainBudgetRequest {
+  rtlFiles: string[];
+  top?: string;
+  includeDirs?: string[];
+  defines?: Record<string, string | undefined>;
+  parameters?: Record<string, string>;
+  seed: number;
+  /** Wall-clock budget of the runs after the build, as the engine's `budgetSeconds`. */
+  budgetMs: number;
+}
+
+export interface PlainBudgetOutcome {
+  coverage: CoverageSummary;
+  runs: number;
+  cycles: number;
+  ms: { build: number; sim: number; total: number };
+}
+
+export async function plainRandomInBudget(req: PlainBudgetRequest, sim: SimOptions): Promise<PlainBudgetOutcome> {
+  const t0 = Date.now();
+  const workDir = await mkdtemp(join(tmpdir(), 'chorus-plain-ip-'));
+  try {
+    const ctx = await prepareRun({
+      rtlFiles: req.rtlFiles,
+      top: req.top,
+      includeDirs: req.includeDirs,
+      defines: req.defines,
+      parameters: req.parameters,
+      engine: 'random',
+      targets: {},
+      workDir,
+    });
+    // Port widths as Verilator elaborates them, exactly as the engine takes them (generate.ts).
+    const lint = await lintDesign({ files: ctx.rtlFiles, top: ctx.top.name, ...ctx.design }, { verilatorPath: sim.verilatorPath, signal: sim.signal });
+    for (const port of ctx.top.ports) port.width = lint.portWidths.get(port.name) ?? port.width;
+    const plan = planHarness(ctx.top, ctx.instance, ctx.design.parameters);
+    const gen = new StimulusGenerator(plan.inputs, new Rng(req.seed), [], Boolean(plan.clock));
+    const tbName = `tb_${ctx.top.name}`;
+    const harness = join(workDir, 'chorus_vector_harness.sv');
+    await writeFileAtomic(harness, harnessSource(plan, tbName));
+    const simOpts: SimOptions = { ...sim, design: ctx.design, workspaceRoot: workDir };
+    const build = await buildSimulation({ dutFiles: ctx.rtlFiles, testbench: harness, tbTop: tbName }, simOpts);
+    if (build.status !== 'ok' || !build.binary) throw new Error(`plain random: the harness does not build: ${build.diagnostics[0]?.message ?? build.status}`);
+    const stim = join(workDir, 'stimulus.hex');
+    const cov = join(workDir, 'plain.dat');
+    let merged: CoveragePoint[] = [];
+    let runs = 0;
+    let cycles = 0;
+    let simMs = 0;
+    const started = Date.now();
+    while (runs === 0 || Date.now() - started < req.budgetMs) {
+      const candidate = gen.plain(PLAIN_RUN_CYCLES);
+      const n = totalCycles(candidate.rows);
+      await writeFile(stim, stimulusText(candidate));
+      await rm(cov, { force: true });
+      const run = await runSimulation(
+        { binary: build.binary, coverageFile: cov, plusargs: [`+stim=${stim}`], timeoutMs: 60_000, maxSimTime: (n + 16) * 2 * HALF_PERIOD, cwd: workDir, trusted: true },
+        simOpts,
+      );
+      simMs += run.ms;
+      runs++;
+      cycles += n;
+      if (!run.coverageWritten) throw new Error(`plain random: run ${runs} wrote no coverage (${run.status})`);
+      merged = mergePoints(merged, scopeToTop(await readCoverageFile(cov, ctx.rtlFiles), ctx.top.name));
+    }
+    return { coverage: summarize(merged), runs, cycles, ms: { build: build.ms, sim: simMs, total: Date.now() - t0 } };
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The model-free search's formal stage: the line and branch holes the search left go to Yosys with the run's design
+ * options; verdicts land in the run's ledger (proofs label holes, reasons say why not) and witness traces come back
+ * as candidate stimulus, which the search runs through its harness like any other: Verilator decides what they hit.
+ */
+import { ChorusError, type CoveragePoint } from '../../protocol';
+import type { EngineServices } from '../api';
+import type { RunContext } from '../context';
+import { formalLedger } from '../evaluate';
+import { provePoints, type Witness } from '../prove';
+import type { HarnessPlan } from './harness';
+import type { Candidate, Row } from './stimulus';
+
+export interface FormalStageOptions {
+  /** Bound of the whole formal run, seconds. */
+  timeoutSeconds: number;
+  /** Bound of one point's SAT problem, seconds. */
+  pointTimeoutSeconds: number;
+}
+
+/**
+ * Per run: half the search budget, between 20 s and 60 s (loading Yosys alone takes seconds on a loaded machine).
+ * Per point: 5 s.
+ */
+export function formalBounds(budgetMs: number): FormalStageOptions {
+  return { timeoutSeconds: Math.min(60, Math.max(20, Math.round(budgetMs / 2000))), pointTimeoutSeconds: 5 };
+}
+
+const isHole = (p: CoveragePoint) => p.count === 0 && (p.kind === 'line' || p.kind === 'branch');
+
+/** Whether any line or branch point is uncovered (what the formal stage would be asked about). */
+export const hasStructuralHoles = (points: CoveragePoint[]) => points.some(isHole);
+
+/**
+ * Hands the uncovered line and branch points of `points` (the search's merged coverage) to the formal engine and
+ * records every verdict in the run's ledger. A failure of the formal engine is a reason on each hole, not the
+ * run's failure; cancellation stops it at once.
+ */
+export async function proveSearchHoles(ctx: RunContext, services: EngineServices, points: CoveragePoint[], opts: FormalStageOptions): Promise<void> {
+  const ledger = formalLedger(ctx);
+  const started = Date.now();
+  const defines = Object.fromEntries(Object.entries(ctx.design.defines ?? {}).map(([k, v]) => [k, v ?? '']));
+  try {
+    const result = await provePoints(
+      points,
+      { rtlFiles: ctx.rtlFiles, top: ctx.top.name },
+      {
+        includeDirs: ctx.design.includeDirs,
+        defines,
+        parameters: ctx.design.parameters,
+        timeoutSeconds: opts.timeoutSeconds,
+        pointTimeoutSeconds: opts.pointTimeoutSeconds,
+      },
+      { logger: services.logger, signal: services.signal },
+    );
+    result.verdicts.forEach((v, i) => ledger.record(result.points[i], v.verdict));
+    const counts = { unreachable: 0, witness: 0, unknown: 0 };
+    for (const v of result.verdicts) counts[v.verdict.status]++;
+    services.logger.debug(
+      `formal: ${result.verdicts.length} hole(s): ${counts.unreachable} proven unreachable, ${counts.witness} witness(es), ${counts.unknown} unknown in ${result.yosysMs} ms${result.failure ? ` (${result.failure})` : ''}`,
+    );
+  } catch (err) {
+    if (services.signal.aborted || (err instanceof ChorusError && err.kind === 'cancelled')) throw new ChorusError('cancelled', 'Cancelled.');
+    const reason = `the formal engine failed: ${err instanceof Error ? err.message : String(err)}`;
+    services.logger.warn(reason);
+    for (const p of points.filter(isHole)) ledger.record(p, { status: 'unknown', reason });
+  } finally {
+    ledger.ms += Date.now() - started;
+    ledger.runs++;
+  }
+}
+
+function hexValue(text: string | undefined, width: number): bigint {
+  const v = /^[0-9a-f]+$/i.test(text ?? '') ? BigInt(`0x${text}`) : 0n;
+  return v & ((1n << BigInt(Math.max(1, width))) - 1n);
+}
+
+/**
+ * A witness as a harness candidate: its rows in the harness's input order (an input the trace does not name is 0),
+ * one cycle each, then one more cycle with the last row's values so the point's cycle is completed.
+ */
+export function witnessCandidate(plan: HarnessPlan, witness: Witness, label: string): Candidate {
+  const rows: Row[] = witness.rows.map((r) => ({ count: 1, values: plan.inputs.map((i) => hexValue(r[i.name], i.width)) }));
+  const last = rows[rows.length - 1];
+  if (last) rows.push({ count: 1, values: [...last.values] });
+  return { rows, origin: `formal witness for ${label}` };
+}
