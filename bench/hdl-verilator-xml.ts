@@ -62,12 +62,12 @@ function typeWidths(xml: string): (id: string) => number | undefined {
   return (id) => width(id);
 }
 
-/** Ports in pin order, or a sentence saying why Verilator gave none. */
-export function verilatorPorts(dir: string, files: string[], top: string): XmlPort[] | string {
+/** Ports in pin order, or a sentence saying why Verilator gave none. `extra`: design flags (-I, +define+, -G). */
+export function verilatorPorts(dir: string, files: string[], top: string, extra: string[] = []): XmlPort[] | string {
   const xmlPath = join(dir, 'out.xml');
   const r = spawnSync(
     'verilator',
-    ['--xml-only', '--xml-output', xmlPath, '-Wno-fatal', '-Wno-lint', '-Wno-style', '--top-module', top, '--Mdir', join(dir, 'obj'), ...files],
+    ['--xml-only', '--xml-output', xmlPath, '-Wno-fatal', '-Wno-lint', '-Wno-style', '--top-module', top, '--Mdir', join(dir, 'obj'), ...extra, ...files],
     { cwd: dir, encoding: 'utf8', timeout: 60_000 },
   );
   if (r.status !== 0) return `verilator failed: ${(r.stderr || r.stdout).split('\n').slice(0, 3).join(' | ')}`;

@@ -27,6 +27,8 @@ export interface DesignInput {
   defines: Record<string, string | undefined>;
   /** Top parameter overrides (`-G name=value`), Verilog constant text. */
   parameters: Record<string, string>;
+  /** The top the sources imply when `-v`/`-y` library files were added (their unused modules are no top). */
+  top?: string;
 }
 
 /** A listed file's name for messages: relative to the working folder when inside it. */
@@ -102,6 +104,8 @@ export async function designInput(files: string[], flags: Partial<DesignCliFlags
     (f) => readFile(f, 'utf8'),
     (f) => stat(f).then((st) => st.isFile(), () => false),
   );
-  needed.forEach((f) => add(out.files, shown(f)));
+  needed.files.forEach((f) => add(out.files, shown(f)));
+  // A library file's unused modules are compiled with it but are no top: the sources' own top is.
+  if (needed.files.length && needed.sourceTops.length === 1) out.top = needed.sourceTops[0];
   return out;
 }

@@ -1,6 +1,6 @@
 /** Measures one testbench against the DUT: write it, check it, build, run, read coverage, explain the holes. */
 import { basename, join } from 'node:path';
-import { findSite, unreachableDefaults } from '../hdl';
+import { findSite, fsmModels, unreachableDefaults } from '../hdl';
 import { holesFeedback, measureCoverage, type SimOptions } from '../sim';
 import type { CoveragePoint, CoverageReport, Hole } from '../protocol';
 import { writeFileAtomic } from './fs';
@@ -80,6 +80,8 @@ export async function evaluateTestbench(ctx: RunContext, testbench: string, opts
       timeoutMs: opts.timeoutMs,
       maxSimTime: opts.maxSimTime,
       dutTop: ctx.top.name,
+      // FSM state and arc coverage from CHORUS's own FSM analysis (src/hdl/fsm.ts).
+      fsms: fsmModels(ctx.rtlFiles.map((f) => ({ name: f, content: ctx.sources.get(f) ?? '' }))),
     },
     opts.sim,
   );

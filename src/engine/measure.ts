@@ -3,6 +3,7 @@
  * coverage, find the holes. Holes and points name their file by its absolute path, as every result does.
  */
 import { resolve } from 'node:path';
+import { fsmModelsOfFiles } from '../hdl';
 import { measureCoverage, toLcov, type MeasureResult } from '../sim';
 import type { CoveragePoint, Logger } from '../protocol';
 
@@ -41,6 +42,8 @@ export async function measure(req: MeasureRequest, services: MeasureServices): P
       dutFiles: req.rtlFiles,
       testbench: req.testbench,
       dutTop: req.top,
+      // FSM state and arc coverage from CHORUS's own FSM analysis (src/hdl/fsm.ts).
+      fsms: await fsmModelsOfFiles(req.rtlFiles),
       includeDirs: req.includeDirs,
       plusargs: req.plusargs,
       timeoutMs: req.timeoutMs,

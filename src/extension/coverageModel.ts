@@ -92,7 +92,8 @@ export function hoverText(lc: LineCoverage | undefined, holes: readonly Hole[], 
     out.push(state === 'covered' ? '**CHORUS: covered** — every bit of these signals toggled both ways' : '**CHORUS: partly covered** — some bits never toggled');
   } else if (state === 'covered') out.push(`**CHORUS: covered**${lc ? ` — ${plural(lc.hits, 'hit')}` : ''}`);
   else if (state === 'uncovered') out.push('**CHORUS: not covered** — no stimulus reached this line');
-  else if (state === 'proven') out.push(`**CHORUS: proven unreachable**${lc?.hits ? ` — ${plural(lc.hits, 'hit')}; what never ran here cannot run` : ' — no stimulus can reach this line'}`);
+  else if (state === 'proven' && lc?.hits) out.push(`**CHORUS: covered** — ${plural(lc.hits, 'hit')}; what never ran here is proven unreachable`);
+  else if (state === 'proven') out.push('**CHORUS: proven unreachable** — no stimulus can reach this line');
   else out.push(`**CHORUS: partly covered**${lc ? ` — ${plural(lc.hits, 'hit')}` : ''}`);
 
   if (lc?.branches.length) {
@@ -131,12 +132,47 @@ export function lineMarks(data: Pick<FileCoverageData, 'lines' | 'holes'>): Line
     e.lc = e.lc ? mergeLine(e.lc, lc) : lc;
   }
   for (const h of data.holes) if (h.line > 0) entry(h.line).holes.push(h);
+  const dead = deadBlockLines(data.holes);
   return [...byLine.entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([line, { lc, holes }]) => {
+      const owner = dead.get(line);
+      if (owner && lc && !holes.length && !ran(lc)) {
+        return { line, state: 'proven' as const, hover: `**CHORUS: proven unreachable** — in the block of line ${owner.line} (${owner.detail}), proven by ${proofText(owner) ?? ''}` };
+      }
       const state = lineState(lc, holes);
       return { line, state, hover: hoverText(lc, holes, state) };
     });
+}
+
+function ran(lc: LineCoverage): boolean {
+  return lc.hits > 0 || lc.branches.some((b) => b.count > 0);
+}
+
+/** A point's lines: its own and its span's (`17-20`, `25,27`), read as `pointLines` in src/sim/coverageFile.ts does. */
+export function holeLines(h: Pick<Hole, 'line' | 'span'>): number[] {
+  const lines = new Set<number>([h.line]);
+  for (const part of (h.span ?? '').split(',')) {
+    const m = /^\s*(\d{1,9})(?:\s*-\s*(\d{1,9}))?\s*$/.exec(part);
+    if (!m) continue;
+    const from = Number(m[1]);
+    for (let l = from, to = Math.min(Number(m[2] ?? m[1]), from + 10_000); l <= to; l++) lines.add(l);
+  }
+  return [...lines];
+}
+
+/**
+ * The statements of dead blocks: lines in the span of a point proven unreachable (besides its own line), each
+ * with that point. A line also in the span of an unproven hole is left out: it may be that hole's.
+ */
+export function deadBlockLines(holes: readonly Hole[]): Map<number, Hole> {
+  const open = new Set(holes.filter((h) => !isProven(h) && h.kind !== 'toggle').flatMap(holeLines));
+  const out = new Map<number, Hole>();
+  for (const h of holes) {
+    if (!isProven(h)) continue;
+    for (const l of holeLines(h)) if (l !== h.line && !open.has(l) && !out.has(l)) out.set(l, h);
+  }
+  return out;
 }
 
 /** Adds up two records of one line (one per DUT instance). */

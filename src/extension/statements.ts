@@ -6,7 +6,7 @@
  * totals, as unreachability sign-off does in commercial flows) and listed by name in the test run's output.
  */
 import { armHole, isProven, type Hole, type LineCoverage } from '../protocol';
-import { isDeclaration, lineState, mergeLine } from './coverageModel';
+import { deadBlockLines, isDeclaration, lineState, mergeLine } from './coverageModel';
 
 export interface BranchSpec {
   label: string;
@@ -24,7 +24,7 @@ export interface StatementSpec {
  * One statement per executable line (records of several instances added up), its branch arms as children.
  * Lines that carry only toggle points (signal declarations) are not statements: they have no execution count.
  * `holes` (the file's): an arm never taken and proven unreachable is left out, and so is a statement that never ran
- * when all it misses is proven unreachable.
+ * when all it misses is proven unreachable or it lies in the block (span) of a point proven unreachable.
  */
 export function statementSpecs(lines: readonly LineCoverage[], holes: readonly Hole[] = []): StatementSpec[] {
   const byLine = new Map<number, LineCoverage>();
@@ -33,6 +33,11 @@ export function statementSpecs(lines: readonly LineCoverage[], holes: readonly H
     byLine.set(lc.line, prev ? mergeLine(prev, lc) : lc);
   }
   const holesOf = (line: number) => holes.filter((h) => h.line === line);
+  const dead = deadBlockLines(holes);
+  const proven = (line: number) => {
+    const own = holesOf(line);
+    return own.length ? lineState(byLine.get(line), own) === 'proven' : dead.has(line);
+  };
   return [...byLine.values()]
     .filter((lc) => !isDeclaration(lc))
     .sort((a, b) => a.line - b.line)
@@ -44,7 +49,7 @@ export function statementSpecs(lines: readonly LineCoverage[], holes: readonly H
         .filter((b) => b.count > 0 || !isProven(armHole(holesOf(lc.line), b.label) ?? {}))
         .map((b) => ({ label: b.label, executed: b.count })),
     }))
-    .filter((s) => s.executed > 0 || lineState(byLine.get(s.line), holesOf(s.line)) !== 'proven');
+    .filter((s) => s.executed > 0 || !proven(s.line));
 }
 
 /** The points of a file proven unreachable: what {@link statementSpecs} leaves out, for the run's output. */

@@ -11,6 +11,8 @@
  * - one block: `always_ff … case (state) … state <= X;` (the register holds when an item does not write it)
  * A reset arm (`if (rst) state <= IDLE;` first in the register's block) gives the arc `ANY->IDLE[reset]`.
  */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { FsmModel } from '../protocol';
 import { extractFile } from './extract';
 import type { RawAssign, RawCase, RawDataType, RawFile, RawModule } from './raw';
@@ -203,16 +205,36 @@ function fsmOfCase(raw: RawFile, m: RawModule, c: RawCase, lines: string[]): Fsm
 }
 
 
+const CACHE_SIZE = 64;
+/** Per file name and text: a search measures hundreds of candidates against the same files. */
+const cache = new Map<string, FsmModel[]>();
+
+function fileModels(name: string, content: string): FsmModel[] {
+  const key = `${name}\u0000${createHash('sha1').update(content).digest('hex')}`;
+  let models = cache.get(key);
+  if (!models) {
+    try {
+      models = fsmModelsOf(extractFile(name, content), content);
+    } catch {
+      // An unparsable file has no FSM CHORUS can name; the build reports the file's errors.
+      models = [];
+    }
+    cache.set(key, models);
+    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  }
+  return models;
+}
+
+/** Reads the files and lists their FSMs; a file that cannot be read gives none (the build reports it). */
+export async function fsmModelsOfFiles(paths: string[]): Promise<FsmModel[]> {
+  const files = await Promise.all(paths.map(async (name) => ({ name, content: await readFile(name, 'utf8').catch(() => '') })));
+  return fsmModels(files);
+}
+
 /** The FSMs of the given files (their text as read); a file the walk cannot read gives none. */
 export function fsmModels(files: { name: string; content: string }[]): FsmModel[] {
   const out: FsmModel[] = [];
-  for (const f of files) {
-    try {
-      out.push(...fsmModelsOf(extractFile(f.name, f.content), f.content));
-    } catch {
-      // An unparsable file has no FSM CHORUS can name; the build reports the file's errors.
-    }
-  }
+  for (const f of files) out.push(...fileModels(f.name, f.content));
   // A module name declared in two files cannot be bound to one of them.
   const modules = new Map<string, Set<string>>();
   for (const m of out) modules.set(m.module, (modules.get(m.module) ?? new Set()).add(m.file));

@@ -6,4 +6,5 @@ export { evaluate, type ConstScope, type ConstValue } from './const-eval';
 export { parseNumber, type NumberLiteral } from './numbers';
 export { conjuncts, countersOf, identifiersOf, type CounterInfo, type CounterWrite } from './counters';
 export { readFilelist, type Filelist, type FilelistOptions } from './filelist';
-export { indexModules, filesNeeded, libraryFilesNeeded, type Libraries, type ModuleIndex } from './moduleIndex';
+export { indexModules, filesNeeded, libraryFilesNeeded, type Libraries, type LibraryResolution, type ModuleIndex } from './moduleIndex';
+export { fsmModels, fsmModelsOfFiles } from './fsm';

@@ -90,6 +90,16 @@ export interface Libraries {
   extensions: string[];
 }
 
+export interface LibraryResolution {
+  /** The library files needed, in the order found. */
+  files: string[];
+  /**
+   * Modules of the sources no source instantiates: the top candidates, which a library file's unused modules
+   * (compiled with the file) must not add to.
+   */
+  sourceTops: string[];
+}
+
 /** Fails naming both files when a module is defined twice. */
 function checkSingleDefinitions(index: ModuleIndex): void {
   for (const [name, defs] of index.definitions) {
@@ -104,10 +114,12 @@ function checkSingleDefinitions(index: ModuleIndex): void {
  * are returned (in the order found). A module defined twice among the sources, or among the `-v` files, is an
  * error naming both files.
  */
-export async function libraryFilesNeeded(sources: string[], libs: Libraries, read: (file: string) => Promise<string>, exists: (file: string) => Promise<boolean>): Promise<string[]> {
+export async function libraryFilesNeeded(sources: string[], libs: Libraries, read: (file: string) => Promise<string>, exists: (file: string) => Promise<boolean>): Promise<LibraryResolution> {
   const own = await indexModules(sources, read);
   checkSingleDefinitions(own);
-  if (!libs.files.length && !libs.dirs.length) return [];
+  const used = new Set([...own.instances.values()].flat());
+  const sourceTops = [...own.definitions.keys()].filter((m) => !used.has(m));
+  if (!libs.files.length && !libs.dirs.length) return { files: [], sourceTops };
   const library = await indexModules(libs.files, read);
   checkSingleDefinitions(library);
   const extensions = libs.extensions.length ? libs.extensions : ['.v', '.sv'];
@@ -144,5 +156,5 @@ export async function libraryFilesNeeded(sources: string[], libs: Libraries, rea
     // Still undefined: a primitive, an interface or a missing module; Verilator names what is missing.
     defined.add(name);
   }
-  return added;
+  return { files: added, sourceTops };
 }

@@ -60,6 +60,8 @@ export interface Hole {
   source?: string;
   /** Instance path of the point. */
   hierarchy?: string;
+  /** The source lines the point stands for, as `CoveragePoint.span` (`17-20`): editors mark them with the point. */
+  span?: string;
   /**
    * Set only when the point is proven unreachable (never on a point any simulation hit): the proof in words, for
    * text (`k-induction, depth 3`, `the state register holds only 5 values`). `proof` has the structure.

@@ -100,9 +100,11 @@ export function createServer(
   async function publishDiagnostics(doc: TextDocument): Promise<void> {
     if (!isHdlDocument(doc.uri)) return;
     const path = uriToPath(doc.uri);
+    // The document object changes in place: the version this publish is for is the one now.
+    const version = doc.version;
     const analysis = await analysisOf(doc);
-    // An edit arrived while this one was analysed: its own publish follows.
-    if (documents.get(doc.uri)?.version !== doc.version) return;
+    // An edit arrived (or the document closed) while this one was analysed: its own publish follows.
+    if (documents.get(doc.uri)?.version !== version) return;
     const diagnostics = [...syntaxDiagnostics(analysis), ...lint.of(path)];
     const last = results.get(path);
     if (last) {

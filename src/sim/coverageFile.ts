@@ -44,7 +44,7 @@ function parseKey(key: string): Map<string, string> {
 }
 
 /**
- * Verilator's native FSM points (5.048+) name their instance in the comment (`h=TOP`,
+ * Verilator's native FSM points (5.048+) name their instance in the comment (`h=TOP.TOP`,
  * `o=tb.u_fsm.state_q::RUN->FIN`, `Fv=tb.u_fsm.state_q`): the point gets the instance path other points have
  * (`TOP.tb.u_fsm`) and the comment without it (`state_q::RUN->FIN`), the form CHORUS's own FSM points use.
  */
@@ -54,8 +54,11 @@ function nativeFsmPlace(point: CoveragePoint, variablePath: string | undefined):
   const dot = path.lastIndexOf('.');
   if (dot < 0) return;
   const instance = path.slice(0, dot);
+  // `h` is the model's name then Verilator's root scope (`TOP.TOP` under CHORUS's main, `TOP` with --binary);
+  // the other points' paths start with the model's name only (`TOP.tb.u_fsm`, `tb.u_fsm`).
   const root = point.hierarchy;
-  point.hierarchy = !root || instance === root || instance.startsWith(`${root}.`) ? instance : `${root}.${instance}`;
+  const model = root.includes('.') ? root.slice(0, root.lastIndexOf('.')) : '';
+  point.hierarchy = !model || instance.startsWith(`${model}.`) ? instance : `${model}.${instance}`;
   point.comment = `${path.slice(dot + 1)}${point.comment.slice(sep)}`.replace(/\[reset_include\]$/, '[reset]');
   point.module = '';
 }

@@ -4,10 +4,12 @@
  * expression coverage (`--coverage-expr`, 5.034+) are turned on where the Verilator in use has them.
  */
 import { basename } from 'node:path';
-import type { CoveragePoint, Diagnostic } from '../protocol';
+import { silentLogger, type CoveragePoint, type Diagnostic, type FsmModel } from '../protocol';
+import { buildSimulation, type BuildResultDetail } from './build';
 import { cacheRoot } from './cacheDir';
+import { readCoverageFile } from './coverageFile';
 import { fsmPointsFromProbe, fsmProbe, mergeNativeFsm, writeFsmProbe, type FsmProbe } from './fsmProbe';
-import type { MeasureInput, SimOptions } from './types';
+import type { BuildInput, SimOptions } from './types';
 import { detectVerilator } from './verilator';
 
 export interface FsmPlan {
@@ -17,10 +19,10 @@ export interface FsmPlan {
   flags: string[];
 }
 
-export async function planFsmCoverage(input: MeasureInput, opts: SimOptions): Promise<FsmPlan> {
+export async function planFsmCoverage(fsms: FsmModel[] | undefined, opts: SimOptions): Promise<FsmPlan> {
   const { features } = await detectVerilator(opts.verilatorPath);
   const flags = [...(features.coverageFsm ? ['--coverage-fsm'] : []), ...(features.coverageExpr ? ['--coverage-expr'] : [])];
-  const probe = input.fsms?.length ? fsmProbe(input.fsms) : undefined;
+  const probe = fsms?.length ? fsmProbe(fsms) : undefined;
   if (!probe) return { flags };
   const probeFile = await writeFsmProbe(probe, cacheRoot(opts.cacheDir));
   return { probe, probeFile, flags: [...flags, probeFile] };
@@ -36,9 +38,31 @@ export function isProbeDiagnostic(plan: FsmPlan, d: Diagnostic): boolean {
   return Boolean(plan.probeFile) && (d.file === plan.probeFile || basename(d.file) === basename(plan.probeFile ?? ''));
 }
 
-/** Files the coverage reader keeps points of: the DUT's, and the probe's (turned into FSM points by `fsmPoints`). */
-export function coverageFiles(input: MeasureInput, plan: FsmPlan): string[] {
-  return plan.probeFile ? [...input.dutFiles, plan.probeFile] : input.dutFiles;
+/**
+ * Builds with FSM coverage: the probe and native flags added to the input's; when Verilator rejects the probe
+ * itself, built again without it (with a note). The probe's own messages are left out of the result.
+ */
+export async function buildWithFsm(input: BuildInput, fsms: FsmModel[] | undefined, opts: SimOptions): Promise<{ build: BuildResultDetail; plan: FsmPlan }> {
+  const logger = opts.logger ?? silentLogger;
+  let plan = await planFsmCoverage(fsms, opts);
+  const flagged = (p: FsmPlan): BuildInput => ({ ...input, extraFlags: [...(input.extraFlags ?? []), ...p.flags] });
+  let build = await buildSimulation(flagged(plan), opts);
+  const rejected = build.status === 'compile_error' ? build.diagnostics.find((d) => d.severity === 'error' && isProbeDiagnostic(plan, d)) : undefined;
+  if (rejected) {
+    logger.info(`FSM coverage probe rejected by Verilator (${rejected.message}); building without it.`);
+    const first = plan;
+    plan = withoutProbe(plan);
+    build = await buildSimulation(flagged(plan), opts);
+    build = { ...build, notes: [...build.notes, `FSM state and arc coverage is left out: Verilator rejected CHORUS's FSM probe for this design (${rejected.message}).`] };
+    build = { ...build, diagnostics: build.diagnostics.filter((d) => !isProbeDiagnostic(first, d)) };
+  }
+  return { build: { ...build, diagnostics: build.diagnostics.filter((d) => !isProbeDiagnostic(plan, d)), designWarnings: build.designWarnings?.filter((d) => !isProbeDiagnostic(plan, d)) }, plan };
+}
+
+/** A run's coverage file read as `readCoverageFile` does, with the FSM points of `plan` (see `fsmPoints`). */
+export async function readCoverageWithFsm(path: string, dutFiles: string[], plan: FsmPlan): Promise<ReturnType<typeof fsmPoints>> {
+  const files = plan.probeFile ? [...dutFiles, plan.probeFile] : dutFiles;
+  return fsmPoints(await readCoverageFile(path, files), plan);
 }
 
 /**

@@ -3,6 +3,12 @@ import { basename } from 'node:path';
 import type { CoverageKind, CoveragePoint, Hole } from '../protocol';
 import { isCovered } from './summary';
 
+/** An FSM point's comment without its register (`state_q::IDLE->RUN` → `IDLE->RUN`). */
+function fsmName(comment: string): string {
+  const sep = comment.indexOf('::');
+  return sep < 0 ? comment : comment.slice(sep + 2);
+}
+
 /** What a point that was never reached means, in words. */
 export function holeDetail(p: Pick<CoveragePoint, 'kind' | 'comment'>): string {
   const c = p.comment;
@@ -20,6 +26,15 @@ export function holeDetail(p: Pick<CoveragePoint, 'kind' | 'comment'>): string {
       return `${c} arm never taken`;
     case 'toggle':
       return `${c} never toggled`;
+    case 'fsm_state':
+      return `state ${fsmName(c)} never visited`;
+    case 'fsm_arc': {
+      const arc = fsmName(c);
+      const reset = /^ANY->(.*)\[reset\]$/.exec(arc);
+      return reset ? `reset to ${reset[1]} never taken` : `arc ${arc} never taken`;
+    }
+    case 'expr':
+      return `expression term ${c} never seen`;
     default:
       return `cover point ${c || '(unnamed)'} never hit`;
   }
@@ -48,6 +63,7 @@ export function findHoles(points: CoveragePoint[], sources: Map<string, string>)
       const hole: Hole = { kind: p.kind, file: p.file, line: p.line, detail: holeDetail(p), hierarchy: p.hierarchy };
       const source = lineOf(p.file, p.line);
       if (source !== undefined) hole.source = source;
+      if (p.span) hole.span = p.span;
       return hole;
     });
   return holes;
@@ -76,6 +92,9 @@ export function holesFeedback(holes: Hole[], maxLines = 40, name: (file: string)
     .filter((h) => h.kind === 'branch' || h.kind === 'line')
     .sort((a, b) => PRIORITY[a.kind] - PRIORITY[b.kind] || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line);
   for (const h of control) entries.push({ text: `- ${location(h)} ${h.kind}: ${h.detail}${h.source ? ` | ${h.source}` : ''}`, count: 1 });
+  // FSM arcs and states next: the transitions a controller's stimulus has to drive.
+  const fsm = reachable.filter((h) => h.kind === 'fsm_arc' || h.kind === 'fsm_state').sort((a, b) => PRIORITY[a.kind] - PRIORITY[b.kind] || a.line - b.line);
+  for (const h of fsm) entries.push({ text: `- ${location(h)} ${h.kind === 'fsm_arc' ? 'fsm arc' : 'fsm state'}: ${h.detail}${h.source ? ` | ${h.source}` : ''}`, count: 1 });
 
   // Toggle bits grouped by signal and instance: "load_value[0] load_value[3]" reads better than two lines.
   const toggles = new Map<string, Hole[]>();
@@ -88,7 +107,7 @@ export function holesFeedback(holes: Hole[], maxLines = 40, name: (file: string)
     const bits = group.map(toggleBit);
     entries.push({ text: `- ${location(group[0])} toggle: ${bits.join(', ')} never toggled`, count: group.length });
   }
-  for (const h of reachable.filter((x) => x.kind === 'user')) entries.push({ text: `- ${location(h)} user: ${h.detail}`, count: 1 });
+  for (const h of reachable.filter((x) => x.kind === 'user' || x.kind === 'expr')) entries.push({ text: `- ${location(h)} ${h.kind}: ${h.detail}`, count: 1 });
   for (const h of unreachable) entries.push({ text: `- ${location(h)} ${h.kind}: ${h.detail} (proven unreachable: ${h.unreachable})`, count: 1 });
 
   // The header and the "... and N more" line count toward maxLines.

@@ -9,6 +9,7 @@ export { findHoles, holesFeedback, holeDetail } from './holes';
 export { lineCoverage } from './lineCoverage';
 export { toLcov } from './lcov';
 export { measureCoverage, scopeToTop } from './measure';
+export { buildWithFsm, readCoverageWithFsm, type FsmPlan } from './fsmMeasure';
 export { cacheRoot } from './cacheDir';
 export { cacheInfo, clearCache, trimCache, type CacheInfo } from './cacheSize';
 export { DEFAULT_CACHE_MAX_BYTES, DEFAULT_MEMORY_LIMIT_BYTES, cacheMaxBytes, formatBytes, memoryLimitBytes, parseByteSize } from './limits';

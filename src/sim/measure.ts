@@ -6,10 +6,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger, type CoveragePoint, type Diagnostic, type RunStatus } from '../protocol';
-import { buildSimulation } from './build';
-import { readCoverageFile } from './coverageFile';
 import { fileNamer } from './diagnostics';
-import { coverageFiles, fsmPoints, isProbeDiagnostic, planFsmCoverage, withoutProbe, type FsmPlan } from './fsmMeasure';
+import { buildWithFsm, readCoverageWithFsm } from './fsmMeasure';
 import { findHoles } from './holes';
 import { DEFAULT_MAX_SIM_TIME, runSimulation } from './run';
 import { emptySummary, summarize, summarizeByInstance } from './summary';
@@ -18,18 +16,7 @@ import type { MeasureInput, MeasureResult, SimOptions } from './types';
 export async function measureCoverage(input: MeasureInput, opts: SimOptions): Promise<MeasureResult> {
   const logger = opts.logger ?? silentLogger;
   // FSM coverage: a bound probe per FSM, and Verilator's native FSM/expression coverage where it has them.
-  let fsm = await planFsmCoverage(input, opts);
-  const flagged = (plan: FsmPlan): MeasureInput => ({ ...input, extraFlags: [...(input.extraFlags ?? []), ...plan.flags] });
-  let build = await buildSimulation(flagged(fsm), opts);
-  if (build.status === 'compile_error' && build.diagnostics.some((d) => d.severity === 'error' && isProbeDiagnostic(fsm, d))) {
-    // Verilator rejected CHORUS's own probe (a construct of this design it cannot bind to): measure without it.
-    const reason = build.diagnostics.find((d) => d.severity === 'error' && isProbeDiagnostic(fsm, d))?.message ?? '';
-    logger.info(`FSM coverage probe rejected by Verilator (${reason}); building without it.`);
-    fsm = withoutProbe(fsm);
-    build = await buildSimulation(flagged(fsm), opts);
-    build = { ...build, notes: [...build.notes, `FSM state and arc coverage is left out: Verilator rejected CHORUS's FSM probe for this design (${reason}).`] };
-  }
-  build = { ...build, diagnostics: build.diagnostics.filter((d) => !isProbeDiagnostic(fsm, d)), designWarnings: build.designWarnings?.filter((d) => !isProbeDiagnostic(fsm, d)) };
+  const { build, plan: fsm } = await buildWithFsm(input, input.fsms, opts);
   const failed = (status: RunStatus, diagnostics: Diagnostic[], sim = 0, notes = build.notes): MeasureResult => ({
     status,
     coverage: emptySummary(),
@@ -62,7 +49,7 @@ export async function measureCoverage(input: MeasureInput, opts: SimOptions): Pr
     if (run.stop === 'deadline') notes.push('The simulation stopped at the wall-clock bound; coverage up to there is kept.');
     if (!run.coverageWritten) return { ...failed(run.status, diagnostics, run.ms, notes), bounded: run.bounded, simOutput: run.output };
 
-    const read = fsmPoints(await readCoverageFile(coverageFile, coverageFiles(input, fsm)), fsm);
+    const read = await readCoverageWithFsm(coverageFile, input.dutFiles, fsm);
     for (const d of read.disagreements) logger.debug(`FSM point count differs from Verilator's: ${d}`);
     let points = read.points;
     let status: RunStatus = run.status;

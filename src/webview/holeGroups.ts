@@ -13,6 +13,8 @@ export interface HoleGroup {
   details: string[];
   /** The group's points are proven unreachable: the proof in words (`k-induction (depth 3)`, `analysis: …`). */
   proof?: string;
+  /** Why the formal engine decided none of the group's holes (the first reason given), when it ran. */
+  formal?: string;
   count: number;
 }
 
@@ -34,6 +36,7 @@ export function groupHoles(holes: Hole[]): HoleGroup[] {
     // Points of one line proven by different means: the group names each proof once.
     if (proof !== undefined && g.proof !== undefined && !g.proof.split('; ').includes(proof)) g.proof = `${g.proof}; ${proof}`;
     g.source ??= h.source;
+    if (proof === undefined && h.formal) g.formal ??= h.formal;
   }
   const proven = (g: HoleGroup) => (g.proof === undefined ? 0 : 1);
   return [...groups.values()].sort((a, b) => proven(a) - proven(b) || a.file.localeCompare(b.file) || a.line - b.line);

@@ -4,6 +4,7 @@
  * appends) and report which parts of the view went stale.
  */
 import type {
+  CandidateRun,
   CoverageSummary,
   Diagnostic,
   GenerateResult,
@@ -34,6 +35,8 @@ export interface RoundModel {
   /** The feedback sent to the model for the next round. */
   feedback?: string;
   summary?: RoundSummary;
+  /** A round with several candidates: each one's expert and outcome, the kept one first (issue 20). */
+  candidates?: CandidateRun[];
 }
 
 export interface RunModel {
@@ -208,12 +211,16 @@ function applyLoopEvent(model: PanelModel, runId: string, event: LoopEvent, dirt
       dirty.add('dashboard');
       break;
     }
+    case 'candidates':
+      ensureRound(model, run, event.round, dirty).candidates = event.candidates;
+      break;
     case 'feedback':
       ensureRound(model, run, event.round, dirty).feedback = event.text;
       break;
     case 'roundEnd': {
       const round = ensureRound(model, run, event.round.index, dirty);
       round.summary = event.round;
+      round.candidates ??= event.round.candidateRuns;
       if (!round.coverage && event.round.status === 'ok') round.coverage = event.round.coverage;
       dirty.add('dashboard');
       break;

@@ -9,6 +9,7 @@ import { ensureFreshCli, repoRoot, runCli } from '../helpers/cli';
 
 const FIX = join(repoRoot, 'test', 'fixtures', 'filelist');
 const LINT = join(repoRoot, 'test', 'fixtures', 'lint');
+const LIBS = join(repoRoot, 'test', 'fixtures', 'libraries');
 /** nested/leaf.f names its include folder through $FL_INC. */
 const env = { FL_INC: '../include', CHORUS_TEST: '1' };
 
@@ -118,8 +119,21 @@ test('coverage lists the design\'s lint warnings apart from the testbench\'s dia
   assert.match(before, /tb_alu_width\.sv:\d+:\d+: warning: .*\[WIDTH\]/);
 });
 
-test('a filelist with -v/-y libraries is refused with what to do, not half read', async () => {
-  const r = await runCli(['inspect', '--filelist', 'top.f'], { cwd: FIX, env });
+test('a filelist with -v/-y libraries: only the library modules the design uses are added, and the sources give the top', async () => {
+  const r = await runCli(['inspect', '--filelist', 'libs.f', '--json'], { cwd: LIBS, env });
+  assert.equal(r.code, 0, r.stderr);
+  const a = JSON.parse(r.stdout) as { modules: { name: string }[]; top: string };
+  // cells.v is compiled whole (its unused lib_unused_cell too, as a simulator's -v would read it), ydir/lib_unused.sv not at all.
+  assert.deepEqual(a.modules.map((m) => m.name), ['lib_top', 'lib_and', 'lib_unused_cell', 'lib_or', 'lib_inv']);
+  assert.equal(a.top, 'lib_top');
+  // fl_top uses no library module: top.f's -v/-y add nothing.
+  const plain = await runCli(['inspect', '--filelist', 'top.f', '--json'], { cwd: FIX, env });
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.ok(!(JSON.parse(plain.stdout) as { modules: { name: string }[] }).modules.some((m) => m.name === 'fl_lib'));
+});
+
+test('a module defined twice in a filelist exits 2 naming both files', async () => {
+  const r = await runCli(['inspect', '--filelist', 'dup.f'], { cwd: LIBS, env });
   assert.equal(r.code, 2, r.stderr);
-  assert.match(r.stderr, /top\.f: The filelist top\.f names -v\/-y libraries.*list the library files/);
+  assert.match(r.stderr, /Module 'dup_cell' is defined twice, in \S*dup\/a\.sv and \S*dup\/b\.sv/);
 });

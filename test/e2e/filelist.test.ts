@@ -117,7 +117,9 @@ describe('CHORUS on a design given by a filelist (include folder, define, two RT
     const testbench = join(wb.workspace, 'tb', 'tb_acc_top.sv');
     assert.ok(existsSync(testbench), `the testbench is written to ${testbench}`);
     // The DUT's ports are 8 bits wide: ACC_WIDTH from the filelist's +define+ (the header's default is 4).
-    assert.match(readFileSync(testbench, 'utf8'), /\bacc_top\b[\s\S]*\buut\b/, 'the testbench instantiates the DUT as uut');
+    const text = readFileSync(testbench, 'utf8');
+    assert.match(text, /\bacc_top\b[\s\S]*\buut\b/, 'the testbench instantiates the DUT as uut');
+    assert.match(text, /logic \[7:0\] din;/, 'din is driven 8 bits wide');
 
     const item = await wb.waitForStatusBarItem((i) => isChorusItem(i) && /line 100% · branch 100%/.test(i.text), UI_STEP_MS, 'line and branch at 100%');
     assert.match(item.text, /line 100% · branch 100%/);

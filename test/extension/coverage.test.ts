@@ -103,7 +103,7 @@ test('points proven unreachable get their own gutter mark, not the hole mark; fo
   assert.match(dead.hover, /\*\*CHORUS: proven unreachable\*\* — no stimulus can reach this line/);
   assert.match(dead.hover, /proven unreachable\*\* by k-induction \(depth 3\)/);
   assert.doesNotMatch(dead.hover, /Generate high-coverage stimulus/, 'a proven point is not chased');
-  assert.match(deadArm.hover, /7 hits/);
+  assert.match(deadArm.hover, /\*\*CHORUS: covered\*\* — 7 hits; what never ran here is proven unreachable/);
   assert.match(deadArm.hover, /else proven unreachable/);
   assert.doesNotMatch(deadArm.hover, /else never taken\*\*/);
   assert.match(byAnalysis.hover, /by analysis: the state register holds only 5 values/);
@@ -114,4 +114,21 @@ test('points proven unreachable get their own gutter mark, not the hole mark; fo
   // Only holes known (a live round): all proven → proven, else the hole decides.
   assert.equal(lineState(undefined, [hole(10, 'line', 'block', induction)]), 'proven');
   assert.equal(lineState(undefined, [hole(10, 'line', 'block', induction), hole(10, 'line', 'block')]), 'uncovered');
+});
+
+test('the statements of a block proven unreachable share its mark; a line that may be an open hole’s does not', () => {
+  const proof = { unreachable: 'k-induction, depth 2', proof: { method: 'induction', depth: 2 } } as const;
+  const lines = [lc(16, 0), lc(17, 0), lc(18, 0), lc(20, 0), lc(21, 0), lc(22, 0), lc(23, 5)];
+  const holes = [
+    hole(16, 'line', 'case item never taken', { ...proof, span: '16-18' }),
+    // An unproven block whose span overlaps a proven one's: line 21 may be its statement, so it stays a hole.
+    hole(20, 'line', 'block never executed', { span: '20-21' }),
+    hole(22, 'line', 'block never executed', { ...proof, span: '21-22' }),
+  ];
+  const marks = lineMarks({ lines, holes });
+  const state = (line: number) => marks.find((m) => m.line === line)?.state;
+  assert.deepEqual([16, 17, 18, 20, 21, 22, 23].map(state), ['proven', 'proven', 'proven', 'uncovered', 'uncovered', 'proven', 'covered']);
+  assert.match(marks.find((m) => m.line === 17)!.hover, /in the block of line 16 \(case item never taken\), proven by k-induction \(depth 2\)/);
+  assert.deepEqual(statementSpecs(lines, holes).map((s) => s.line), [20, 21, 23], 'dead statements are no statements');
+  assert.deepEqual(statementSpecs(lines).map((s) => s.line), [16, 17, 18, 20, 21, 22, 23]);
 });

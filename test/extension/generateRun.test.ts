@@ -100,8 +100,8 @@ test('loop events update the gutter live; the response is published, written and
   assert.equal(result?.top, 'counter');
   assert.equal(h.server.calls[0].top, 'counter', 'the only top candidate is sent');
 
-  assert.deepEqual(seen[0], { covered: [17], uncovered: [34], partial: [26] }, 'after round 1, before the run ended');
-  assert.deepEqual(marks(h.editor), { covered: [17, 26, 34], uncovered: [], partial: [] }, 'after the response');
+  assert.deepEqual(seen[0], { covered: [17], uncovered: [34], partial: [26], proven: [] }, 'after round 1, before the run ended');
+  assert.deepEqual(marks(h.editor), { covered: [17, 26, 34], uncovered: [], partial: [], proven: [] }, 'after the response');
   const hover = h.editor.decorations.values().next().value;
   assert.ok(hover?.every((o) => o.hoverMessage && o.hoverMessage.value.includes('CHORUS')));
 
@@ -140,11 +140,11 @@ test('loop events update the gutter live; the response is published, written and
 
   // An edit makes the measured line numbers wrong: the marks go until the next run; the toggle hides them too.
   documentChanged.fire({ document: h.editor.document, contentChanges: [{ text: '\n' }] });
-  assert.deepEqual(marks(h.editor), { covered: [], uncovered: [], partial: [] });
+  assert.deepEqual(marks(h.editor), { covered: [], uncovered: [], partial: [], proven: [] });
   await h.launcher.generate();
   assert.deepEqual(marks(h.editor).covered, [17, 26, 34]);
   await h.gutter.toggle();
-  assert.deepEqual(marks(h.editor), { covered: [], uncovered: [], partial: [] });
+  assert.deepEqual(marks(h.editor), { covered: [], uncovered: [], partial: [], proven: [] });
   assert.equal(stub.context['chorus.gutterVisible'], false);
   await h.gutter.toggle();
   assert.deepEqual(marks(h.editor).covered, [17, 26, 34]);

@@ -5,7 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -90,6 +90,17 @@ test('chorus/tops: the modules of the editor text and those nothing instantiates
   const missing = await failure(send(Requests.tops, { uri: pathToFileURL(join(scratch, 'absent.sv')).toString() }));
   assert.ok(isChorusErrorData(missing.data) && missing.data.kind === 'bad_input', JSON.stringify(missing.data));
   assert.match(missing.message, /absent\.sv.*No such file/);
+});
+
+test('chorus/filelistsFor: the candidate lists that name the document; unreadable ones are no candidates', async () => {
+  const listing = join(scratch, 'counter.f');
+  const other = join(scratch, 'other.f');
+  const broken = join(scratch, 'broken.f');
+  writeFileSync(listing, `${counterPath}\n`);
+  writeFileSync(other, `${join(repoRoot, 'examples', 'fifo', 'fifo.sv')}\n`);
+  writeFileSync(broken, `+bogus+\n${counterPath}\n`);
+  const lists = [listing, other, broken, join(scratch, 'absent.f')].map((f) => pathToFileURL(f).toString());
+  assert.deepEqual((await send(Requests.filelistsFor, { uri: counterUri, lists })).lists, [lists[0]]);
 });
 
 test('chorus/listModels: the manifest models', async () => {

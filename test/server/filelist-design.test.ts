@@ -200,6 +200,10 @@ test('bad settings fail the run naming the setting, or the list and line, with w
 
   await setSettings({ defines: { 'NOT A NAME': 1 } });
   await assert.rejects(request(lsp.conn, Requests.generate, { uri: topUri, runId: 'bad-3', engine: 'random' }), /chorus\.defines: 'NOT A NAME' is not a macro name: fix it in the workspace settings/);
+  await setSettings({ topParameters: { W: '8' } });
+  await assert.rejects(request(lsp.conn, Requests.generate, { uri: topUri, runId: 'bad-5', engine: 'random' }), /acc_top has no parameter 'W'/, 'the top parameters reach the run: acc_top has none');
+  await setSettings({ topParameters: { W: [8] } });
+  await assert.rejects(request(lsp.conn, Requests.generate, { uri: topUri, runId: 'bad-6', engine: 'random' }), /chorus\.topParameters: the value of W must be a number or Verilog constant text/);
   await setSettings({ includeDirs: ['no-such-folder'] });
   await assert.rejects(request(lsp.conn, Requests.generate, { uri: topUri, runId: 'bad-4', engine: 'random' }), /chorus\.includeDirs names no-such-folder/);
   // Fixed: the list's diagnostic goes once a document is read with good settings.

@@ -147,7 +147,9 @@ test('the sequence detector gives the same line, branch and toggle points on eve
   for (const v of testVerilators()) {
     const r = await measureCoverage({ dutFiles: [rtl], testbench: fixture('tb_seqdet.sv') }, { ...opts, verilatorPath: v.path });
     assert.equal(r.status, 'ok', `${v.name}: ${JSON.stringify(r.diagnostics)}`);
-    const points = r.points.map((p) => `${p.kind} ${p.line} ${p.comment} ${p.count}`).sort();
+    // The kinds every version has (FSM and expression points exist only where the Verilator or CHORUS adds them).
+    const shared = r.points.filter((p) => p.kind === 'line' || p.kind === 'branch' || p.kind === 'toggle');
+    const points = shared.map((p) => `${p.kind} ${p.line} ${p.comment} ${p.count}`).sort();
     const { line, branch, toggle } = summarize(r.points);
     results.push({ name: v.name, points, summary: { line, branch, toggle } });
   }

@@ -239,12 +239,12 @@ describe('view helpers', () => {
       { kind: 'line', file: 'a.sv', line: 7, detail: 'block', formal: 'timeout' },
     ]);
     assert.deepEqual(
-      mixed.map((g) => [g.line, g.details.join(','), g.proof]),
+      mixed.map((g) => [g.line, g.details.join(','), g.proof, g.formal]),
       [
-        [3, 'else', undefined],
-        [7, 'block', undefined],
-        [3, 'default', 'analysis: full case'],
-        [9, 'if', 'k-induction (depth 4)'],
+        [3, 'else', undefined, undefined],
+        [7, 'block', undefined, 'timeout'],
+        [3, 'default', 'analysis: full case', undefined],
+        [9, 'if', 'k-induction (depth 4)', undefined],
       ],
     );
   });

@@ -326,7 +326,8 @@ describe('chat panel (built bundle in Chromium)', () => {
     assert.equal(await rows.count(), distinctLines(final.holes) + 3);
     assert.equal(await provenRows.count(), 2);
     assert.equal(await page.locator('.holes-divider').textContent(), 'Proven unreachable (not holes)');
-    assert.deepEqual(await page.locator('.hole-proof').allTextContents(), [
+    assert.equal(await page.locator('.hole-formal').textContent(), 'formal engine: timeout after 10 s', 'an undecided hole says why');
+    assert.deepEqual(await page.locator('.hole.proven .hole-proof').allTextContents(), [
       'proven unreachable: k-induction (depth 3)',
       'proven unreachable: analysis: the state register holds only 3 values',
     ]);

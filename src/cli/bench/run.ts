@@ -155,7 +155,9 @@ function engineTargets(item: BenchItem): Targets {
     const m = mapMetric(t.metric);
     if (m && (t.inst_name ?? item.dut_instance_name) === item.dut_instance_name) out[m] = Math.max(out[m] ?? 0, t.target_percentage);
   }
-  return Object.keys(out).length ? out : { line: 100, branch: 100 };
+  if (Object.keys(out).length) return out;
+  // Real IP has no targets: the most coverage reached in the budget, toggles included.
+  return item.design ? { line: 100, branch: 100, toggle: 100 } : { line: 100, branch: 100 };
 }
 
 /** A real-IP item's sources, include folders, macros and parameters, read from its filelist (in place: never copied). */
@@ -163,7 +165,7 @@ export async function itemDesign(design: BenchDesign, opts: Pick<BenchOptions, '
   const list = await readFilelist(design.filelist, { cwd: design.root });
   const libraries = { files: list.libraryFiles, dirs: list.libraryDirs, extensions: list.libraryExtensions };
   const needed = await libraryFilesNeeded(list.files, libraries, (f) => readFile(f, 'utf8'), (f) => stat(f).then((st) => st.isFile(), () => false));
-  return { rtlFiles: [...list.files, ...needed], includeDirs: list.includeDirs, defines: list.defines, parameters: { ...design.parameters, ...opts.parameters } };
+  return { rtlFiles: [...list.files, ...needed.files], includeDirs: list.includeDirs, defines: list.defines, parameters: { ...design.parameters, ...opts.parameters } };
 }
 
 async function runSample(item: BenchItem, k: number, opts: BenchOptions, services: EngineServices): Promise<SampleResult> {

@@ -81,7 +81,7 @@ const realIpSchema = {
     parameters: {
       type: 'object',
       propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_$]*$' },
-      additionalProperties: { type: ['number', 'string', 'boolean'] },
+      additionalProperties: { anyOf: [{ type: 'number' }, { type: 'string' }, { type: 'boolean' }] },
     },
     notes: { type: 'string' },
   },

@@ -130,7 +130,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
         defines: design.defines,
         parameters: design.parameters,
         specFiles: flags.spec.map((f) => resolve(f)),
-        top: flags.top,
+        top: flags.top ?? design.top,
         instanceName: flags.instance,
         engine: flags.engine,
         targets,

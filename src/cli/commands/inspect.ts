@@ -55,8 +55,8 @@ function moduleText(m: ModuleInfo, isTop: boolean): string[] {
 }
 
 async function action(given: string[], flags: InspectFlags, ctx: CliContext): Promise<void> {
-  const { files, includeDirs, defines, parameters } = await designInput(given, flags);
-  const analysis = await analyzeDesign(files, { top: flags.top, design: { includeDirs, defines, parameters }, verilatorPath: process.env.CHORUS_VERILATOR });
+  const { files, includeDirs, defines, parameters, top: sourcesTop } = await designInput(given, flags);
+  const analysis = await analyzeDesign(files, { top: flags.top ?? sourcesTop, design: { includeDirs, defines, parameters }, verilatorPath: process.env.CHORUS_VERILATOR });
   if (analysis.errors.length) {
     for (const e of analysis.errors) ctx.logger.info(`${e.file}:${e.line}:${e.column}: ${e.message}`);
     const n = analysis.errors.length;

@@ -23,7 +23,7 @@ export const registerPrompt: RegisterCommand = (program: Command, ctx: CliContex
         defines: design.defines,
         parameters: design.parameters,
         specFiles: flags.spec.map((f) => resolve(f)),
-        top: flags.top,
+        top: flags.top ?? design.top,
         instanceName: flags.instance,
         engine: 'llm',
         targets: {},

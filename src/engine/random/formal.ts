@@ -16,14 +16,17 @@ export interface FormalStageOptions {
   timeoutSeconds: number;
   /** Bound of one point's SAT problem, seconds. */
   pointTimeoutSeconds: number;
+  /** Longest induction and witness search, cycles. */
+  maxDepth: number;
 }
 
 /**
  * Per run: half the search budget, between 20 s and 60 s (loading Yosys alone takes seconds on a loaded machine).
- * Per point: 5 s.
+ * Per point: 5 s. Depth 8: the search reaches deep points by itself (counter holds), and a point past the bound
+ * costs the whole bound.
  */
 export function formalBounds(budgetMs: number): FormalStageOptions {
-  return { timeoutSeconds: Math.min(60, Math.max(20, Math.round(budgetMs / 2000))), pointTimeoutSeconds: 5 };
+  return { timeoutSeconds: Math.min(60, Math.max(20, Math.round(budgetMs / 2000))), pointTimeoutSeconds: 5, maxDepth: 8 };
 }
 
 const isHole = (p: CoveragePoint) => p.count === 0 && (p.kind === 'line' || p.kind === 'branch');
@@ -50,6 +53,7 @@ export async function proveSearchHoles(ctx: RunContext, services: EngineServices
         parameters: ctx.design.parameters,
         timeoutSeconds: opts.timeoutSeconds,
         pointTimeoutSeconds: opts.pointTimeoutSeconds,
+        maxDepth: opts.maxDepth,
       },
       { logger: services.logger, signal: services.signal },
     );

@@ -5,13 +5,13 @@
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { countersOf, literalsOf, unreachableDefaults } from '../../hdl';
+import { countersOf, fsmModels, literalsOf, unreachableDefaults } from '../../hdl';
 import {
-  buildSimulation,
+  buildWithFsm,
   findHoles,
   lineCoverage,
   mergePoints,
-  readCoverageFile,
+  readCoverageWithFsm,
   runSimulation,
   scopeToTop,
   summarize,
@@ -158,7 +158,9 @@ export async function runRandomSearch(
   const harnessPath = join(ctx.workDir, 'chorus_vector_harness.sv');
   await writeFileAtomic(harnessPath, harnessSource(plan, tbName));
   emit({ type: 'roundStart', round: 1 });
-  const build = await buildSimulation({ dutFiles: ctx.rtlFiles, testbench: harnessPath, tbTop: tbName }, sim);
+  // With the FSM probe: new FSM states and arcs count as progress like any other point.
+  const fsms = fsmModels(ctx.rtlFiles.map((f) => ({ name: f, content: ctx.sources.get(f) ?? '' })));
+  const { build, plan: fsmPlan } = await buildWithFsm({ dutFiles: ctx.rtlFiles, testbench: harnessPath, tbTop: tbName }, fsms, sim);
   emit({ type: 'build', round: 1, status: build.status, ms: build.ms, diagnostics: build.diagnostics });
   if (build.status !== 'ok' || !build.binary) {
     const d = build.diagnostics[0];
@@ -226,7 +228,7 @@ export async function runRandomSearch(
       services.logger.debug(`candidate ${runs}: ${run.status}, no coverage written`);
       return null;
     }
-    return readCoverageFile(covPath, ctx.rtlFiles);
+    return (await readCoverageWithFsm(covPath, ctx.rtlFiles, fsmPlan)).points;
   };
 
   const reaches = async (rows: Row[], gain: Set<string>): Promise<boolean> => {
@@ -322,9 +324,8 @@ export async function runRandomSearch(
   };
 
   /**
-   * The formal stage runs beside the search (Yosys in a worker thread while the harness simulates): started when
-   * the search stalls, its verdicts land in the run's ledger; once it is done each witness trace is run through
-   * the harness like any candidate.
+   * The formal stage (Yosys in a worker thread): started when the search stalls, its verdicts land in the run's
+   * ledger; once it is done each witness trace is run through the harness like any candidate.
    */
   const formalAbort = new AbortController();
   const stopFormal = () => formalAbort.abort();
@@ -377,7 +378,12 @@ export async function runRandomSearch(
       else if (runs > 0 && sinceNew >= Math.min(opts.stallRuns, Math.max(MIN_STALL_RUNS, 2 * lastNewAt))) stop = 'stalled';
       // The formal stage once the search stalls (or would stop): a proven rest ends the run, witnesses go on.
       const stalling = sinceNew >= FORMAL_AFTER_RUNS || Date.now() - lastNewTime >= Math.max(FORMAL_AFTER_MIN_MS, opts.budgetMs * FORMAL_AFTER_BUDGET_SHARE);
-      if (opts.formal && !formalRun && runs > 0 && (stop || stalling) && hasStructuralHoles(merged)) startFormal(opts.formal);
+      if (opts.formal && !formalRun && runs > 0 && (stop || stalling) && hasStructuralHoles(merged)) {
+        // The search waits for it: on two loaded cores Yosys beside the simulator slows both more than it saves.
+        startFormal(opts.formal);
+        await formalRun;
+        continue;
+      }
       if (stop && formalRun && !formalCollected) {
         // The search is done: what the formal stage says decides whether the run is closed (it is bounded).
         await formalRun;
@@ -516,7 +522,7 @@ export async function runRandomSearch(
       const rows = testbenchRows(order.map((i) => seqs[i]));
       const run = await runRows(tableStimulus(rows), rows.reduce((a, r) => a + r.cycles, 0));
       if (!run.written) return;
-      const hit = hitKeys(await readCoverageFile(covPath, ctx.rtlFiles));
+      const hit = hitKeys((await readCoverageWithFsm(covPath, ctx.rtlFiles, fsmPlan)).points);
       const missed = (i: number) => [...gains[i]].filter((k) => !hit.has(k)).length;
       let best = 0;
       for (let pos = 1; pos < order.length; pos++) if (missed(order[pos]) > (best ? missed(order[best]) : 0)) best = pos;
@@ -546,7 +552,7 @@ export async function runRandomSearch(
       points: [],
     });
     if (!run.written) return failed(`The emitted testbench's stimulus wrote no coverage (${run.status}): ${run.output.slice(-400)}`);
-    const points = scopeToTop(await readCoverageFile(covPath, ctx.rtlFiles), ctx.top.name);
+    const points = scopeToTop((await readCoverageWithFsm(covPath, ctx.rtlFiles, fsmPlan)).points, ctx.top.name);
     if (!points.length) return failed(`No coverage of the DUT top module '${ctx.top.name}' was measured.`);
     const sources = new Map<string, string>();
     for (const f of ctx.rtlFiles) sources.set(f, ctx.sources.get(f) ?? (await readFile(f, 'utf8').catch(() => '')));

@@ -32,8 +32,13 @@ export interface LocalBackendOptions {
   label?: string;
   /** LoRA adapters applied to this backend's context over the (shared) base model. */
   lora?: { filePath: string; scale?: number }[];
-  /** Calls that generate side by side on a GPU, one context sequence each (a CPU always uses one). Default 1. */
+  /** Calls that generate side by side on a GPU, one context sequence each. Default 1. */
   parallel?: number;
+  /**
+   * Sequences on a CPU. Default 1: calls take turns on one sequence, so a round's candidates evaluate their shared
+   * prompt once; more sequences evaluate it once each, in one batch.
+   */
+  cpuSequences?: number;
 }
 
 interface Slot {
@@ -72,9 +77,9 @@ export class LocalBackend implements ChatBackend {
   }
 
   /** Loads the model if needed and says how it runs: compute backend, chat format read from the GGUF, context size. */
-  async info(signal?: AbortSignal): Promise<{ compute: string; chatFormat: string; contextSize: number }> {
+  async info(signal?: AbortSignal): Promise<{ compute: string; chatFormat: string; contextSize: number; sequences: number }> {
     const l = await this.ensureLoaded(signal);
-    return { compute: l.compute, chatFormat: l.slots[0].chat.chatWrapper.wrapperName, contextSize: l.context.contextSize };
+    return { compute: l.compute, chatFormat: l.slots[0].chat.chatWrapper.wrapperName, contextSize: l.context.contextSize, sequences: l.slots.length };
   }
 
   async compute(signal?: AbortSignal): Promise<string> {
@@ -137,7 +142,7 @@ export class LocalBackend implements ChatBackend {
               const context = await model.createContext({
                 contextSize: this.opts.contextSize ?? { min: Math.min(4096, max), max },
                 threads: threadsSetting(this.opts.threads),
-                sequences: llama.gpu === false ? 1 : Math.max(1, this.opts.parallel ?? 1),
+                sequences: Math.max(1, (llama.gpu === false ? this.opts.cpuSequences : this.opts.parallel) ?? 1),
                 createSignal: signal,
                 ...(lora ? { lora } : {}),
               });

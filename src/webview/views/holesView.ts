@@ -41,6 +41,7 @@ export function holesList(ctx: ViewContext, run: RunModel, showAll: boolean, onS
       h('span', { class: 'hole-kinds' }, describeKinds(g.kinds)),
       h('span', { class: 'hole-detail' }, details),
       g.proof !== undefined ? h('span', { class: 'hole-proof' }, `proven unreachable: ${g.proof}`) : null,
+      g.formal !== undefined ? h('span', { class: 'hole-proof hole-formal' }, `formal engine: ${g.formal}`) : null,
       g.source ? h('code', { class: 'hole-source' }, g.source) : null,
     );
     button.addEventListener('click', () => ctx.post({ type: 'revealHole', file: g.file, line: g.line, runId: run.info.runId }));

@@ -1,5 +1,5 @@
 /** One round of a run: the model's reply streaming in, its testbench, the stages, coverage and feedback. */
-import { shownKinds, totalsOf, type CoverageSummary, type Targets } from '../../protocol';
+import { overallPct, shownKinds, totalsOf, type CandidateRun, type CoverageSummary, type Targets } from '../../protocol';
 import { fill, h } from '../dom';
 import { shortNames } from '../fileNames';
 import { formatDelta, formatMs, formatPct, KIND_LABEL, STATUS_TEXT } from '../format';
@@ -33,9 +33,10 @@ export class RoundCard implements EntryView {
   private readonly parseNote = h('p', { class: 'parse-note', hidden: true });
   private readonly diagnostics = h('ul', { class: 'diagnostics', hidden: true });
   private readonly coverage = h('div', { class: 'coverage-rows', hidden: true });
+  private readonly candidates = h('details', { class: 'candidates', hidden: true });
   private readonly feedback = h('details', { class: 'feedback', hidden: true });
   private readonly foot = h('footer', { class: 'card-foot', hidden: true });
-  private seen = { text: -1, testbench: undefined as string | undefined, stages: '', coverage: '', feedback: '', foot: '', diag: -1, thinkingOpen: false };
+  private seen = { text: -1, testbench: undefined as string | undefined, stages: '', coverage: '', candidates: '', feedback: '', foot: '', diag: -1, thinkingOpen: false };
 
   constructor(
     private readonly ctx: ViewContext,
@@ -55,6 +56,7 @@ export class RoundCard implements EntryView {
       this.parseNote,
       this.diagnostics,
       this.coverage,
+      this.candidates,
       this.feedback,
       this.foot,
     );
@@ -79,6 +81,7 @@ export class RoundCard implements EntryView {
     this.updateTestbench(round);
     this.updateDiagnostics(round);
     this.updateCoverage(run, round);
+    this.updateCandidates(round);
     this.updateFeedback(round);
     this.updateFoot(round);
   }
@@ -189,6 +192,40 @@ export class RoundCard implements EntryView {
         `Round ${this.index} coverage: ${shownKinds(cov).map((k) => `${k} ${formatPct(totalsOf(cov, k).pct)}`).join(', ')}.`,
       );
     }
+  }
+
+  /** Every candidate of the round: who wrote it and how it measured, the kept one first; each can be opened. */
+  private updateCandidates(round: RoundModel): void {
+    const list = round.candidates ?? [];
+    const sig = JSON.stringify(list.map((c) => [c.expert, c.status, c.kept, c.testbench?.length]));
+    if (sig === this.seen.candidates) return;
+    this.seen.candidates = sig;
+    this.candidates.hidden = list.length === 0;
+    if (!list.length) return;
+    const kept = list.find((c) => c.kept);
+    fill(
+      this.candidates,
+      h('summary', {}, `${list.length} candidates${kept ? ` · kept: ${kept.expert}` : ''}`),
+      h('ol', { class: 'candidate-list' }, ...list.map((c, i) => this.candidateRow(c, i))),
+    );
+  }
+
+  private candidateRow(c: CandidateRun, position: number): HTMLElement {
+    const status = c.status === 'error' ? `failed${c.error ? `: ${c.error}` : ''}` : c.status in STATUS_TEXT ? STATUS_TEXT[c.status as keyof typeof STATUS_TEXT] : c.status.replace(/_/g, ' ');
+    const testbench = c.testbench;
+    let open: HTMLElement | null = null;
+    if (testbench !== undefined) {
+      open = h('button', { class: 'candidate-open', type: 'button', 'aria-label': `Open the testbench of candidate ${position + 1} (${c.expert})` }, 'Open');
+      open.addEventListener('click', () => this.ctx.post({ type: 'openTestbench', runId: this.runId, round: this.index, testbench }));
+    }
+    return h(
+      'li',
+      { class: c.kept ? 'candidate kept' : 'candidate' },
+      h('span', { class: 'candidate-expert' }, c.expert),
+      h('span', { class: 'candidate-status' }, c.kept ? `kept · ${status}` : status),
+      h('span', { class: 'candidate-cov' }, c.status === 'ok' ? formatPct(overallPct(c.coverage)) : '–'),
+      open,
+    );
   }
 
   private updateFeedback(round: RoundModel): void {

@@ -57,6 +57,13 @@ export class Uri {
   }
 }
 
+export class RelativePattern {
+  constructor(
+    readonly base: unknown,
+    readonly pattern: string,
+  ) {}
+}
+
 export class Position {
   constructor(
     readonly line: number,
@@ -271,6 +278,10 @@ export const stub = {
   activeTextEditor: undefined as FakeEditor | undefined,
   visibleTextEditors: [] as FakeEditor[],
   visibleEditorsChanged: new EventEmitter<FakeEditor[]>(),
+  activeEditorChanged: new EventEmitter<FakeEditor | undefined>(),
+  /** What `workspace.findFiles` answers, and the patterns it was asked for. */
+  files: [] as Uri[],
+  findFilesCalls: [] as { include: unknown; exclude: unknown; max: unknown }[],
   clipboard: '',
   reset(): void {
     this.trusted = true;
@@ -290,6 +301,8 @@ export const stub = {
     this.webviews = [];
     this.activeTextEditor = undefined;
     this.visibleTextEditors = [];
+    this.files = [];
+    this.findFilesCalls = [];
     this.clipboard = '';
   },
 };
@@ -366,6 +379,7 @@ export const window = {
     return stub.visibleTextEditors;
   },
   onDidChangeVisibleTextEditors: stub.visibleEditorsChanged.event,
+  onDidChangeActiveTextEditor: stub.activeEditorChanged.event,
   createOutputChannel: () => ({ info() {}, warn() {}, error() {}, debug() {}, trace() {}, show() {}, dispose() {} }),
   createStatusBarItem: () => {
     const item = { text: '', visible: false, name: '', show() { item.visible = true; }, hide() {}, dispose() {} } as {
@@ -437,6 +451,10 @@ export const workspace = {
     return makeDocument(Uri.parse(`untitled:Untitled-${Math.random().toString(36).slice(2)}`), arg.content ?? '', arg.language);
   },
   createFileSystemWatcher: () => ({ dispose() {} }),
+  findFiles: async (include: unknown, exclude?: unknown, max?: unknown) => {
+    stub.findFilesCalls.push({ include, exclude, max });
+    return stub.files;
+  },
   onDidChangeConfiguration: configurationChanged.event,
   onDidSaveTextDocument: saved.event,
   onDidChangeTextDocument: documentChanged.event,
