@@ -170,13 +170,14 @@ copyIn('dist', (src) => !src.endsWith('.map'));
 copyIn('media');
 for (const f of readdirSync(join(root, 'models')).filter((f) => /^manifest.*\.json$/.test(f))) copyIn(join('models', f));
 for (const f of ['LICENSE', '.vscodeignore']) copyIn(f);
-// vsce cannot resolve relative image links without a public repository URL, so the packaged README leaves the
-// screenshots (and the sentence about them) out.
+// vsce cannot resolve relative links without a public repository URL, so the packaged README leaves the
+// screenshots (and the sentence about them) out, and keeps a link to a repository file as its text.
 writeFileSync(
   join(stage, 'README.md'),
   readFileSync(join(root, 'README.md'), 'utf8')
     .replace(/^!\[[^\]]*\]\(docs\/images\/[^)]+\)\n\n?/gm, '')
-    .replace(/^These pictures are screenshots[^]*?refreshes them\)\.\n\n?/m, ''),
+    .replace(/^These pictures are screenshots[^]*?refreshes them\)\.\n\n?/m, '')
+    .replace(/(?<!!)\[([^\]]+)\]\((?![a-z]+:|#)[^)]+\)/g, '$1'),
 );
 
 // The staged manifest has no scripts (vsce would run `vscode:prepublish`) and no dev dependencies.

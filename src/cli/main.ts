@@ -32,9 +32,11 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** Exits once stdout has taken everything written: process.exit would cut a large `--json` result to a pipe at 64 KiB. */
+function exitAfterOutput(code: number): void {
+  process.stdout.write('', () => process.exit(code));
+}
+
 if (require.main === module) {
-  main(process.argv).then(
-    (code) => process.exit(code),
-    () => process.exit(1),
-  );
+  main(process.argv).then(exitAfterOutput, () => exitAfterOutput(1));
 }

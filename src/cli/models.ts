@@ -45,7 +45,9 @@ export function cliModels(flags: ModelFlags, ctx: CliContext): ModelProvider & {
   // Experts are opened once per command (a bench shares them between items) and closed with it.
   let experts: Promise<OpenedExperts> | undefined;
   const openExpertSet = (signal: AbortSignal): Promise<OpenedExperts> => {
-    experts ??= openModelExperts(expertUris, { ...backendOptions(signal), baseModel: model }).then((set) => {
+    // Each expert gets the sequences for its share of a round's candidates (one each by default).
+    const share = flags.candidates ? Math.ceil(flags.candidates / expertUris.length) : 1;
+    experts ??= openModelExperts(expertUris, { ...backendOptions(signal), parallel: share, baseModel: model }).then((set) => {
       opened.push(...set.experts);
       return set;
     });

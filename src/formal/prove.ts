@@ -17,7 +17,7 @@ export interface ProveServices {
   logger?: Logger;
 }
 
-const BATCH = 8;
+const BATCH = 4;
 /** Points still open after the shallow pass go to Yosys in smaller batches: a run stopped at its bound keeps more. */
 const DEEP_BATCH = 6;
 /** The first induction pass stops at this length: most proofs close within it, and a deep point cannot hold the rest up. */

@@ -49,10 +49,15 @@ export function conditionalArms(text: string): string[] {
   return [t];
 }
 
+/** Outer parentheses and casts (`States'(x)`, `state_t'(x)`) removed: a cast of a state is that state. */
 function unwrap(text: string): string {
   let t = text.trim();
-  while (t.startsWith('(') && t.endsWith(')') && closesAtEnd(t)) t = t.slice(1, -1).trim();
-  return t;
+  for (;;) {
+    const cast = /^[A-Za-z_][\w$]*(?:::[A-Za-z_][\w$]*)?'(?=\()/.exec(t);
+    if (cast && closesAtEnd(t.slice(cast[0].length))) t = t.slice(cast[0].length);
+    else if (t.startsWith('(') && t.endsWith(')') && closesAtEnd(t)) t = t.slice(1, -1).trim();
+    else return t;
+  }
 }
 
 function closesAtEnd(t: string): boolean {

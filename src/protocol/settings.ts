@@ -1,6 +1,6 @@
 /** The `chorus.*` settings as one typed value, read and validated the same way by the extension and the server. */
 import { parseByteSize } from './byteSize';
-import { DEFAULT_TARGETS, type TargetMetric, type Targets } from './coverage';
+import { DEFAULT_TARGETS, FSM_KINDS, type TargetMetric, type Targets } from './coverage';
 import type { EngineName } from './loop';
 
 export type EngineSetting = EngineName | 'auto';
@@ -24,6 +24,10 @@ export interface ChorusSettings {
   threads: number;
   /** Longest model reply in tokens. */
   maxTokens: number;
+  /** Candidate testbenches per LLM round (issue 20); 0: the default (1; 4 on a local GPU; one per expert). */
+  candidates: number;
+  /** Experts the candidates are spread over: `.gguf`, `lora:<adapter.gguf>`, `endpoint:<model>`, URLs, `replay:` files. */
+  experts: string[];
   temperature: number;
   thinking: ThinkingSetting;
   /** Endpoint: longest wait for an answer to start, and longest silence mid-reply. */
@@ -52,7 +56,7 @@ export const SETTINGS_SECTION = 'chorus';
 const ENGINES: readonly EngineSetting[] = ['auto', 'random', 'llm', 'hybrid'];
 const GPUS: readonly GpuSetting[] = ['auto', 'cuda', 'vulkan', 'metal', 'cpu'];
 const THINKING: readonly ThinkingSetting[] = ['auto', 'on', 'off'];
-const METRICS: readonly TargetMetric[] = ['line', 'branch', 'toggle', 'overall'];
+const METRICS: readonly TargetMetric[] = ['line', 'branch', 'toggle', 'fsm_state', 'fsm_arc', 'expr', 'overall'];
 
 export const DEFAULT_SETTINGS: ChorusSettings = {
   model: '',
@@ -66,6 +70,8 @@ export const DEFAULT_SETTINGS: ChorusSettings = {
   contextSize: 0,
   threads: 0,
   maxTokens: 16384,
+  candidates: 0,
+  experts: [],
   temperature: 0.7,
   thinking: 'auto',
   requestTimeoutSeconds: 300,
@@ -80,6 +86,12 @@ export const DEFAULT_SETTINGS: ChorusSettings = {
 function str(cfg: ConfigurationLike, key: string, fallback: string): string {
   const v = cfg.get(key);
   return typeof v === 'string' ? v.trim() : fallback;
+}
+
+/** A list of non-empty strings; anything else in it is left out. */
+function strings(cfg: ConfigurationLike, key: string): string[] {
+  const v = cfg.get(key);
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim()) : [];
 }
 
 function int(cfg: ConfigurationLike, key: string, fallback: number, min: number, max: number): number {
@@ -113,8 +125,9 @@ export function sanitizeTargets(value: unknown): Targets {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return { ...DEFAULT_TARGETS };
   const out: Targets = {};
   for (const [key, pct] of Object.entries(value)) {
-    const metric = METRICS.find((m) => m === key);
-    if (metric && typeof pct === 'number' && pct >= 0 && pct <= 100) out[metric] = pct;
+    // `fsm` stands for both FSM kinds, as in `--target fsm=100`.
+    const metrics = key === 'fsm' ? FSM_KINDS : METRICS.filter((m) => m === key);
+    if (typeof pct === 'number' && pct >= 0 && pct <= 100) for (const metric of metrics) out[metric] = pct;
   }
   return Object.keys(out).length ? out : { ...DEFAULT_TARGETS };
 }
@@ -138,6 +151,8 @@ export function readSettings(cfg: ConfigurationLike, warn: (message: string) => 
     contextSize: int(cfg, 'contextSize', d.contextSize, 0, 1 << 20),
     threads: int(cfg, 'threads', d.threads, 0, 1024),
     maxTokens: int(cfg, 'maxTokens', d.maxTokens, 16, 1 << 20),
+    candidates: int(cfg, 'candidates', d.candidates, 0, 64),
+    experts: strings(cfg, 'experts'),
     temperature: num(cfg, 'temperature', d.temperature, 0, 2),
     thinking: oneOf(cfg, 'thinking', THINKING, d.thinking),
     requestTimeoutSeconds: int(cfg, 'requestTimeoutSeconds', d.requestTimeoutSeconds, 1, 86_400),

@@ -6,7 +6,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { readFilelist } from '../engine';
+import { readFilelist, type Filelist } from '../engine';
 import { ChorusError, type DesignSettings } from '../protocol';
 
 export interface ResolvedDesign {
@@ -36,6 +36,22 @@ async function isFolder(path: string): Promise<boolean> {
   }
 }
 
+/**
+ * Reads a filelist as a simulator started in the workspace folder reads it (`-f`); a list whose paths do not resolve
+ * there is read as `-F` reads it, relative to its own folder. The first way's error is the one reported.
+ */
+export async function readWorkspaceFilelist(list: string, folder: string | undefined): Promise<Filelist> {
+  const own = dirname(list);
+  try {
+    return await readFilelist(list, { cwd: folder ?? own });
+  } catch (err) {
+    if (!folder || folder === own) throw err;
+    return readFilelist(list, { cwd: own }).catch(() => {
+      throw err;
+    });
+  }
+}
+
 /** A filelist error as the user should read it: the list and line when it has them, and the setting it came from. */
 function filelistError(err: unknown, list: string, setting: string): unknown {
   if (!(err instanceof ChorusError) || err.kind !== 'bad_input') return err;
@@ -55,8 +71,7 @@ export async function resolveDesign(settings: DesignSettings, document: string, 
   const out: ResolvedDesign = { includeDirs: [], defines: {}, parameters: { ...settings.topParameters } };
   if (settings.filelist) {
     const list = resolve(base, settings.filelist);
-    // Its paths are relative to the working folder: the workspace folder, else the list's own.
-    const fl = await readFilelist(list, { cwd: folder ?? dirname(list) }).catch((err: unknown) => {
+    const fl = await readWorkspaceFilelist(list, folder).catch((err: unknown) => {
       throw filelistError(err, list, settings.filelist);
     });
     if (fl.libraryFiles.length || fl.libraryDirs.length) {

@@ -39,6 +39,11 @@ export function hoverAt(doc: TextDocument, pos: Position, lines: LineCoverage[],
       parts.push(`- ${b.label}: ${b.count > 0 ? `${b.count}×` : proven ? 'never taken (proven unreachable)' : '**never taken**'}`);
     }
     if (here.missingToggles.length) parts.push(`- toggles never seen: ${here.missingToggles.slice(0, 8).join(', ')}`);
+    // FSM states (on their case item) and arcs (on their assignment).
+    for (const f of here.fsm ?? []) {
+      const what = f.kind === 'fsm_state' ? 'state' : 'arc';
+      parts.push(`- FSM ${what} ${f.label}: ${f.count > 0 ? `${f.count}×` : f.kind === 'fsm_state' ? '**never visited**' : '**never taken**'}`);
+    }
   }
   parts.push(...verdictLines(holes.filter((h) => h.file === file && h.line === pos.line + 1 && h.kind !== 'toggle')));
   if (!parts.length) return null;

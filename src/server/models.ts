@@ -3,7 +3,7 @@
  * runs, released on idle or shutdown. Its state goes to the client as `chorus/modelStatus`.
  */
 import type { Connection } from 'vscode-languageserver';
-import { BackendPool, chooseEngine, findModel, openModel, type ModelProvider } from '../engine';
+import { BackendPool, chooseEngine, findModel, GPU_CANDIDATES, openModel, openModelExperts, type ModelProvider, type OpenedExperts } from '../engine';
 import { ChorusError, Notifications, type ChorusSettings, type EngineName, type Logger, type ModelStatus } from '../protocol';
 import { sendNotification } from './rpc';
 
@@ -12,6 +12,7 @@ export class ModelHost {
   private last: ModelStatus = { state: 'not_configured' };
   /** What `chooseEngine` picks for `auto` with the window's settings; updated by `settingsChanged`. */
   private autoEngine: EngineName = 'random';
+  private expertSet?: { key: string; opened: Promise<OpenedExperts> };
 
   constructor(
     private readonly connection: Connection,
@@ -41,10 +42,61 @@ export class ModelHost {
   provider(settings: ChorusSettings, modelOverride?: string): ModelProvider {
     const model = modelOverride || findModel(settings.model, settings.endpoint, this.modelDirs);
     const endpoint = !modelOverride && settings.endpoint ? { baseUrl: settings.endpoint, model: settings.apiModel || undefined, apiKey: process.env.CHORUS_API_KEY } : undefined;
+    const experts = modelOverride ? [] : settings.experts;
     return {
-      configured: () => model || endpoint?.baseUrl,
-      open: (signal) => this.open(settings, model, endpoint, signal),
+      configured: () => model || endpoint?.baseUrl || experts[0],
+      open: (signal) => (!model && !endpoint && experts.length ? this.firstExpert(settings, experts, signal) : this.open(settings, model, endpoint, signal)),
+      ...(experts.length ? { experts: (signal: AbortSignal) => this.openExperts(settings, experts, model, endpoint, signal) } : {}),
     };
+  }
+
+  /**
+   * The experts of `chorus.experts`, opened once per settings and kept warm beside the pool (a LoRA expert shares its
+   * base with the pool's model); replay experts answer in order, so they are opened afresh for each run.
+   */
+  private openExperts(
+    settings: ChorusSettings,
+    uris: string[],
+    model: string | undefined,
+    endpoint: { baseUrl: string; model?: string; apiKey?: string } | undefined,
+    signal: AbortSignal,
+  ): Promise<OpenedExperts> {
+    const key = JSON.stringify({ uris, model, endpoint: endpoint?.baseUrl, gpu: settings.gpu, ctx: settings.contextSize, threads: settings.threads, k: settings.candidates });
+    const open = () =>
+      openModelExperts(uris, {
+        logger: this.logger,
+        signal,
+        baseModel: model,
+        gpu: settings.gpu === 'cpu' ? false : settings.gpu,
+        contextSize: settings.contextSize || undefined,
+        threads: settings.threads || undefined,
+        // Each expert gets the sequences for its share of a round's candidates (one each by default).
+        parallel: settings.candidates ? Math.ceil(settings.candidates / uris.length) : 1,
+        modelDirs: this.modelDirs,
+        endpoint: endpoint && { ...endpoint, responseTimeoutMs: settings.requestTimeoutSeconds * 1000, idleTimeoutMs: settings.requestTimeoutSeconds * 1000 },
+      });
+    if (uris.some((u) => u.startsWith('replay:'))) return open();
+    if (this.expertSet?.key !== key) {
+      void this.releaseExperts();
+      const opened = open();
+      // A failed or cancelled opening is tried again by the next run.
+      opened.catch(() => this.expertSet?.opened === opened && (this.expertSet = undefined));
+      this.expertSet = { key, opened };
+    }
+    return this.expertSet.opened;
+  }
+
+  private async firstExpert(settings: ChorusSettings, uris: string[], signal: AbortSignal) {
+    const set = await this.openExperts(settings, uris, undefined, undefined, signal);
+    if (set.experts[0]) return set.experts[0];
+    throw new ChorusError('bad_input', `No expert in chorus.experts could be opened: ${set.failures.map((f) => `${f.expert}: ${f.message}`).join('; ')}.`);
+  }
+
+  private async releaseExperts(): Promise<void> {
+    const set = this.expertSet;
+    this.expertSet = undefined;
+    const opened = await set?.opened.catch(() => undefined);
+    await Promise.all((opened?.experts ?? []).map((b) => b.dispose().catch(() => undefined)));
   }
 
   private async open(settings: ChorusSettings, model: string | undefined, endpoint: { baseUrl: string; model?: string; apiKey?: string } | undefined, signal: AbortSignal) {
@@ -59,6 +111,7 @@ export class ModelHost {
       ctx: settings.contextSize,
       threads: settings.threads,
       timeout: settings.requestTimeoutSeconds,
+      candidates: settings.candidates,
     });
     try {
       return await this.pool.get(key, () =>
@@ -69,6 +122,8 @@ export class ModelHost {
           gpu: settings.gpu === 'cpu' ? false : settings.gpu,
           contextSize: settings.contextSize || undefined,
           threads: settings.threads || undefined,
+          // A round's candidates generate side by side on a GPU, one context sequence each.
+          parallel: settings.candidates || GPU_CANDIDATES,
           modelDirs: this.modelDirs,
           endpoint: endpoint && { ...endpoint, responseTimeoutMs: settings.requestTimeoutSeconds * 1000, idleTimeoutMs: settings.requestTimeoutSeconds * 1000 },
         }),
@@ -80,6 +135,7 @@ export class ModelHost {
   }
 
   async dispose(): Promise<void> {
+    await this.releaseExperts();
     await this.pool.disposeAll();
   }
 }

@@ -72,6 +72,7 @@ export class RunManager {
         budgetSeconds: params.budgetSeconds,
         simTimeoutSeconds: settings.simTimeoutSeconds,
         contextSize: settings.contextSize || undefined,
+        ...(settings.candidates ? { candidates: settings.candidates } : {}),
         ...(settings.promptTemplates ? { promptTemplates: settings.promptTemplates } : {}),
         sampling: {
           temperature: settings.temperature,

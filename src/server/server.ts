@@ -1,5 +1,5 @@
 /** Wires the LSP features and the `chorus/*` messages to the engine. */
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import {
   DiagnosticSeverity,
   DidChangeConfigurationNotification,
@@ -10,10 +10,10 @@ import {
   type TextDocuments,
 } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { ask, findTops, lcov, listModels, readFilelist, topsOf } from '../engine';
+import { ask, findTops, lcov, listModels, topsOf } from '../engine';
 import { ChorusError, DEFAULT_SETTINGS, initOptionsSchema, Notifications, Requests, SETTINGS_SECTION, type GenerateResult, type Logger } from '../protocol';
 import { DocumentAnalyses, isHdlDocument } from './analysis';
-import { DocumentDesigns, folderOf, type ResolvedDesign } from './design';
+import { DocumentDesigns, folderOf, readWorkspaceFilelist, type ResolvedDesign } from './design';
 import { DesignWarnings, holeDiagnostics, syntaxDiagnostics } from './diagnostics';
 import { hoverAt } from './hover';
 import { codeLenses } from './lenses';
@@ -210,8 +210,8 @@ export function createServer(
         const lists: string[] = [];
         for (const list of p.lists) {
           const path = uriToPath(list);
-          // Read as a simulator started in the list's workspace folder reads it; a list that does not read is no candidate.
-          const fl = await readFilelist(path, { cwd: folderOf(path, folders) ?? dirname(path) }).catch(() => undefined);
+          // Read as a run would read it; a list that does not read is no candidate.
+          const fl = await readWorkspaceFilelist(path, folderOf(path, folders)).catch(() => undefined);
           if (fl?.files.includes(file)) lists.push(list);
         }
         return { lists };

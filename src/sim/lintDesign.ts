@@ -103,7 +103,8 @@ async function lintIn(work: string, input: LintInput, opts: LintOptions): Promis
   // Newer Verilators (5.050) dropped `--xml-only` for `--json-only`: the same tree, read by its own parser.
   if (!verilator.features.xmlOnly) {
     const jsonPath = join(work, 'design.json');
-    await pass(['--json-only', '--json-only-output', jsonPath]);
+    // --Mdir: `--json-only` also writes a `.tree.meta.json` there, and must never write into the user's folders.
+    await pass(['--json-only', '--json-only-output', jsonPath, '--Mdir', join(work, 'obj')]);
     return { warnings, portWidths: elaboratedPortWidthsFromJson(await readFile(jsonPath, 'utf8').catch(() => '')) };
   }
   await pass(['--xml-only', '--xml-output', xmlPath]);

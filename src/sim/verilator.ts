@@ -138,35 +138,48 @@ async function probeVerilator(resolved: string, identity: string): Promise<Veril
   const root = userRoot ?? ownRoot ?? '';
   let features = await readProbe(identity, parsed.version);
   if (!features) {
-    features = await probeFeatures(resolved, parsed, env);
-    await writeProbe(identity, features);
+    const probed = await probeFeatures(resolved, parsed, env);
+    features = probed.features;
+    // An undecided flag is taken as absent for now and asked again next time, never cached.
+    if (probed.decided) await writeProbe(identity, features);
   }
   return { path: resolved, ...parsed, root, features };
 }
 
-/** One `<flag> --version` per flag: Verilator parses the options before `--version` and rejects an unknown one. */
-async function accepts(path: string, flag: string[], env: NodeJS.ProcessEnv): Promise<boolean> {
-  return (await runTool(path, [...flag, '--version'], env)).ok;
+/**
+ * One `<flag> --version` per flag: Verilator parses the options before `--version` and rejects an unknown one
+ * ("Invalid option"). undefined when it neither accepted nor rejected it (killed, timed out on a loaded machine).
+ */
+async function accepts(path: string, flag: string[], env: NodeJS.ProcessEnv): Promise<boolean | undefined> {
+  const run = await runTool(path, [...flag, '--version'], env);
+  if (run.ok) return true;
+  return /Invalid option|Unknown option/i.test(run.text) ? false : undefined;
 }
 
-async function probeFeatures(path: string, parsed: { version: string; major: number; minor: number }, env: NodeJS.ProcessEnv): Promise<VerilatorFeatures> {
-  const [coverageSplit, coverageExpr, coverageFsm, unrollLimit, xmlOnly] = await Promise.all([
+async function probeFeatures(
+  path: string,
+  parsed: { version: string; major: number; minor: number },
+  env: NodeJS.ProcessEnv,
+): Promise<{ features: VerilatorFeatures; decided: boolean }> {
+  const verdicts = await Promise.all([
     accepts(path, ['--coverage-line', '--coverage-toggle', '--coverage-user'], env),
     accepts(path, ['--coverage-expr'], env),
     accepts(path, ['--coverage-fsm'], env),
     accepts(path, ['--unroll-limit', '16384'], env),
     accepts(path, ['--xml-only'], env),
   ]);
-  return {
+  const [coverageSplit, coverageExpr, coverageFsm, unrollLimit, xmlOnly] = verdicts.map((v) => v === true);
+  const features: VerilatorFeatures = {
     version: parsed.version,
     coverageSplit,
     coverageExpr,
     coverageFsm,
     unrollLimit,
     xmlOnly,
-    // A property of the coverage data, not a flag (5.040+); coverageFile.ts reads either form by its comments.
+    // A property of the coverage data, not a flag (5.040+); versionPoints.ts reads either form by its comments.
     toggleDirections: atLeast(parsed, 5, 40),
   };
+  return { features, decided: verdicts.every((v) => v !== undefined) };
 }
 
 function probeFile(identity: string): string {

@@ -7,12 +7,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { verilatorPorts } from '../../bench/hdl-verilator-xml';
-import { itemDesign } from '../../src/cli/bench/run';
+import { itemDesign, runBench } from '../../src/cli/bench/run';
 import { parseItems, type BenchItem } from '../../src/cli/bench/schema';
 import { selectDut } from '../../src/engine/plan';
-import { designFlagArgs } from '../../src/sim';
+import { designFlagArgs, lintDesign } from '../../src/sim';
+import { silentLogger } from '../../src/protocol';
 import { ensureFreshCli, runCli } from '../helpers/cli';
 
 const REAL_IP = resolve(__dirname, '../../../shared/corpus/real-ip');
@@ -36,15 +37,20 @@ test('items.jsonl reads as real-IP items: a filelist in place, the top, paramete
   const frame = all.find((i) => i.id === 'axis_fifo_frame')!;
   assert.equal(frame.dut_module_name, 'axis_fifo');
   assert.deepEqual(frame.targets, []);
-  assert.equal(frame.design?.filelist, join(REAL_IP, 'items', 'axis_fifo_frame.f'));
+  // The parameterized variant shares its base item's filelist.
+  assert.equal(frame.design?.filelist, join(REAL_IP, 'items', 'axis_fifo.f'));
   assert.deepEqual(frame.design?.parameters, { DEPTH: '64', FRAME_FIFO: '1', DROP_BAD_FRAME: '1', DROP_WHEN_FULL: '1', MARK_WHEN_FULL: '0' });
 });
 
 for (const item of items()) {
-  test(`${item.id}: the top's ports as analysed equal Verilator's --xml-only elaboration`, async () => {
+  test(`${item.id}: the top's ports as the engine reads them equal Verilator's --xml-only elaboration`, async () => {
     const design = await itemDesign(item.design!);
     const flags = { includeDirs: design.includeDirs, defines: design.defines, parameters: design.parameters };
     const { top } = await selectDut({ files: design.rtlFiles, top: item.dut_module_name, design: flags });
+    // As a run reads them: the analysis, with the widths text cannot evaluate (package functions such as
+    // cf_math_pkg::idx_width, $clog2 of a parameter) taken from the design lint's elaboration (generate.ts).
+    const lint = await lintDesign({ files: design.rtlFiles, top: top.name, ...flags });
+    for (const p of top.ports) p.width = lint.portWidths.get(p.name) ?? p.width;
     const dir = mkdtempSync(join(work, `${item.id}-`));
     const gs = Object.entries(design.parameters ?? {}).map(([k, v]) => `-G${k}=${v}`);
     const reference = verilatorPorts(dir, design.rtlFiles, item.dut_module_name, [...designFlagArgs(flags), ...gs]);
@@ -60,7 +66,7 @@ for (const item of items()) {
 for (const id of ['axis_register', 'cc_fifo_d5_ft', 'axis_arb_mux_rr']) {
   test(`${id}: generate --filelist emits a testbench that, simulated alone, reaches the reported coverage`, async () => {
     const item = items().find((i) => i.id === id)!;
-    const list = `items/${id}.f`;
+    const list = relative(REAL_IP, item.design!.filelist);
     const gs = Object.entries(item.design!.parameters).flatMap(([k, v]) => ['-G', `${k}=${v}`]);
     const tb = join(work, `tb_${id}.sv`);
     const g = await runCli(['generate', '--filelist', list, '--top', item.dut_module_name, ...gs, '--engine', 'random', '--budget-seconds', '5', '--seed', '1', '--out', tb, '--json'], { cwd: REAL_IP, env });
@@ -74,3 +80,19 @@ for (const id of ['axis_register', 'cc_fifo_d5_ft', 'axis_arb_mux_rr']) {
     for (const k of ['line', 'branch', 'toggle']) assert.deepEqual({ k, ...alone[k] }, { k, ...reported[k] });
   });
 }
+
+test('chorus bench runs real-IP items from their filelists with their parameters and reports the coverage reached', async () => {
+  const parsed = parseItems(readFileSync(ITEMS, 'utf8'), dirname(ITEMS)).filter((l) => l.ok && ['cc_lzc', 'cc_fifo_d5_ft'].includes(l.item.id));
+  const report = await runBench(
+    parsed,
+    { engine: 'random', samples: 1, concurrency: 1, budgetSeconds: 3, seed: 1, workDir: mkdtempSync(join(work, 'bench-')), formal: false },
+    { logger: silentLogger, signal: new AbortController().signal },
+  );
+  assert.deepEqual(report.results.map((r) => r.id), ['cc_lzc', 'cc_fifo_d5_ft']);
+  for (const r of report.results) {
+    assert.equal(r.error, undefined, `${r.id}: ${r.error}`);
+    // No targets: nothing to pass, the coverage reached is the result.
+    assert.equal(r.pass, false);
+    assert.ok(r.coverage.line.covered > 0 && r.coverage.toggle.covered > 0, `${r.id}: ${JSON.stringify(r.coverage)}`);
+  }
+});

@@ -18,8 +18,9 @@ import { limitMs } from '../helpers/time-limits';
 
 const fixture = join(__dirname, '..', 'e2e', 'fixtures', 'filelist-design');
 const LINT_SOURCE = 'chorus (Verilator lint)';
-// Diagnostics follow a change by one analysis (a Verilator preprocessor run for the macro file): under 1 s idle.
-const PUBLISH_MS = limitMs(1_000, 1);
+// Diagnostics follow a change by one analysis (a Verilator preprocessor run for the macro file): the first test,
+// two such publishes and a symbol request, took 3.5 s at load average 18.
+const PUBLISH_MS = limitMs(3_500, 18);
 
 let ws: string;
 let topPath: string;
@@ -135,12 +136,19 @@ test('chorus/filelistsFor names the lists that list the document', async () => {
   const lists = [pathToFileURL(join(ws, 'other.f')).toString(), pathToFileURL(join(ws, 'rtl', 'top.f')).toString()];
   assert.deepEqual((await request(lsp.conn, Requests.filelistsFor, { uri: topUri, lists })).lists, [lists[1]]);
   assert.deepEqual((await request(lsp.conn, Requests.filelistsFor, { uri: aluUri, lists })).lists, lists);
+  // A list written for `-F`, its paths relative to its own folder, is read that way when the workspace folder fails.
+  writeFileSync(join(ws, 'rtl', 'self.f'), '+incdir+../include\n+define+ACC_WIDTH=5\nacc_top.sv\n../ip/acc_alu.sv\n');
+  const self = pathToFileURL(join(ws, 'rtl', 'self.f')).toString();
+  assert.deepEqual((await request(lsp.conn, Requests.filelistsFor, { uri: topUri, lists: [self] })).lists, [self]);
+  await setSettings({ filelist: 'rtl/self.f' });
+  assert.equal(portDetail(await symbolsOf(topUri), 'din'), 'input [4:0]');
 });
 
-// A cold Verilator build of this design took 40 s here at load average 9; a warm one 6 s.
-const RUN_MS = limitMs(40_000, 9);
+// A run on this design took 10.7 s here (its first build) and 8.6 s warm, at load average 18; with the whole build
+// cache cold, as on a fresh CI machine, a model-free run took 94 s at load 17 (test/e2e/product.test.ts).
+const RUN_MS = limitMs(93_700, 17);
 
-test('a run on the filelist: its files and folders, and the design\'s lint warnings as diagnostics on the ALU', { timeout: RUN_MS * 2 }, async () => {
+test('a run on the filelist: its files and folders, and the design\'s lint warnings as diagnostics on the ALU', { timeout: RUN_MS }, async () => {
   await setSettings({ filelist: 'rtl/top.f', engine: 'random' });
   const result = await request(lsp.conn, Requests.generate, { uri: topUri, runId: 'fl-1', engine: 'random', seed: 1, budgetSeconds: 5, targets: { line: 100, branch: 100 } });
   assert.equal(result.top, 'acc_top');
@@ -165,7 +173,7 @@ test('a run on the filelist: its files and folders, and the design\'s lint warni
   assert.ok(!(published.get(topUri) ?? []).some((d) => d.source === LINT_SOURCE), 'the top has no lint warning');
 });
 
-test('the next run replaces the lint warnings: fixed in the ALU, they are gone', { timeout: RUN_MS * 2 }, async () => {
+test('the next run replaces the lint warnings: fixed in the ALU, they are gone', { timeout: RUN_MS }, async () => {
   writeFileSync(aluPath, readFileSync(aluPath, 'utf8').replace("y = {1'b0, a} >> 1;", 'y = a >> 1;'));
   published.delete(aluUri);
   const result = await request(lsp.conn, Requests.generate, { uri: topUri, runId: 'fl-2', engine: 'random', seed: 1, budgetSeconds: 5, targets: { line: 100, branch: 100 } });

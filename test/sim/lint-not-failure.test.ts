@@ -2,7 +2,8 @@
 // testbench's own messages; an error in the design is located and says what to do. Real Verilator.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { measureCoverage } from '../../src/sim';
 import { splitDesignWarnings } from '../../src/sim/designWarnings';
 import { lintDesign } from '../../src/sim/lintDesign';
@@ -44,6 +45,8 @@ test('a design with WIDTH and CASEINCOMPLETE warnings builds, simulates, and rep
 test('lintDesign returns the design\'s warnings once', async () => {
   const { warnings, portWidths } = await lintDesign({ files: [alu], top: 'alu_width' });
   assert.deepEqual([...portWidths], [['clk', 1], ['a', 32], ['b', 32], ['op', 2], ['y', 32], ['zero', 1]]);
+  // Nothing written beside the design (5.050's --json-only writes a .tree.meta.json into its --Mdir).
+  assert.ok(!existsSync(join(dirname(alu), 'obj_dir')), 'no obj_dir beside the design');
   assert.deepEqual(
     warnings.map((w) => [w.file, w.line, /\[(\w+)\]$/.exec(w.message)?.[1]?.replace(/^WIDTH(EXPAND|TRUNC)$/, 'WIDTH')]),
     [

@@ -3,11 +3,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChorusError, type CoveragePoint } from '../../src/protocol';
 import { buildFlags, detectVerilator, measureCoverage, summarize, type SimOptions } from '../../src/sim';
+import { elaboratedPortWidthsFromJson } from '../../src/sim/elaboratedPortsJson';
 import { samePointsOnEveryVersion } from '../../src/sim/versionPoints';
 import { repoRoot } from '../helpers/cli';
 import { currentVerilator, expectedSha256, testVerilators } from '../helpers/verilators';
@@ -132,6 +133,12 @@ test('toggle directions merge into one point per bit and `?:` branch arms are le
     samePointsOnEveryVersion(points).map((p) => `${p.kind} ${p.comment} ${p.count}`),
     ['toggle q[0] 5', 'toggle q[1] 0', 'toggle old_style 4', 'branch if 1'],
   );
+});
+
+test('port widths from Verilator 5.050\'s --json-only tree (it has no --xml-only): enum, packed union, inout, packed array', () => {
+  const widths = elaboratedPortWidthsFromJson(readFileSync(fixture('ports-5.050.json'), 'utf8'));
+  assert.deepEqual([...widths], [['e', 3], ['u', 4], ['io', 4], ['pa', 8]]);
+  assert.deepEqual([...elaboratedPortWidthsFromJson('{"truncated')], []);
 });
 
 test('the tools README gives the tarball sha256 the helper checks', () => {

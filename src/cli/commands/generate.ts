@@ -190,7 +190,7 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
     .option('--top <module>', 'DUT top module (found by analysis when omitted)')
     .option('--spec <file>', 'specification file given to the model (repeatable)', collect, [])
     .option('--engine <name>', 'random | llm | hybrid (default: llm when a model is configured or found, else random)', oneOf('--engine', ['random', 'llm', 'hybrid'] as const))
-    .option('--target <targets>', 'coverage targets, e.g. line=100,branch=100,toggle=80', undefined)
+    .option('--target <targets>', 'coverage targets, e.g. line=100,branch=100,toggle=80,fsm=100', undefined)
     .option('--rounds <n>', 'LLM refinement rounds after the first generation (default 3: 1 + 3 generations, as LLM4Cov)', positiveInt('--rounds'))
     .option('--out <path>', 'where to write the testbench (default ./tb_<top>.sv)')
     .option('--force', 'overwrite --out even when CHORUS did not write it')

@@ -153,10 +153,6 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
         stopReason = early === 'cancelled' && run.budgetSpent() ? 'budget' : early;
         break;
       }
-      if (!going.length) {
-        failAfterBest('error', 'Every expert failed: see the errors above.');
-        break;
-      }
       const steering = services.steering?.take() ?? [];
       const current = best;
       const fitted = await fitPrompt((detail) => buildRoundPrompt(opening, current, steering, detail, templates), budget);
