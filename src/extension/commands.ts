@@ -1,7 +1,7 @@
 /** The command table: command id → one small function (the shape of rust-analyzer's editors/code). */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { readLensArgs, type Hole } from '../protocol';
+import { isProven, provenText, readLensArgs, type Hole } from '../protocol';
 import type { Services } from './services';
 import { summaryText } from './format';
 import { selectModel } from './modelPicker';
@@ -81,17 +81,20 @@ async function showCoverage(s: Services, arg?: unknown): Promise<void> {
     return;
   }
   if (!s.gutter.isVisible) await s.gutter.setVisible(true);
-  const holes: Hole[] = entry.holes;
+  // Proven-unreachable points are listed after the holes, marked as such: they are not holes to chase.
+  const holes: Hole[] = [...entry.holes.filter((h) => !isProven(h)), ...entry.holes.filter(isProven)];
   type HoleItem = vscode.QuickPickItem & { file: string; line: number };
   // A hole carries its file's absolute path; the label shows it relative to the workspace.
   const items: HoleItem[] = holes.map((h) => ({
-    label: `$(circle-large-outline) ${vscode.workspace.asRelativePath(h.file)}:${h.line}`,
-    description: `${h.kind}: ${h.detail}${h.unreachable ? ' (likely unreachable)' : ''}`,
+    label: `${isProven(h) ? '$(pass)' : '$(circle-large-outline)'} ${vscode.workspace.asRelativePath(h.file)}:${h.line}`,
+    description: `${h.kind}: ${h.detail}${isProven(h) ? ` (${provenText(h)})` : ''}`,
     detail: h.source,
     file: h.file,
     line: h.line,
   }));
-  const title = `CHORUS: ${entry.top} — ${entry.coverage ? summaryText(entry.coverage) : 'no totals'} — ${holes.length} hole${holes.length === 1 ? '' : 's'}`;
+  const open = holes.filter((h) => !isProven(h)).length;
+  const proven = holes.length - open;
+  const title = `CHORUS: ${entry.top} — ${entry.coverage ? summaryText(entry.coverage) : 'no totals'} — ${open} hole${open === 1 ? '' : 's'}${proven ? `, ${proven} proven unreachable` : ''}`;
   if (!items.length) {
     void vscode.window.showInformationMessage(`${title}: nothing left to cover.`);
     return;
