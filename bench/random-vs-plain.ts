@@ -5,8 +5,8 @@
  * Usage: npx tsx bench/random-vs-plain.ts <items.jsonl | real-ip folder> [--concurrency 2] [--budget-seconds 30]
  *          [--limit N] [--out dir]
  * An ECov-schema JSONL (rtl_files inline) or a folder with items.jsonl whose items name a filelist (`.f`: one file
- * per line, `+incdir+`). Items that need what neither side can be given (parameter overrides, include folders)
- * are skipped and listed. Builds go to a fresh cache (warmed once), so no item is a cache hit from an earlier run.
+ * per line, `+incdir+`). Items that need what neither side can be given here (parameter overrides, include folders)
+ * are skipped and listed: bench/real-ip-vs-plain.ts runs every real-IP item, with both. Builds go to a fresh cache (warmed once), so no item is a cache hit from an earlier run.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

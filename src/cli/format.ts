@@ -27,10 +27,12 @@ export function pctColour(pct: number, target?: number): string {
 }
 
 export function coverageTable(s: CoverageSummary, targets: Targets = {}): string {
-  const rows = shownKinds(s).map((k) => {
+  const kinds = shownKinds(s);
+  const width = Math.max(8, ...kinds.map((k) => k.length));
+  const rows = kinds.map((k) => {
     const t = targets[k];
     const c = totalsOf(s, k);
-    const cells = [k.padEnd(9), `${c.covered}/${c.total}`.padStart(11), pctColour(c.pct, t).padStart(8)];
+    const cells = [k.padEnd(width), `${c.covered}/${c.total}`.padStart(11), pctColour(c.pct, t).padStart(8)];
     if (t !== undefined) cells.push(pc.dim(`target ${t}%`));
     return `  ${cells.join('  ')}`;
   });

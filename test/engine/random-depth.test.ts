@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateToEnd } from '../../src/engine';
-import { analyzeFiles, countersOf } from '../../src/hdl';
+import { analyzeFiles, countersOf, fsmModelsOfFiles } from '../../src/hdl';
 import { lineCoverage, measureCoverage } from '../../src/sim';
 import { silentLogger } from '../../src/protocol';
 import { repoRoot } from '../helpers/cli';
@@ -75,7 +75,7 @@ for (const { name, deepest } of cases) {
     const dir = mkdtempSync(join(tmpdir(), `chorus-deep-${name}-`));
     const tb = join(dir, `tb_${name}.sv`);
     writeFileSync(tb, outcome.testbench);
-    const own = await measureCoverage({ dutFiles: [file], testbench: tb, dutTop: name, timeoutMs: 120_000 }, { logger: silentLogger, workspaceRoot: dir });
+    const own = await measureCoverage({ dutFiles: [file], testbench: tb, dutTop: name, timeoutMs: 120_000, fsms: await fsmModelsOfFiles([file]) }, { logger: silentLogger, workspaceRoot: dir });
     assert.equal(own.status, 'ok');
     assert.equal(own.bounded ?? false, false, 'the testbench ends by $finish, inside the default simulated-time bound');
     assert.deepEqual(own.coverage, outcome.coverage);
@@ -96,6 +96,6 @@ test('without a reset input, the testbench still reaches every point its sequenc
   const dir = mkdtempSync(join(tmpdir(), 'chorus-deep-load_timer-'));
   const tb = join(dir, 'tb_load_timer.sv');
   writeFileSync(tb, outcome.testbench);
-  const own = await measureCoverage({ dutFiles: [file], testbench: tb, dutTop: 'load_timer' }, { logger: silentLogger, workspaceRoot: dir });
+  const own = await measureCoverage({ dutFiles: [file], testbench: tb, dutTop: 'load_timer', fsms: await fsmModelsOfFiles([file]) }, { logger: silentLogger, workspaceRoot: dir });
   assert.deepEqual(own.coverage, outcome.coverage);
 });
