@@ -4,9 +4,9 @@
  * Relative paths are relative to the document's workspace folder, which is also the working folder a top-level
  * filelist is read from (as a simulator started there reads it).
  */
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { readFilelist, type Filelist } from '../engine';
+import { libraryFilesNeeded, readFilelist, type Filelist } from '../engine';
 import { ChorusError, type DesignSettings } from '../protocol';
 
 export interface ResolvedDesign {
@@ -74,11 +74,17 @@ export async function resolveDesign(settings: DesignSettings, document: string, 
     const fl = await readWorkspaceFilelist(list, folder).catch((err: unknown) => {
       throw filelistError(err, list, settings.filelist);
     });
-    if (fl.libraryFiles.length || fl.libraryDirs.length) {
-      throw new ChorusError('bad_input', `The filelist ${list} names -v/-y libraries, which CHORUS does not search yet: list the library files the design uses as sources.`, { file: list });
-    }
     out.filelist = list;
-    if (fl.files.includes(document)) out.files = fl.files;
+    if (fl.files.includes(document)) {
+      // Only the -v/-y library files whose modules the sources use are compiled, as a simulator resolves them.
+      const needed = await libraryFilesNeeded(
+        fl.files,
+        { files: fl.libraryFiles, dirs: fl.libraryDirs, extensions: fl.libraryExtensions },
+        (f) => readFile(f, 'utf8'),
+        (f) => stat(f).then((st) => st.isFile(), () => false),
+      );
+      out.files = [...fl.files, ...needed.files.filter((f) => !fl.files.includes(f))];
+    }
     out.includeDirs.push(...fl.includeDirs);
     Object.assign(out.defines, fl.defines);
   }
