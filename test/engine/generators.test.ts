@@ -60,7 +60,8 @@ test('a sequence stops after the first generator when it met the targets or the 
 
 test('the table knows random, llm and hybrid, and names the choices for anything else', () => {
   const settings = runSettings({ rtlFiles: ['m.sv'], engine: 'llm', targets: {} });
-  assert.deepEqual(settings, { rounds: 3, stallRounds: 2, seed: 1, budgetMs: undefined, simTimeoutMs: 30_000 });
+  assert.deepEqual(settings, { rounds: 3, stallRounds: 2, seed: 1, budgetMs: undefined, simTimeoutMs: 30_000, formal: true });
+  assert.equal(runSettings({ rtlFiles: ['m.sv'], engine: 'random', targets: {}, formal: false }).formal, false, '--no-formal reaches the generators');
   for (const name of ['random', 'llm', 'hybrid'] as const) assert.equal(generatorFor(name, settings).name, name);
   assert.throws(
     () => generatorFor('bogus' as EngineName, settings),
