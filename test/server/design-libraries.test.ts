@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
 import { resolveDesign } from '../../src/server/design';
+import { repoRoot } from '../helpers/cli';
 
-const fixture = resolve(import.meta.dirname, '../fixtures/libraries');
+const fixture = resolve(repoRoot, 'test/fixtures/libraries');
 
 test('a filelist with -v and -y: the sources, then the library files their modules need', async () => {
   const document = resolve(fixture, 'src/lib_top.sv');
