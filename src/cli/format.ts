@@ -36,7 +36,7 @@ export function coverageTable(s: CoverageSummary, targets: Targets = {}): string
     if (t !== undefined) cells.push(pc.dim(`target ${t}%`));
     return `  ${cells.join('  ')}`;
   });
-  return [pc.bold(`  ${'kind'.padEnd(8)}  ${'covered'.padStart(11)}  ${'percent'.padStart(7)}`), ...rows].join('\n');
+  return [pc.bold(`  ${'kind'.padEnd(width)}  ${'covered'.padStart(11)}  ${'percent'.padStart(7)}`), ...rows].join('\n');
 }
 
 /** Toggle holes of one signal collapse into one line: `mem: 17 bit(s) never toggled (mem[1][6], …)`. */

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { coveredGain, emptySummary, metricPct, overallPct, sanitizeTargets, shownKinds, type CoveragePoint, type CoverageSummary } from '../../src/protocol';
 import { formatSummary, parseTargets } from '../../src/engine/targets';
-import { findHoles, holesFeedback, lineCoverage, summarize, toLcov } from '../../src/sim';
+import { findHoles, holesFeedback, lineCoverage, parseCoverageDat, summarize, toLcov } from '../../src/sim';
 
 const point = (kind: CoveragePoint['kind'], line: number, comment: string, count: number): CoveragePoint => ({ file: '/d/fsm.sv', line, column: 0, kind, comment, hierarchy: 'TOP.tb.dut', module: 'fsm', count });
 const base: CoveragePoint[] = [point('line', 3, 'block', 4), point('branch', 4, 'if', 1), point('branch', 4, 'else', 0), point('toggle', 1, 'q', 1)];
@@ -63,4 +63,25 @@ test('line view and lcov: FSM points listed on their lines, branch records of th
   assert.match(lcov, /BRDA:5,1,0,2\nBRDA:5,2,1,2\nBRDA:5,2,2,0\n/);
   assert.match(lcov, /BRDA:6,1,0,0/);
   assert.match(lcov, /BRF:7\nBRH:3/);
+});
+
+test("Verilator's native FSM points get the instance path of the other points and CHORUS's comment form", () => {
+  const key = (fields: Record<string, string>) => Object.entries(fields).map(([k, v]) => `\x01${k}\x02${v}`).join('');
+  const arc = { f: '/d/fsm.sv', l: '7', n: '5', t: 'fsm_arc', page: 'v_fsm_arc/$root', Fv: 'tb.u_fsm.state_q', Ff: 'RUN', Ft: 'FIN' };
+  const text = [
+    '# SystemC::Coverage-3',
+    `C '${key({ ...arc, o: 'tb.u_fsm.state_q::RUN->FIN', h: 'TOP.TOP' })}' 3`,
+    `C '${key({ ...arc, o: 'tb.u_fsm.state_q::ANY->IDLE[reset_include]', Ff: 'ANY', Ft: 'IDLE', h: 'TOP.TOP' })}' 1`,
+    `C '${key({ f: '/d/fsm.sv', l: '7', n: '5', t: 'fsm_state', page: 'v_fsm_state/$root', o: 'tb.u_fsm.state_q::RUN', Fv: 'tb.u_fsm.state_q', h: 'TOP' })}' 2`,
+    '',
+  ].join('\n');
+  const points = parseCoverageDat(text, ['/d/fsm.sv'], 'coverage.dat');
+  assert.deepEqual(
+    points.map((p) => [p.kind, p.hierarchy, p.comment, p.count]),
+    [
+      ['fsm_arc', 'TOP.tb.u_fsm', 'state_q::RUN->FIN', 3],
+      ['fsm_arc', 'TOP.tb.u_fsm', 'state_q::ANY->IDLE[reset]', 1],
+      ['fsm_state', 'tb.u_fsm', 'state_q::RUN', 2],
+    ],
+  );
 });
