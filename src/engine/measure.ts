@@ -6,6 +6,8 @@ import { resolve } from 'node:path';
 import { fsmModelsOfFiles } from '../hdl';
 import { measureCoverage, toLcov, type MeasureResult } from '../sim';
 import type { CoveragePoint, Logger } from '../protocol';
+import { parameterizedTestbench } from './parameterizedTestbench';
+import { selectDut } from './plan';
 
 export type { MeasureResult };
 
@@ -18,6 +20,8 @@ export interface MeasureRequest {
   includeDirs?: string[];
   /** The design's `+define+` macros (`-D`, a filelist). */
   defines?: Record<string, string | undefined>;
+  /** Top parameter overrides (`-G`): applied to the testbench's instantiations of `top`, in a copy. */
+  parameters?: Record<string, string>;
   plusargs?: string[];
   timeoutMs?: number;
   maxSimTime?: number;
@@ -36,6 +40,21 @@ export interface MeasureServices {
 }
 
 export async function measure(req: MeasureRequest, services: MeasureServices): Promise<MeasureResult> {
+  if (!Object.keys(req.parameters ?? {}).length) return measureAsGiven(req, services);
+  // The overrides name parameters the top declares, and go on a copy of the testbench (Verilator's -G reaches
+  // only the top module, here the testbench); messages about the copy name the user's file.
+  const { top } = await selectDut({ files: req.rtlFiles, top: req.top, design: { includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters } });
+  const copy = await parameterizedTestbench(req.testbench, top.name, req.parameters ?? {});
+  try {
+    const result = await measureAsGiven({ ...req, top: top.name, testbench: copy.path }, services);
+    const original = (file: string) => (resolve(file) === copy.path ? req.testbench : file);
+    return { ...result, diagnostics: result.diagnostics.map((d) => ({ ...d, file: original(d.file), message: d.message.replaceAll(copy.path, req.testbench) })) };
+  } finally {
+    await copy.dispose();
+  }
+}
+
+async function measureAsGiven(req: MeasureRequest, services: MeasureServices): Promise<MeasureResult> {
   // The simulator gets the paths as given, so its errors name files as the user typed them.
   const result = await measureCoverage(
     {

@@ -3,7 +3,7 @@
 // generate reported.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureFreshCli, repoRoot, runCli } from '../helpers/cli';
@@ -56,4 +56,44 @@ test('generate -G: the DUT is built and instantiated with the overrides, and the
   const plain = await generate(join(work, 'tb_plain.sv'), []);
   assert.ok(over.toggle.total > plain.toggle.total, `toggle points: ${over.toggle.total} with W=8, ${plain.toggle.total} with W=4`);
   assert.ok(over.branch.covered > plain.branch.covered, `branches hit: ${over.branch.covered} with EXTRA=1, ${plain.branch.covered} with the defaults`);
+});
+
+test('coverage -G: the user\'s testbench measures the overridden DUT, from a copy; its file is left as it was', async () => {
+  const tb = join(work, 'tb_user.sv');
+  const text = [
+    'module tb_user;',
+    '  logic clk = 0, rst = 1;',
+    '  logic [7:0] a = 0;',
+    '  wire [7:0] q;',
+    '  wire flag;',
+    '  param_dut uut (.clk(clk), .rst(rst), .a(a), .q(q), .flag(flag));',
+    '  always #5 clk = ~clk;',
+    '  initial begin',
+    '    repeat (2) @(posedge clk);',
+    '    rst = 0;',
+    '    a = 8\'h80; @(posedge clk);',
+    '    a = 8\'h01; @(posedge clk);',
+    '    a = 8\'hff; @(posedge clk);',
+    '    $finish;',
+    '  end',
+    'endmodule',
+    '',
+  ].join('\n');
+  writeFileSync(tb, text);
+  const measured = async (params: string[]) => {
+    const r = await runCli(['coverage', DUT, '--tb', tb, '--top', 'param_dut', ...params, '--json'], { cwd: work, env });
+    assert.equal(r.code, 0, r.stderr);
+    return (JSON.parse(r.stdout) as { coverage: Figures }).coverage;
+  };
+  const over = await measured(['-G', 'W=8', '-G', 'EXTRA=1']);
+  const plain = await measured([]);
+  assert.ok(over.branch.covered > plain.branch.covered, `branches hit: ${over.branch.covered} with EXTRA=1, ${plain.branch.covered} with the defaults`);
+  assert.ok(over.toggle.total > plain.toggle.total, `toggle points: ${over.toggle.total} with W=8, ${plain.toggle.total} with W=4`);
+  assert.equal(readFileSync(tb, 'utf8'), text, 'the user\'s testbench is not changed');
+
+  const none = join(work, 'tb_none.sv');
+  writeFileSync(none, 'module tb_none;\n  initial $finish;\nendmodule\n');
+  const bad = await runCli(['coverage', DUT, '--tb', none, '--top', 'param_dut', '-G', 'W=8'], { cwd: work, env });
+  assert.equal(bad.code, 2, bad.stderr);
+  assert.match(bad.stderr, /tb_none\.sv.*instantiates no param_dut/);
 });

@@ -77,6 +77,7 @@ async function run(given: string[], flags: CoverageFlags, ctx: CliContext): Prom
       top: flags.top,
       includeDirs: design.includeDirs,
       defines: design.defines,
+      parameters: design.parameters,
       plusargs: flags.plusarg,
       timeoutMs: flags.timeout !== undefined ? Math.round(flags.timeout * 1000) : undefined,
       maxSimTime: flags.maxSimTime,
@@ -128,5 +129,5 @@ export const registerCoverage: RegisterCommand = (program: Command, ctx: CliCont
     .option('--plusarg <arg>', 'plusarg passed to the simulation, such as +seed=3 (repeatable)', collect, [])
     .option('--memory-limit <size>', 'most memory CHORUS and the tool building or running a testbench may hold, e.g. 4G, 2048M (default 4G)', byteSize('--memory-limit'))
     .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'));
-  addDesignOptions(command, false, false).action((rtl: string[], flags: CoverageFlags) => run(rtl, flags, ctx));
+  addDesignOptions(command, false, true).action((rtl: string[], flags: CoverageFlags) => run(rtl, flags, ctx));
 };

@@ -93,8 +93,11 @@ export function withDutParameters(testbench: string, top: string, parameters: Re
   }
   let out = testbench;
   for (const e of edits.reverse()) {
-    const tail = out.slice(e.to).replace(/^\s*/, '');
-    out = out.slice(0, e.from) + e.text + tail;
+    const rest = out.slice(e.to);
+    const space = /^\s*/.exec(rest)?.[0] ?? '';
+    // The line breaks of what is replaced stay, so every later line keeps its number (messages map back).
+    const breaks = (out.slice(e.from, e.to) + space).split('\n').length - 1;
+    out = out.slice(0, e.from) + e.text + '\n'.repeat(breaks) + rest.slice(space.length);
   }
   return { testbench: out, instances: edits.length };
 }
