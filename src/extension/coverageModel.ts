@@ -187,7 +187,19 @@ export function mergeLine(a: LineCoverage, b: LineCoverage): LineCoverage {
     // A bit is missing only if no instance saw it.
     missingToggles: a.missingToggles.filter((t) => b.missingToggles.includes(t)),
     ...(a.kinds || b.kinds ? { kinds: [...new Set([...(a.kinds ?? []), ...(b.kinds ?? [])])] } : {}),
+    ...(a.fsm || b.fsm ? { fsm: mergeFsm(a.fsm ?? [], b.fsm ?? []) } : {}),
   };
+}
+
+/** FSM states and arcs of two records of a line, counts added up by kind and label. */
+function mergeFsm(a: NonNullable<LineCoverage['fsm']>, b: NonNullable<LineCoverage['fsm']>): NonNullable<LineCoverage['fsm']> {
+  const out = new Map<string, { kind: 'fsm_state' | 'fsm_arc'; label: string; count: number }>();
+  for (const f of [...a, ...b]) {
+    const key = `${f.kind}\u0000${f.label}`;
+    const prev = out.get(key);
+    out.set(key, { ...f, count: (prev?.count ?? 0) + f.count });
+  }
+  return [...out.values()];
 }
 
 /** Groups lines and holes by the DUT file they belong to (both carry its absolute path). */

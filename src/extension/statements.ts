@@ -45,9 +45,14 @@ export function statementSpecs(lines: readonly LineCoverage[], holes: readonly H
       line: lc.line,
       // A line whose arms ran has run, even when Verilator put no line point on it.
       executed: Math.max(lc.hits, lc.branches.some((b) => b.count > 0) ? 1 : 0),
-      branches: lc.branches
-        .filter((b) => b.count > 0 || !isProven(armHole(holesOf(lc.line), b.label) ?? {}))
-        .map((b) => ({ label: b.label, executed: b.count })),
+      branches: [
+        ...lc.branches
+          .filter((b) => b.count > 0 || !isProven(armHole(holesOf(lc.line), b.label) ?? {}))
+          .map((b) => ({ label: b.label, executed: b.count })),
+        // FSM states (on their case item) and arcs (on their assignment) as the line's branches: the API has no
+        // FSM kind, and a state visited or an arc taken is an outcome of that line, like a branch arm.
+        ...(lc.fsm ?? []).map((f) => ({ label: `FSM ${f.kind === 'fsm_state' ? 'state' : 'arc'} ${f.label}`, executed: f.count })),
+      ],
     }))
     .filter((s) => s.executed > 0 || !proven(s.line));
 }

@@ -132,3 +132,13 @@ test('the statements of a block proven unreachable share its mark; a line that m
   assert.deepEqual(statementSpecs(lines, holes).map((s) => s.line), [20, 21, 23], 'dead statements are no statements');
   assert.deepEqual(statementSpecs(lines).map((s) => s.line), [16, 17, 18, 20, 21, 22, 23]);
 });
+
+test('FSM states and arcs are branches of their line in the Test Coverage shape, added up over instances', () => {
+  const a: LineCoverage = { ...lc(14, 3), fsm: [{ kind: 'fsm_state', label: 'RUN', count: 2 }, { kind: 'fsm_arc', label: 'IDLE->RUN', count: 0 }] };
+  const b: LineCoverage = { ...lc(14, 1), fsm: [{ kind: 'fsm_state', label: 'RUN', count: 1 }, { kind: 'fsm_arc', label: 'IDLE->RUN', count: 0 }] };
+  const [spec] = statementSpecs([a, b]);
+  assert.deepEqual(spec.branches, [
+    { label: 'FSM state RUN', executed: 3 },
+    { label: 'FSM arc IDLE->RUN', executed: 0 },
+  ]);
+});
