@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { holeDetail } from '../sim';
 import type { CoveragePoint, FormalSummary, Hole } from '../protocol';
-import type { Verdict, Witness } from '../formal';
+import type { FormalTarget, Verdict, Witness } from '../formal';
 
 interface Entry {
   kind: CoveragePoint['kind'];
@@ -29,6 +29,9 @@ const lineKey = (file: string, line: number, kind: string, instance: string | un
 
 /** The text of a k-induction proof, as a hole's `unreachable` carries it. */
 export const inductionText = (depth: number) => `k-induction, depth ${depth}`;
+
+/** The point kinds the formal engine decides: line and branch arms, FSM states and arcs. */
+export const isFormalKind = (kind: CoveragePoint['kind']): kind is FormalTarget['kind'] => kind === 'line' || kind === 'branch' || kind === 'fsm_state' || kind === 'fsm_arc';
 
 export class FormalLedger {
   private readonly byLine = new Map<string, Entry[]>();
@@ -80,7 +83,7 @@ export class FormalLedger {
 
   /** A hole with the formal engine's verdict: `unreachable` and `proof` when proven, else `formal` (why not). */
   annotate(h: Hole): Hole {
-    if (h.kind !== 'line' && h.kind !== 'branch') return h;
+    if (!isFormalKind(h.kind)) return h;
     const entries = this.entriesFor(h.file, h.line, h.kind, h.hierarchy, h.detail);
     if (!entries.length) return h;
     if (entries.every((e) => e.verdict.status === 'unreachable')) {
@@ -98,7 +101,7 @@ export class FormalLedger {
 
   /** The run's figures from its final points and holes (`ms` and `runs` as recorded). */
   summary(points: CoveragePoint[], holes: Hole[]): FormalSummary {
-    const structural = holes.filter((h) => h.kind === 'line' || h.kind === 'branch');
+    const structural = holes.filter((h) => isFormalKind(h.kind));
     return {
       proven: structural.filter((h) => h.proof?.method === 'induction').length,
       witnesses: points.filter((p) => p.count > 0 && this.witnessPoints.has(this.pointKey(p))).length,
@@ -108,7 +111,7 @@ export class FormalLedger {
   }
 }
 
-/** Every line and branch point covered or proven unreachable. */
+/** Every line, branch and FSM point covered or proven unreachable. */
 export function isClosed(holes: Hole[]): boolean {
-  return holes.every((h) => (h.kind !== 'line' && h.kind !== 'branch') || h.proof !== undefined);
+  return holes.every((h) => !isFormalKind(h.kind) || h.proof !== undefined);
 }

@@ -10,6 +10,7 @@ import { generateToEnd } from './generate';
 import { measure } from './measure';
 import { analyzeFiles } from '../hdl';
 import { findTop } from './plan';
+import { isFormalKind } from './formalLedger';
 
 export type { FormalTarget, ProveResult, TargetVerdict, Witness, StimulusRow, Verdict } from '../formal';
 
@@ -59,7 +60,7 @@ export async function provePoints(
   const targets: FormalTarget[] = [];
   const of: CoveragePoint[] = [];
   for (const p of points) {
-    if (p.count > 0 || (p.kind !== 'line' && p.kind !== 'branch')) continue;
+    if (p.count > 0 || !isFormalKind(p.kind)) continue;
     const key = `${siteKey(p)}\u0000${p.hierarchy}`;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -4,6 +4,7 @@
  * Compares against x/z constants (`=== 1'bx`) are rewritten to what two-state Verilator decides.
  */
 import type { DesignAnalysis } from '../protocol';
+import { fsmFlag, fsmIndex } from './fsmFlags';
 import { findArm, sourceText, type ArmPlan, type SourceText } from './sites';
 import { lineStarts, offsetOf } from './text';
 import type { FormalTarget } from './types';
@@ -63,8 +64,36 @@ export function instrument(analysis: DesignAnalysis, sources: { file: string; co
   const alwaysFlags = new Map<string, { file: string; start: number; end: number; flags: string[] }>();
   const byArm = new Map<string, string>();
   const flags: Instrumented['flags'] = [];
+  // FSM points: flag wires (and each FSM's sampling registers, once) added before their module's end.
+  const endText = new Map<string, Map<string, string[]>>(); // file → module → Verilog
+  const fsms = targets.some((t) => t.kind === 'fsm_state' || t.kind === 'fsm_arc') ? fsmIndex(sources) : [];
+  const samplers = new Set<string>();
   let next = 0;
   for (const t of targets) {
+    if (t.kind === 'fsm_state' || t.kind === 'fsm_arc') {
+      const f = fsmFlag(fsms, t, (m) => fsms.indexOf(m));
+      if ('reason' in f) {
+        flags.push({ reason: f.reason });
+        continue;
+      }
+      const key = `fsm\u0000${f.fsm}\u0000${f.condition}`;
+      let flag = byArm.get(key);
+      if (!flag) {
+        flag = `${FLAG_PREFIX}${next++}`;
+        byArm.set(key, flag);
+        const mods = endText.get(f.file) ?? new Map<string, string[]>();
+        endText.set(f.file, mods);
+        const list = mods.get(f.module) ?? [];
+        mods.set(f.module, list);
+        if (!samplers.has(f.fsm)) {
+          samplers.add(f.fsm);
+          list.push(f.sampler);
+        }
+        list.push(`(* keep *) wire ${flag} = ${f.condition};`);
+      }
+      flags.push({ flag, module: f.module, label: f.label });
+      continue;
+    }
     const arm = findArm(analysis, texts, t);
     if (arm.kind === 'none') {
       flags.push({ reason: arm.reason });
@@ -105,15 +134,17 @@ export function instrument(analysis: DesignAnalysis, sources: { file: string; co
     let text = applyWraps(s.content, wraps.get(s.file) ?? []);
     // Declarations go before each module's `endmodule` (Yosys reads a name declared after its use).
     const mods = declarations.get(s.file);
-    if (mods) {
+    const extra = endText.get(s.file);
+    if (mods || extra) {
       const starts = lineStarts(s.content);
       const ends: { at: number; text: string }[] = [];
-      for (const [name, fl] of mods) {
+      for (const name of new Set([...(mods?.keys() ?? []), ...(extra?.keys() ?? [])])) {
         const m = analysis.modules.find((x) => x.name === name && x.file === s.file);
         if (!m) continue;
         const endOffset = offsetOf(starts, m.range.endLine, m.range.endColumn);
         const at = s.content.lastIndexOf('endmodule', endOffset);
-        if (at >= 0) ends.push({ at, text: fl.map((f) => `(* keep *) reg ${f};\n`).join('') });
+        const text = [...(mods?.get(name) ?? []).map((f) => `(* keep *) reg ${f};\n`), ...(extra?.get(name) ?? []).map((v) => `${v}\n`)].join('');
+        if (at >= 0) ends.push({ at, text });
       }
       // Offsets are of the original text: re-apply the wraps with the declarations as zero-width wraps.
       text = applyWraps(s.content, [...(wraps.get(s.file) ?? []), ...ends.map((e) => ({ start: e.at, end: e.at, open: e.text, close: '', rank: 2 }))]);

@@ -1,14 +1,14 @@
 /** What the formal engine is asked and what it answers. JSON-safe: values are hex text, never bigint. */
 
-/** An uncovered line or branch point, as Verilator records it (see `CoveragePoint`). */
+/** An uncovered line, branch or FSM point, as Verilator or CHORUS's FSM probe records it (see `CoveragePoint`). */
 export interface FormalTarget {
   /** The DUT file's path, as the analysis names it. */
   file: string;
   line: number;
   /** 1-based column of the point (Verilator's); 0 when unknown. */
   column: number;
-  kind: 'line' | 'branch';
-  /** Verilator's comment: `if`, `elsif`, `else`, `case`, `block`. */
+  kind: 'line' | 'branch' | 'fsm_state' | 'fsm_arc';
+  /** Verilator's comment: `if`, `elsif`, `else`, `case`, `block`; an FSM point's `state_q::RUN`, `state_q::IDLE->RUN`. */
   comment: string;
   /**
    * The instance below the top (`u_core.u_fifo`, '' for the top itself) when the point belongs to one instance;

@@ -51,19 +51,19 @@ export class ModelHost {
   }
 
   /**
-   * The experts of `chorus.experts`, opened once per settings and kept warm beside the pool (a LoRA expert shares its
-   * base with the pool's model); replay experts answer in order, so they are opened afresh for each run.
+   * The experts of `chorus.experts`: the model and endpoint experts opened once per settings and kept warm beside the
+   * pool (a LoRA expert shares its base with the pool's model); replay experts answer in order, so they are opened
+   * afresh for each run (they hold no model). The set keeps the setting's order.
    */
-  private openExperts(
+  private async openExperts(
     settings: ChorusSettings,
     uris: string[],
     model: string | undefined,
     endpoint: { baseUrl: string; model?: string; apiKey?: string } | undefined,
     signal: AbortSignal,
   ): Promise<OpenedExperts> {
-    const key = JSON.stringify({ uris, model, endpoint: endpoint?.baseUrl, gpu: settings.gpu, ctx: settings.contextSize, threads: settings.threads, k: settings.candidates });
-    const open = () =>
-      openModelExperts(uris, {
+    const open = (group: string[]) =>
+      openModelExperts(group, {
         logger: this.logger,
         signal,
         baseModel: model,
@@ -75,7 +75,45 @@ export class ModelHost {
         modelDirs: this.modelDirs,
         endpoint: endpoint && { ...endpoint, responseTimeoutMs: settings.requestTimeoutSeconds * 1000, idleTimeoutMs: settings.requestTimeoutSeconds * 1000 },
       });
-    if (uris.some((u) => u.startsWith('replay:'))) return open();
+    const isReplay = (u: string) => u.startsWith('replay:');
+    const warmUris = uris.filter((u) => !isReplay(u));
+    const freshUris = uris.filter(isReplay);
+    const none: OpenedExperts = { experts: [], failures: [] };
+    const [warm, fresh] = await Promise.all([
+      warmUris.length ? this.warmExperts(settings, warmUris, model, endpoint, () => open(warmUris)) : none,
+      freshUris.length ? open(freshUris) : none,
+    ]);
+    // Back into the setting's order: candidates are spread over the experts round-robin in that order.
+    const out: OpenedExperts = { experts: [], failures: [...warm.failures, ...fresh.failures] };
+    const next = { warm: 0, fresh: 0 };
+    for (const uri of uris) {
+      if (out.failures.some((f) => f.expert === uri)) continue;
+      const from = isReplay(uri) ? 'fresh' : 'warm';
+      const backend = (from === 'fresh' ? fresh : warm).experts[next[from]++];
+      if (backend) out.experts.push(backend);
+    }
+    return out;
+  }
+
+  /** The warm set of model and endpoint experts for these settings; a different set replaces (and releases) it. */
+  private warmExperts(
+    settings: ChorusSettings,
+    uris: string[],
+    model: string | undefined,
+    endpoint: { baseUrl: string; model?: string } | undefined,
+    open: () => Promise<OpenedExperts>,
+  ): Promise<OpenedExperts> {
+    const key = JSON.stringify({
+      uris,
+      model,
+      endpoint: endpoint?.baseUrl,
+      apiModel: endpoint?.model,
+      gpu: settings.gpu,
+      ctx: settings.contextSize,
+      threads: settings.threads,
+      timeout: settings.requestTimeoutSeconds,
+      k: settings.candidates,
+    });
     if (this.expertSet?.key !== key) {
       void this.releaseExperts();
       const opened = open();
@@ -89,7 +127,8 @@ export class ModelHost {
   private async firstExpert(settings: ChorusSettings, uris: string[], signal: AbortSignal) {
     const set = await this.openExperts(settings, uris, undefined, undefined, signal);
     if (set.experts[0]) return set.experts[0];
-    throw new ChorusError('bad_input', `No expert in chorus.experts could be opened: ${set.failures.map((f) => `${f.expert}: ${f.message}`).join('; ')}.`);
+    const why = set.failures.map((f) => `${f.expert}: ${f.message.replace(/\.$/, '')}`).join('; ');
+    throw new ChorusError('bad_input', `No expert in chorus.experts could be opened (${why}). Fix or remove them (chorus.experts).`);
   }
 
   private async releaseExperts(): Promise<void> {

@@ -3,10 +3,11 @@
  * options; verdicts land in the run's ledger (proofs label holes, reasons say why not) and witness traces come back
  * as candidate stimulus, which the search runs through its harness like any other: Verilator decides what they hit.
  */
-import { ChorusError, type CoveragePoint } from '../../protocol';
+import { ChorusError, type CoveragePoint, type Targets } from '../../protocol';
 import type { EngineServices } from '../api';
 import type { RunContext } from '../context';
 import { formalLedger } from '../evaluate';
+import { isFormalKind } from '../formalLedger';
 import { provePoints, type Witness } from '../prove';
 import type { HarnessPlan } from './harness';
 import type { Candidate, Row } from './stimulus';
@@ -29,10 +30,14 @@ export function formalBounds(budgetMs: number): FormalStageOptions {
   return { timeoutSeconds: Math.min(60, Math.max(20, Math.round(budgetMs / 2000))), pointTimeoutSeconds: 5, maxDepth: 8 };
 }
 
-const isHole = (p: CoveragePoint) => p.count === 0 && (p.kind === 'line' || p.kind === 'branch');
+const isHole = (p: CoveragePoint) => p.count === 0 && isFormalKind(p.kind);
 
-/** Whether any line or branch point is uncovered (what the formal stage would be asked about). */
-export const hasStructuralHoles = (points: CoveragePoint[]) => points.some(isHole);
+/**
+ * Whether the formal stage has something to decide: an uncovered line or branch point, or an FSM point when the
+ * run targets FSM coverage (FSM holes alone do not start Yosys in a line/branch run; once it runs it decides them too).
+ */
+export const hasStructuralHoles = (points: CoveragePoint[], targets: Targets = {}) =>
+  points.some((p) => isHole(p) && (p.kind === 'line' || p.kind === 'branch' || targets[p.kind as keyof Targets] !== undefined));
 
 /**
  * Hands the uncovered line and branch points of `points` (the search's merged coverage) to the formal engine and

@@ -29,6 +29,7 @@ import type { EngineServices } from '../api';
 import type { Emit } from '../channel';
 import type { RunContext } from '../context';
 import { evaluateTestbench, explainHoles, formalLedger } from '../evaluate';
+import { isFormalKind } from '../formalLedger';
 import { writeFileAtomic } from '../fs';
 import { simOptionsFor } from '../simOptions';
 import { meetsTargets } from '../targets';
@@ -186,12 +187,14 @@ export async function runRandomSearch(
   let roundRuns = 0;
   let stopReason = 'budget';
   const phaseMs = { plain: 0, deep: 0, search: 0, formal: 0, shrink: 0, final: 0 };
-  // Line/branch targets stop early once only points proven unreachable (by analysis or by the formal stage) are left.
+  // Line/branch/FSM targets stop early once only points proven unreachable (by analysis or by the formal stage) are left.
   const unreachable = new Set(unreachableDefaults(ctx.analysis).map((u) => `${u.file}:${u.line}`));
-  const structuralTargets = Object.keys(ctx.targets).every((k) => k === 'line' || k === 'branch');
+  const structuralTargets = Object.keys(ctx.targets).every((k) => k === 'line' || k === 'branch' || k === 'fsm_state' || k === 'fsm_arc');
   const proven = (p: CoveragePoint) => unreachable.has(`${p.file}:${p.line}`) || ledger.provenDepth(p) !== undefined;
+  // FSM points count only when targeted (a line/branch run does not wait for FSM proofs).
+  const awaited = (p: CoveragePoint) => p.kind === 'line' || p.kind === 'branch' || (isFormalKind(p.kind) && ctx.targets[p.kind] !== undefined);
   const onlyReachableLeft = (pts: CoveragePoint[]) =>
-    structuralTargets && hasStructuralHoles(pts) && pts.every((p) => p.count > 0 || (p.kind !== 'line' && p.kind !== 'branch') || proven(p));
+    structuralTargets && hasStructuralHoles(pts, ctx.targets) && pts.every((p) => p.count > 0 || !awaited(p) || proven(p));
   // Toggle points count as new too: a testbench is judged on toggles as well, and the shrinker keeps sequences short.
   const hitKeys = (pts: CoveragePoint[]) => new Set(pts.filter((p) => p.count > 0).map(pointKey));
   const stimPath = join(ctx.workDir, 'stimulus.hex');
@@ -378,7 +381,7 @@ export async function runRandomSearch(
       else if (runs > 0 && sinceNew >= Math.min(opts.stallRuns, Math.max(MIN_STALL_RUNS, 2 * lastNewAt))) stop = 'stalled';
       // The formal stage once the search stalls (or would stop): a proven rest ends the run, witnesses go on.
       const stalling = sinceNew >= FORMAL_AFTER_RUNS || Date.now() - lastNewTime >= Math.max(FORMAL_AFTER_MIN_MS, opts.budgetMs * FORMAL_AFTER_BUDGET_SHARE);
-      if (opts.formal && !formalRun && runs > 0 && (stop || stalling) && hasStructuralHoles(merged)) {
+      if (opts.formal && !formalRun && runs > 0 && (stop || stalling) && hasStructuralHoles(merged, ctx.targets)) {
         // The search waits for it: on two loaded cores Yosys beside the simulator slows both more than it saves.
         startFormal(opts.formal);
         await formalRun;
