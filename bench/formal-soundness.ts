@@ -3,13 +3,14 @@
  * the formal stage on; every hole the run labels proven unreachable (k-induction or analysis) is then checked
  * against a long uniform-random simulation of the DUT (its own Verilator build): it must never be hit.
  *
- *   node --import tsx bench/formal-soundness.ts [--only Prob141,Prob151] [--limit N] [--budget 30] [--cycles 20000]
+ *   node --import tsx bench/formal-soundness.ts [--only Prob141,Prob151] [--limit N] [--budget 30] [--cycles 20000] [--fsm]
+ *   (--fsm: the runs also target FSM states and arcs, so FSM holes are proven and checked too)
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { generateToEnd } from '../src/engine';
-import { instanceBelow } from '../src/engine/formalLedger';
+import { instanceBelow, isFormalKind } from '../src/engine/formalLedger';
 import { holeDetail } from '../src/sim';
 import { silentLogger, type Hole } from '../src/protocol';
 import { measureTestbench, randomTestbench, topOf } from '../test/formal/support';
@@ -33,7 +34,7 @@ export interface ItemSoundness {
 }
 
 /** One item: a run with the formal stage, then its proven holes against `cycles` of uniform random stimulus. */
-export async function checkItem(item: SoundnessItem, opts: { budgetSeconds: number; cycles: number; seed: number }): Promise<ItemSoundness> {
+export async function checkItem(item: SoundnessItem, opts: { budgetSeconds: number; cycles: number; seed: number; fsm?: boolean }): Promise<ItemSoundness> {
   const started = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'chorus-formal-soundness-'));
   try {
@@ -46,10 +47,10 @@ export async function checkItem(item: SoundnessItem, opts: { budgetSeconds: numb
     const top = item.dut_module_name;
     const instance = item.dut_instance_name ?? 'uut';
     const run = await generateToEnd(
-      { rtlFiles, top, instanceName: instance, engine: 'random', targets: { line: 100, branch: 100 }, seed: opts.seed, budgetSeconds: opts.budgetSeconds },
+      { rtlFiles, top, instanceName: instance, engine: 'random', targets: { line: 100, branch: 100, ...(opts.fsm ? { fsm_state: 100, fsm_arc: 100 } : {}) }, seed: opts.seed, budgetSeconds: opts.budgetSeconds },
       { logger: silentLogger, signal: new AbortController().signal },
     );
-    const proven = run.holes.filter((h) => (h.kind === 'line' || h.kind === 'branch') && h.proof);
+    const proven = run.holes.filter((h) => isFormalKind(h.kind) && h.proof);
     const violations: string[] = [];
     if (proven.length) {
       // The support testbench names the DUT `uut`.
@@ -97,7 +98,7 @@ async function main(): Promise<void> {
   let items = corpusItems(corpus).filter((i) => !only || only.some((o) => i.id.includes(o)));
   const limit = Number(arg('--limit') ?? 0);
   if (limit > 0) items = items.slice(0, limit);
-  const opts = { budgetSeconds: Number(arg('--budget') ?? 30), cycles: Number(arg('--cycles') ?? 20_000), seed: Number(arg('--seed') ?? 1) };
+  const opts = { budgetSeconds: Number(arg('--budget') ?? 30), cycles: Number(arg('--cycles') ?? 20_000), seed: Number(arg('--seed') ?? 1), fsm: args.includes('--fsm') };
   const out: ItemSoundness[] = [];
   for (const item of items) {
     const r = await checkItem(item, opts);

@@ -84,13 +84,17 @@ export function holesList(holes: Hole[], limit = 30): string {
  * Closure in one line: "Closed" when every line and branch point is covered or proven unreachable, else how many
  * are neither; then what the formal engine did, when it ran.
  */
-export function closureLine(r: Pick<GenerateResult, 'closed' | 'holes' | 'formal'>): string {
-  const structural = r.holes.filter((h) => h.kind === 'line' || h.kind === 'branch');
+export function closureLine(r: Pick<GenerateResult, 'closed' | 'holes' | 'formal' | 'targets'>): string {
+  // FSM points count toward closure when the run targets them (as the engine's `closed` reads them).
+  const fsm = r.targets.fsm_state !== undefined || r.targets.fsm_arc !== undefined;
+  const counted = (k: string) => k === 'line' || k === 'branch' || (fsm && r.targets[k as 'fsm_state' | 'fsm_arc'] !== undefined);
+  const what = fsm ? 'line, branch and FSM' : 'line and branch';
+  const structural = r.holes.filter((h) => counted(h.kind));
   const proven = structural.filter((h) => h.proof).length;
   const open = structural.length - proven;
   const head = r.closed
-    ? pc.green(`Closed: every line and branch point is covered${proven ? ` or proven unreachable (${proven})` : ''}.`)
-    : pc.yellow(`Not closed: ${open} line/branch point(s) neither covered nor proven unreachable${proven ? `, ${proven} proven unreachable` : ''}.`);
+    ? pc.green(`Closed: every ${what} point is covered${proven ? ` or proven unreachable (${proven})` : ''}.`)
+    : pc.yellow(`Not closed: ${open} ${fsm ? 'line/branch/FSM' : 'line/branch'} point(s) neither covered nor proven unreachable${proven ? `, ${proven} proven unreachable` : ''}.`);
   const f = r.formal;
   return f ? `${head} Formal: ${f.proven} proof(s), ${f.witnesses} witness(es), ${f.unknown} unknown; Yosys ${(f.ms / 1000).toFixed(1)} s.` : head;
 }

@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { holeDetail } from '../sim';
-import type { CoveragePoint, FormalSummary, Hole } from '../protocol';
+import type { CoveragePoint, FormalSummary, Hole, Targets } from '../protocol';
 import type { FormalTarget, Verdict, Witness } from '../formal';
 
 interface Entry {
@@ -32,6 +32,10 @@ export const inductionText = (depth: number) => `k-induction, depth ${depth}`;
 
 /** The point kinds the formal engine decides: line and branch arms, FSM states and arcs. */
 export const isFormalKind = (kind: CoveragePoint['kind']): kind is FormalTarget['kind'] => kind === 'line' || kind === 'branch' || kind === 'fsm_state' || kind === 'fsm_arc';
+
+/** The kinds closure is judged on: line and branch always, FSM states and arcs when the run targets them. */
+export const closureKind = (kind: CoveragePoint['kind'], targets: Targets = {}): boolean =>
+  kind === 'line' || kind === 'branch' || ((kind === 'fsm_state' || kind === 'fsm_arc') && targets[kind] !== undefined);
 
 export class FormalLedger {
   private readonly byLine = new Map<string, Entry[]>();
@@ -100,8 +104,8 @@ export class FormalLedger {
   }
 
   /** The run's figures from its final points and holes (`ms` and `runs` as recorded). */
-  summary(points: CoveragePoint[], holes: Hole[]): FormalSummary {
-    const structural = holes.filter((h) => isFormalKind(h.kind));
+  summary(points: CoveragePoint[], holes: Hole[], targets?: Targets): FormalSummary {
+    const structural = holes.filter((h) => closureKind(h.kind, targets));
     return {
       proven: structural.filter((h) => h.proof?.method === 'induction').length,
       witnesses: points.filter((p) => p.count > 0 && this.witnessPoints.has(this.pointKey(p))).length,
@@ -111,7 +115,7 @@ export class FormalLedger {
   }
 }
 
-/** Every line, branch and FSM point covered or proven unreachable. */
-export function isClosed(holes: Hole[]): boolean {
-  return holes.every((h) => !isFormalKind(h.kind) || h.proof !== undefined);
+/** Every line and branch point (and FSM point, when targeted) covered or proven unreachable. */
+export function isClosed(holes: Hole[], targets?: Targets): boolean {
+  return holes.every((h) => !closureKind(h.kind, targets) || h.proof !== undefined);
 }

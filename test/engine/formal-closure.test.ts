@@ -93,20 +93,32 @@ class RecordingBackend implements ChatBackend {
   async dispose(): Promise<void> {}
 }
 
-test('hybrid: the model is handed no proven hole', { timeout: 600_000 }, async () => {
+test('hybrid: the model is handed the holes nothing decided, never a proven one', { timeout: 600_000 }, async () => {
+  const file = fixture('mixedholes.sv');
+  const backend = new RecordingBackend();
+  const r = await generateToEnd(
+    { rtlFiles: [file], engine: 'hybrid', targets: { line: 100, branch: 100 }, rounds: 1, seed: 1, budgetSeconds: BUDGET },
+    { ...services(), backend },
+  );
+  assert.ok(backend.calls.length >= 1, 'the model had a round (the deep count is neither covered nor proven)');
+  const asked = backend.calls.flat().map((m) => m.content).join('\n');
+  const proven = `mixedholes.sv:${lineOf(file, "d === 1'bx")}`;
+  assert.ok(!asked.includes(proven), `the model is not pointed at ${proven}`);
+  assert.ok(asked.includes(`mixedholes.sv:${lineOf(file, "count == 32'hFFFF_FFF0")}`), 'the model is pointed at the deep count');
+  assert.match(asked, /proven unreachable/);
+  assert.equal(r.closed, false);
+  const xarm = r.holes.find((h) => h.kind === 'branch' && h.line === lineOf(file, "d === 1'bx"));
+  assert.equal(xarm?.proof?.method, 'induction', 'the x-compare arm is proven by induction');
+});
+
+test('hybrid: no model round when all the search left is proven unreachable', { timeout: 600_000 }, async () => {
   const file = fixture('xcompare.sv');
   const backend = new RecordingBackend();
   const r = await generateToEnd(
     { rtlFiles: [file], engine: 'hybrid', targets: { line: 100, branch: 100 }, rounds: 1, seed: 1, budgetSeconds: BUDGET },
     { ...services(), backend },
   );
-  assert.ok(backend.calls.length >= 1, 'the model had a round (branch coverage is short of its target)');
-  const asked = backend.calls.flat().map((m) => m.content).join('\n');
-  for (const text of ["d === 1'bx", "sel !== 2'bxx"]) {
-    const at = `xcompare.sv:${lineOf(file, text)}`;
-    assert.ok(!asked.includes(at), `the model is not pointed at ${at}`);
-  }
-  assert.match(asked, /proven unreachable/);
+  assert.equal(backend.calls.length, 0, 'nothing left for the model to chase');
   assert.equal(r.closed, true);
   assert.ok(r.holes.filter((h) => h.kind === 'branch').every((h) => h.proof?.method === 'induction'));
 });

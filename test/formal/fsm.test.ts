@@ -73,3 +73,13 @@ test('the model-free search with FSM targets: the FSM holes are proven and label
   assert.equal(r.stopReason, 'all reachable points covered');
   assert.ok(r.formal && r.formal.proven >= fsm.length, JSON.stringify(r.formal));
 });
+
+test('a one-block FSM: an arc behind a condition that is never true is proven, a reachable one is not', { timeout: 120_000 }, async () => {
+  const five = join(repoRoot, 'test', 'fixtures', 'formal', 'fsm5.sv');
+  const content = readFileSync(five, 'utf8').replace("3'd3: state <= 3'd4;", "3'd3: state <= (go && !go) ? 3'd1 : 3'd4;");
+  const line = content.split('\n').findIndex((l) => l.includes('(go && !go)')) + 1;
+  const arc = (to: string) => ({ file: five, line, column: 0, kind: 'fsm_arc' as const, comment: `state::3'd3->${to}` });
+  const r = await prove({ sources: [{ file: five, content }], top: 'fsm5', targets: [arc("3'd1"), arc("3'd4")] }, services());
+  assert.equal(r.verdicts[0].verdict.status, 'unreachable', JSON.stringify(r.verdicts[0]));
+  assert.equal(r.verdicts[1].verdict.status, 'witness', JSON.stringify(r.verdicts[1]));
+});

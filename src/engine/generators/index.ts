@@ -37,8 +37,8 @@ function withClosure(inner: Generator, settings: RunSettings): Generator {
       const outcome = await inner.generate(ctx, services, emit);
       if (inner.name === 'llm' && settings.formal) await proveAtEnd(ctx, services, outcome, settings);
       const { result, report } = outcome;
-      const closed = Boolean(report && report.status === 'ok') && isClosed(result.holes);
-      const formal = formalRan(ctx) ? formalLedger(ctx).summary(outcome.points, result.holes) : undefined;
+      const closed = Boolean(report && report.status === 'ok') && isClosed(result.holes, ctx.targets);
+      const formal = formalRan(ctx) ? formalLedger(ctx).summary(outcome.points, result.holes, ctx.targets) : undefined;
       return { ...outcome, result: { ...result, closed, ...(formal ? { formal } : {}) } };
     },
   };

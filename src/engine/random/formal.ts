@@ -7,7 +7,7 @@ import { ChorusError, type CoveragePoint, type Targets } from '../../protocol';
 import type { EngineServices } from '../api';
 import type { RunContext } from '../context';
 import { formalLedger } from '../evaluate';
-import { isFormalKind } from '../formalLedger';
+import { closureKind, isFormalKind } from '../formalLedger';
 import { provePoints, type Witness } from '../prove';
 import type { HarnessPlan } from './harness';
 import type { Candidate, Row } from './stimulus';
@@ -37,7 +37,7 @@ const isHole = (p: CoveragePoint) => p.count === 0 && isFormalKind(p.kind);
  * run targets FSM coverage (FSM holes alone do not start Yosys in a line/branch run; once it runs it decides them too).
  */
 export const hasStructuralHoles = (points: CoveragePoint[], targets: Targets = {}) =>
-  points.some((p) => isHole(p) && (p.kind === 'line' || p.kind === 'branch' || targets[p.kind as keyof Targets] !== undefined));
+  points.some((p) => isHole(p) && closureKind(p.kind, targets));
 
 /**
  * Hands the uncovered line and branch points of `points` (the search's merged coverage) to the formal engine and

@@ -29,7 +29,7 @@ import type { EngineServices } from '../api';
 import type { Emit } from '../channel';
 import type { RunContext } from '../context';
 import { evaluateTestbench, explainHoles, formalLedger } from '../evaluate';
-import { isFormalKind } from '../formalLedger';
+import { closureKind } from '../formalLedger';
 import { writeFileAtomic } from '../fs';
 import { simOptionsFor } from '../simOptions';
 import { meetsTargets } from '../targets';
@@ -192,7 +192,7 @@ export async function runRandomSearch(
   const structuralTargets = Object.keys(ctx.targets).every((k) => k === 'line' || k === 'branch' || k === 'fsm_state' || k === 'fsm_arc');
   const proven = (p: CoveragePoint) => unreachable.has(`${p.file}:${p.line}`) || ledger.provenDepth(p) !== undefined;
   // FSM points count only when targeted (a line/branch run does not wait for FSM proofs).
-  const awaited = (p: CoveragePoint) => p.kind === 'line' || p.kind === 'branch' || (isFormalKind(p.kind) && ctx.targets[p.kind] !== undefined);
+  const awaited = (p: CoveragePoint) => closureKind(p.kind, ctx.targets);
   const onlyReachableLeft = (pts: CoveragePoint[]) =>
     structuralTargets && hasStructuralHoles(pts, ctx.targets) && pts.every((p) => p.count > 0 || !awaited(p) || proven(p));
   // Toggle points count as new too: a testbench is judged on toggles as well, and the shrinker keeps sequences short.
