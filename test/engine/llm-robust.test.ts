@@ -21,7 +21,6 @@ import { fileReply } from '../helpers/replay';
 import { loopback, memoryLogger, readBody } from '../llm/support';
 
 const fifo = join(repoRoot, 'examples', 'fifo', 'fifo.sv');
-const vending = join(repoRoot, 'examples', 'vending', 'vending.sv');
 const recorded = (JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] }).responses;
 const roundOneCode = /```systemverilog\n([\s\S]*?)```/.exec(recorded[0])![1];
 
@@ -152,8 +151,10 @@ test('the design alone does not fit: a clear error before any model call, naming
 test('hybrid with a context too small for the model: the search testbench is kept and reported', async () => {
   const backend = new ContextBackend(['NO_CHANGES'], 1500);
   const events: LoopEvent[] = [];
+  // Arms the search cannot reach and, with the formal stage off, nothing proves: the model phase starts.
+  const deepmatch = join(repoRoot, 'test', 'fixtures', 'formal', 'deepmatch.sv');
   const result = await generateToEnd(
-    { rtlFiles: [vending], engine: 'hybrid', targets: { line: 100, branch: 100 }, rounds: 2, seed: 3, budgetSeconds: 15 },
+    { rtlFiles: [deepmatch], engine: 'hybrid', targets: { line: 100, branch: 100 }, rounds: 2, seed: 3, budgetSeconds: 15, formal: false },
     { logger: silentLogger, signal: new AbortController().signal, backend },
     (e) => events.push(e),
   );
