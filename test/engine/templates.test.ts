@@ -93,7 +93,8 @@ test('hybrid with a bad templates file: the search testbench is kept and the rea
     async dispose() {},
   };
   const result = await generateToEnd(
-    { rtlFiles: [join(repoRoot, 'examples', 'vending', 'vending.sv')], engine: 'hybrid', targets: { line: 100, branch: 100 }, rounds: 1, seed: 3, budgetSeconds: 15, promptTemplates: bad },
+    // Arms the search cannot reach and, with the formal stage off, nothing proves: the model phase starts.
+    { rtlFiles: [join(repoRoot, 'test', 'fixtures', 'formal', 'deepmatch.sv')], engine: 'hybrid', targets: { line: 100, branch: 100 }, rounds: 1, seed: 3, budgetSeconds: 15, promptTemplates: bad, formal: false },
     { logger: silentLogger, signal: new AbortController().signal, backend },
   );
   assert.equal(result.stopReason, 'error');
