@@ -7,9 +7,7 @@ import { basename } from 'node:path';
 import { ChorusError } from '../protocol';
 import type { ChatBackend } from './backend';
 import { EndpointBackend } from './endpoint/openai';
-import { LocalBackend } from './local/localBackend';
-import { resolveModelFile } from './models/resolve';
-import { openBackend, type OpenBackendOptions } from './open';
+import { openBackend, openLocal, type OpenBackendOptions } from './open';
 
 export type ExpertSpec =
   | { kind: 'replay'; uri: string }
@@ -64,17 +62,8 @@ async function openExpert(spec: ExpertSpec, opts: ExpertOptions): Promise<ChatBa
     case 'model': {
       const base = spec.kind === 'lora' ? opts.baseModel : spec.model;
       if (!base) throw new ChorusError('bad_input', `${spec.uri} adapts a base model: pass it with --model <base.gguf> (chorus.model).`);
-      const { path, entry } = resolveModelFile(base, { modelDirs: opts.modelDirs ?? [], manifestPath: opts.manifestPath });
-      const backend = new LocalBackend({
-        modelPath: path,
-        label: spec.kind === 'lora' ? `lora:${basename(spec.adapter)}` : (entry?.id ?? basename(path)),
-        logger: opts.logger,
-        onStatus: opts.onStatus,
-        gpu: opts.gpu,
-        contextSize: opts.contextSize ?? entry?.contextSize,
-        sampling: opts.sampling,
-        threads: opts.threads,
-        parallel: opts.parallel,
+      const backend = openLocal(base, opts, {
+        label: (path, id) => (spec.kind === 'lora' ? `lora:${basename(spec.adapter)}` : (id ?? basename(path))),
         ...(spec.kind === 'lora' ? { lora: [{ filePath: spec.adapter, scale: spec.scale }] } : {}),
       });
       try {

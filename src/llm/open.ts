@@ -49,10 +49,15 @@ export async function openBackend(model: string | undefined, opts: OpenBackendOp
       'No model configured: pass --model <file.gguf|id|replay:file.json> (chorus.model), put a .gguf into models/, or use --endpoint <url>.',
     );
   }
+  return openLocal(model, opts);
+}
+
+/** A local GGUF backend (a file or a manifest id), with the options' compute settings; `label` from the manifest unless given. */
+export function openLocal(model: string, opts: OpenBackendOptions, extra: { label?: (path: string, id?: string) => string | undefined; lora?: { filePath: string; scale?: number }[] } = {}): LocalBackend {
   const { path, entry } = resolveModelFile(model, { modelDirs: opts.modelDirs ?? [], manifestPath: opts.manifestPath });
   return new LocalBackend({
     modelPath: path,
-    label: entry?.id,
+    label: extra.label ? extra.label(path, entry?.id) : entry?.id,
     logger: opts.logger,
     onStatus: opts.onStatus,
     gpu: opts.gpu,
@@ -60,5 +65,6 @@ export async function openBackend(model: string | undefined, opts: OpenBackendOp
     sampling: opts.sampling,
     threads: opts.threads,
     parallel: opts.parallel,
+    ...(extra.lora ? { lora: extra.lora } : {}),
   });
 }

@@ -7,6 +7,20 @@ import { BackendPool, chooseEngine, findModel, GPU_CANDIDATES, openModel, openMo
 import { ChorusError, Notifications, type ChorusSettings, type EngineName, type Logger, type ModelStatus } from '../protocol';
 import { sendNotification } from './rpc';
 
+/** What an opened model or expert set depends on: a change of any of these opens it again. */
+function openingKey(settings: ChorusSettings, model: string | undefined, endpoint: { baseUrl: string; model?: string } | undefined) {
+  return {
+    model,
+    endpoint: endpoint?.baseUrl,
+    apiModel: endpoint?.model,
+    gpu: settings.gpu,
+    ctx: settings.contextSize,
+    threads: settings.threads,
+    timeout: settings.requestTimeoutSeconds,
+    candidates: settings.candidates,
+  };
+}
+
 export class ModelHost {
   private readonly pool = new BackendPool({ idleMs: 10 * 60_000 });
   private last: ModelStatus = { state: 'not_configured' };
@@ -103,17 +117,7 @@ export class ModelHost {
     endpoint: { baseUrl: string; model?: string } | undefined,
     open: () => Promise<OpenedExperts>,
   ): Promise<OpenedExperts> {
-    const key = JSON.stringify({
-      uris,
-      model,
-      endpoint: endpoint?.baseUrl,
-      apiModel: endpoint?.model,
-      gpu: settings.gpu,
-      ctx: settings.contextSize,
-      threads: settings.threads,
-      timeout: settings.requestTimeoutSeconds,
-      k: settings.candidates,
-    });
+    const key = JSON.stringify({ uris, ...openingKey(settings, model, endpoint) });
     if (this.expertSet?.key !== key) {
       void this.releaseExperts();
       const opened = open();
@@ -142,16 +146,7 @@ export class ModelHost {
     if (!model && !endpoint) {
       throw new ChorusError('bad_input', 'No model configured: set chorus.model to a GGUF file (or drop one into models/), or chorus.endpoint to an OpenAI-compatible server.');
     }
-    const key = JSON.stringify({
-      model,
-      endpoint: endpoint?.baseUrl,
-      apiModel: endpoint?.model,
-      gpu: settings.gpu,
-      ctx: settings.contextSize,
-      threads: settings.threads,
-      timeout: settings.requestTimeoutSeconds,
-      candidates: settings.candidates,
-    });
+    const key = JSON.stringify(openingKey(settings, model, endpoint));
     try {
       return await this.pool.get(key, () =>
         openModel(model, {
