@@ -5,7 +5,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateToEnd } from '../../src/engine';
 import { candidateSeed, defaultCandidates, limiter } from '../../src/engine/llm/experts';
@@ -13,25 +12,10 @@ import { roundSeed } from '../../src/engine/llm/seed';
 import { openBackend, type ChatBackend } from '../../src/llm';
 import { silentLogger, type LoopEvent } from '../../src/protocol';
 import { repoRoot } from '../helpers/cli';
-import { fileReply, replayModel } from '../helpers/replay';
+import { replayModel } from '../helpers/replay';
+import { fifoRecorded as recorded, fifoResetOnly as resetOnly } from '../helpers/expertReplies';
 
 const fifo = join(repoRoot, 'examples', 'fifo', 'fifo.sv');
-const recorded = (JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] }).responses;
-// Compiles, but only resets the FIFO: far less coverage than the recorded testbench.
-const resetOnly = fileReply(`module tb_fifo;
-  logic clk = 0, rst_n = 0, push = 0, pop = 0;
-  logic [7:0] din = 0;
-  wire [7:0] dout;
-  wire full, empty, almost_full, overrun, underrun;
-  wire [2:0] level;
-  fifo uut (.clk(clk), .rst_n(rst_n), .push(push), .pop(pop), .din(din), .dout(dout), .full(full), .empty(empty),
-            .almost_full(almost_full), .overrun(overrun), .underrun(underrun), .level(level));
-  always #5 clk = ~clk;
-  initial begin
-    repeat (2) @(posedge clk);
-    $finish;
-  end
-endmodule`);
 
 const expert = (responses: unknown[]) => openBackend(replayModel(responses as string[]), { logger: silentLogger });
 

@@ -12,34 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { Notifications, Requests, type GenerateResult, type LoopEvent } from '../../src/protocol';
 import { repoRoot } from '../helpers/cli';
 import { onNotification, request, startServer, type ServerUnderTest } from '../helpers/lsp';
-import { fileReply } from '../helpers/replay';
+import { counterClose, counterResetOnly } from '../helpers/expertReplies';
 
-const counterTb = (body: string) =>
-  fileReply(
-    `module tb_counter;
-  logic clk = 0, rst_n = 0, en = 0;
-  logic [1:0] mode = 0;
-  logic [7:0] load_value = 0;
-  wire [7:0] count;
-  wire overflow, underflow;
-  counter uut (.clk(clk), .rst_n(rst_n), .en(en), .mode(mode), .load_value(load_value), .count(count), .overflow(overflow), .underflow(underflow));
-  always #5 clk = ~clk;
-  initial begin
-    repeat (2) @(posedge clk);
-${body}
-    repeat (2) @(posedge clk);
-    $finish;
-  end
-endmodule`,
-    'tb_counter.sv',
-  );
-// Every mode, down from 0 (underflow), load 255 then up (overflow): every line of the counter runs.
-const counterClose = counterTb(`    @(negedge clk); rst_n = 1; en = 1; mode = 2'b10;
-    @(negedge clk); mode = 2'b11; load_value = 8'hff;
-    @(negedge clk); mode = 2'b01;
-    @(negedge clk); mode = 2'b00;
-    @(negedge clk); en = 0;`);
-const counterResetOnly = counterTb('    @(negedge clk); rst_n = 1;');
 
 let work: string;
 let lsp: ServerUnderTest;
