@@ -16,6 +16,7 @@ import { readFile } from 'node:fs/promises';
 import type { FsmModel } from '../protocol';
 import { extractFile } from './extract';
 import type { RawAssign, RawCase, RawDataType, RawFile, RawModule } from './raw';
+import { splitConditional } from './reachable';
 
 /** Comments and strings blanked out, keeping line structure. */
 function stripNoise(text: string): string {
@@ -32,21 +33,8 @@ const MAX_STATES = 256;
 /** Splits `c ? a : b` (nested on either arm) into its leaf values; the text itself when it is no conditional. */
 export function conditionalArms(text: string): string[] {
   const t = unwrap(text);
-  let depth = 0;
-  let question = -1;
-  let pending = 0;
-  for (let i = 0; i < t.length; i++) {
-    const ch = t[i];
-    if (ch === '(' || ch === '[' || ch === '{') depth++;
-    else if (ch === ')' || ch === ']' || ch === '}') depth--;
-    else if (depth === 0 && ch === '?') {
-      if (question < 0) question = i;
-      pending++;
-    } else if (depth === 0 && ch === ':' && t[i + 1] !== ':' && t[i - 1] !== ':' && question >= 0 && --pending === 0) {
-      return [...conditionalArms(t.slice(question + 1, i)), ...conditionalArms(t.slice(i + 1))];
-    }
-  }
-  return [t];
+  const arms = splitConditional(t);
+  return arms ? [...conditionalArms(arms[0]), ...conditionalArms(arms[1])] : [t];
 }
 
 /** Outer parentheses and casts (`States'(x)`, `state_t'(x)`) removed: a cast of a state is that state. */

@@ -37,7 +37,7 @@ function targets(lhs: string): string[] {
 }
 
 /** Splits `c ? a : b` at its top-level `?` and the `:` that closes it; undefined when it is not a conditional. */
-function splitConditional(text: string): [string, string] | undefined {
+export function splitConditional(text: string): [string, string] | undefined {
   let depth = 0;
   let question = -1;
   let pending = 0;
