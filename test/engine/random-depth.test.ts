@@ -1,8 +1,8 @@
 /**
  * Deep state without a model: counters compared with large constants (a calendar rolling seconds into days, a
  * watchdog that bites after 1,000,000 quiet cycles, a baud-rate divider chained into a bit and frame counter)
- * are closed by holding the counting condition, and the emitted testbench stays compact and reaches the same
- * points when simulated on its own.
+ * are closed by holding the counting condition, a clock kept in bit slices by holding every enable high, and
+ * the emitted testbench stays compact and reaches the same points when simulated on its own.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,6 +50,8 @@ const cases: { name: string; deepest: number }[] = [
   { name: 'calendar', deepest: 604_800 },
   { name: 'watchdog', deepest: 1_000_000 },
   { name: 'baud_divider', deepest: 52_000 },
+  // Counters in bit slices of one register: no counter hold, the hold of every enable reaches midnight.
+  { name: 'bcd_clock', deepest: 86_400 },
 ];
 
 for (const { name, deepest } of cases) {

@@ -46,7 +46,8 @@ function truth(cond: string, values: Map<string, bigint>, params: Map<string, bi
 }
 
 export interface DeepPlan {
-  counter: string;
+  /** The counter the hold takes past its limit; absent for a hold of every enable. */
+  counter?: string;
   cycles: number;
   values: Cycle;
 }
@@ -105,9 +106,24 @@ export function deepPlans(counters: CounterInfo[], inputs: DrivenInput[], litera
   return plans.filter((p, i) => !plans.slice(0, i).some((q) => q.cycles === p.cycles && q.values.every((v, j) => v === p.values[j])));
 }
 
+/** Lengths of the holds tried on every clocked design, whatever its counters: a wheel of counters built from bit
+ * slices (seconds → minutes → hours) or a prescaler the analysis cannot read still steps while its enables stay high. */
+export const HOLD_CYCLES = [1 << 16, 1 << 20];
+
+/**
+ * Holds with every input but the reset at all ones (enables high, the reset released): tried once each after the
+ * counter holds. A plan with the same values and at least as many cycles already covers a length.
+ */
+export function enableHolds(inputs: DrivenInput[], counterPlans: DeepPlan[]): DeepPlan[] {
+  if (!inputs.some((i) => !i.reset)) return [];
+  const values = inputs.map((i) => (i.reset ? i.reset.active ^ 1n : (1n << BigInt(i.width)) - 1n));
+  const same = (p: DeepPlan) => p.values.every((v, j) => v === values[j]);
+  return HOLD_CYCLES.filter((n) => !counterPlans.some((p) => same(p) && p.cycles >= n)).map((cycles) => ({ cycles, values }));
+}
+
 export function deepCandidate(plan: DeepPlan, prologue: Row[]): Candidate {
   return {
     rows: mergeRows([...prologue, { count: plan.cycles, values: plan.values }]),
-    origin: `held for ${plan.cycles} cycles to take counter ${plan.counter} past its limit`,
+    origin: plan.counter === undefined ? `every input held high for ${plan.cycles} cycles` : `held for ${plan.cycles} cycles to take counter ${plan.counter} past its limit`,
   };
 }

@@ -33,7 +33,7 @@ import { closureKind } from '../formalLedger';
 import { writeFileAtomic } from '../fs';
 import { simOptionsFor } from '../simOptions';
 import { meetsTargets } from '../targets';
-import { deepCandidate, deepPlans } from './deep';
+import { deepCandidate, deepPlans, enableHolds } from './deep';
 import { hasStructuralHoles, proveSearchHoles, witnessCandidate, type FormalStageOptions } from './formal';
 import { emitTestbench, tableStimulus, testbenchRows, type KeptSequence } from './emit';
 import { HALF_PERIOD, harnessSource, planHarness } from './harness';
@@ -306,7 +306,7 @@ export async function runRandomSearch(
     const counters = countersOf(ctx.analysis, ctx.top.name, ctx.sources);
     const plans = deepPlans(counters, plan.inputs, literals, params);
     if (counters.length) services.logger.debug(`random search: ${counters.length} counter(s), ${plans.length} hold(s): ${plans.map((p) => `${p.counter} ${p.cycles}`).join(', ')}`);
-    for (const p of plans) scheduled.push({ candidate: deepCandidate(p, gen.prologueRows()), phase: 'deep' });
+    for (const p of [...plans, ...enableHolds(plan.inputs, plans)]) scheduled.push({ candidate: deepCandidate(p, gen.prologueRows()), phase: 'deep' });
   }
 
   /** Counts a candidate's points: kept when it reached a point no earlier one did. */
