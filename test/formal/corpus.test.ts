@@ -3,9 +3,9 @@
  * formal engine; a point claimed unreachable must never be hit by a long uniform-random simulation, and a witness
  * replayed in Verilator must hit its point.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { prove, type FormalTarget } from '../../src/formal';
@@ -40,6 +40,31 @@ function targetsOf(points: CoveragePoint[], top: string): { target: FormalTarget
   return [...groups.values()];
 }
 
+/** Every line/branch point of one design to the formal engine, checked against 3,000 random cycles; one witness replayed. */
+async function crossCheck(t: TestContext, id: string, sources: { file: string; content: string }[], top: string): Promise<{ proven: number; witnessed: number }> {
+  const mod = topOf(sources, top);
+  const points = await measureTestbench(sources.map((s) => s.file), top, randomTestbench(mod, 3000, 11));
+  const groups = targetsOf(points, top);
+  // The bounds runs use (depth 8, 5 s a point): Prob141's roll-overs are thousands of cycles deep, and at the
+  // default depth each would spend its whole bound.
+  const result = await prove({ sources, top, targets: groups.map((g) => g.target), runTimeoutSeconds: 300, maxDepth: 8, pointTimeoutSeconds: 5 }, services());
+  const counts = { unreachable: 0, witness: 0, unknown: 0 };
+  let witnessed = 0;
+  for (const [i, v] of result.verdicts.entries()) {
+    counts[v.verdict.status]++;
+    const hits = groups[i].points.reduce((n, p) => n + p.count, 0);
+    if (v.verdict.status === 'unreachable') assert.equal(hits, 0, `${id}: ${v.target.line} ${v.target.comment} claimed unreachable, hit ${hits} times`);
+    if (v.verdict.status === 'witness' && !witnessed) {
+      // One witness per design in Verilator (each replay is a build): it must reach its point.
+      witnessed = 1;
+      const replay = await measureTestbench(sources.map((s) => s.file), top, replayTestbench(mod, v.verdict.witness));
+      assert.ok(replay.some((p) => samePoint(v.target, p) && p.count > 0), `${id}: the witness for line ${v.target.line} ${v.target.comment} does not hit it`);
+    }
+  }
+  t.diagnostic(`${id}: ${groups.length} points, ${counts.unreachable} proven, ${counts.witness} witnesses, ${counts.unknown} unknown, Yosys ${result.yosysMs} ms`);
+  return { proven: counts.unreachable, witnessed };
+}
+
 test('verilog-eval-ecov sample: no point claimed unreachable is ever hit; witnesses replay', { timeout: 900_000 }, async (t) => {
   assert.ok(existsSync(corpus), `the corpus is at ${corpus}`);
   const items = readFileSync(corpus, 'utf8')
@@ -54,35 +79,25 @@ test('verilog-eval-ecov sample: no point claimed unreachable is ever hit; witnes
     const dir = mkdtempSync(join(tmpdir(), 'chorus-formal-corpus-'));
     const sources = item.rtl_files.map((f) => ({ file: join(dir, f.name), content: f.content }));
     for (const s of sources) writeFileSync(s.file, s.content);
-    const top = item.dut_module_name;
-    const mod = topOf(sources, top);
-    const points = await measureTestbench(sources.map((s) => s.file), top, randomTestbench(mod, 3000, 11));
-    const groups = targetsOf(points, top);
-    // The bounds runs use (depth 8, 5 s a point): Prob141's roll-overs are thousands of cycles deep, and at the
-    // default depth each would spend its whole bound.
-    const result = await prove({ sources, top, targets: groups.map((g) => g.target), runTimeoutSeconds: 300, maxDepth: 8, pointTimeoutSeconds: 5 }, services());
-    const counts = { unreachable: 0, witness: 0, unknown: 0 };
-    let replayed = false;
-    for (const [i, v] of result.verdicts.entries()) {
-      counts[v.verdict.status]++;
-      const hits = groups[i].points.reduce((n, p) => n + p.count, 0);
-      if (v.verdict.status === 'unreachable') {
-        proven++;
-        assert.equal(hits, 0, `${item.id}: ${v.target.line} ${v.target.comment} claimed unreachable, hit ${hits} times`);
-      }
-      if (v.verdict.status === 'witness' && !replayed) {
-        // One witness per item in Verilator (each replay is a build): it must reach its point.
-        replayed = true;
-        witnessed++;
-        const replay = await measureTestbench(sources.map((s) => s.file), top, replayTestbench(mod, v.verdict.witness));
-        assert.ok(replay.some((p) => samePoint(v.target, p) && p.count > 0), `${item.id}: the witness for line ${v.target.line} ${v.target.comment} does not hit it`);
-      }
-    }
-    t.diagnostic(`${item.id}: ${groups.length} points, ${counts.unreachable} proven, ${counts.witness} witnesses, ${counts.unknown} unknown, Yosys ${result.yosysMs} ms`);
+    const r = await crossCheck(t, item.id, sources, item.dut_module_name);
+    proven += r.proven;
+    witnessed += r.witnessed;
   }
   // The sample holds points the engine must prove (Prob141's tied enable, Prob151's x compare, FSM defaults).
   assert.ok(proven >= 3, `only ${proven} points proven`);
   assert.ok(witnessed >= 3, `only ${witnessed} witnesses replayed`);
+});
+
+test("the project's examples: no point claimed unreachable is ever hit; witnesses replay", { timeout: 900_000 }, async (t) => {
+  const root = join(repoRoot, 'examples');
+  const names = readdirSync(root).filter((d) => existsSync(join(root, d, `${d}.sv`)));
+  assert.ok(names.length >= 5, `examples found: ${names.join(', ')}`);
+  let witnessed = 0;
+  for (const name of names) {
+    const file = join(root, name, `${name}.sv`);
+    witnessed += (await crossCheck(t, name, [{ file, content: readFileSync(file, 'utf8') }], name)).witnessed;
+  }
+  assert.equal(witnessed, names.length, 'every example replays a witness');
 });
 
 // In runs: the holes a model-free run with the formal stage labels proven unreachable (by k-induction or analysis)
