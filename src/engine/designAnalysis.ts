@@ -24,7 +24,7 @@ export async function analyzeDesign(files: string[], opts: DesignAnalysisOptions
     const plain = await analyzeDesign(files, { ...opts, design: { ...opts.design, parameters: undefined } });
     return plain.top ? analyzeDesign(files, { ...opts, top: plain.top }) : plain;
   }
-  const top = { top: opts.top, parameters };
+  const top = { top: opts.top, parameters, defines: opts.design?.defines };
   const first = await analyzeFiles(files, top);
   if (!first.errors.length) return first;
   const failing = new Set(first.errors.map((e) => e.file));

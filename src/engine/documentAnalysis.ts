@@ -32,7 +32,7 @@ export interface DocumentAnalysisOptions {
 
 /** Analyses `text`, the content of `file` (absolute); see the file comment. Never throws for bad text: errors are in the result. */
 export async function analyzeDocumentText(file: string, text: string, opts: DocumentAnalysisOptions = {}): Promise<DesignAnalysis> {
-  const first = analyzeSources([{ name: file, content: text }]);
+  const first = analyzeSources([{ name: file, content: text }], { defines: opts.design?.defines });
   if (!usesMacros(text)) return first;
   // The editor's text, not the file on disk, is expanded: a copy in a private folder, with the document's own
   // folder first among the include folders (as Verilator searches the including file's folder).

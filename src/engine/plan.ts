@@ -108,7 +108,7 @@ export async function selectDut(req: DutRequest): Promise<DutSelection> {
     const index = await indexModules([doc, ...others], (f) => readFile(f, 'utf8'));
     files = [doc, ...filesNeeded(index, topName, doc).filter((f) => f !== doc)];
     if (files.length > 1) {
-      const wide = await analyzeFiles(files, { top: topName, parameters: req.design?.parameters });
+      const wide = await analyzeFiles(files, { top: topName, parameters: req.design?.parameters, defines: req.design?.defines });
       // A needed file the analysis cannot read (macros, …) may still build: the document's analysis serves then.
       if (!wide.errors.length) analysis = wide;
     }

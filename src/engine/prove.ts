@@ -8,7 +8,7 @@ import { prove, type FormalTarget, type ProveResult, type TargetVerdict } from '
 import { ChorusError, DEFAULT_TARGETS, type CoveragePoint, type CoverageSummary, type Logger } from '../protocol';
 import { generateToEnd } from './generate';
 import { measure } from './measure';
-import { analyzeFiles } from '../hdl';
+import { analyzeDesign } from './designAnalysis';
 import { findTop } from './plan';
 import { isFormalKind } from './formalLedger';
 
@@ -120,13 +120,16 @@ export interface ProveHolesReport {
 /** `chorus prove`: find the holes a user would see, then decide each with the formal engine. */
 export async function proveHoles(req: ProveHolesRequest, services: FormalServices & { verilatorPath?: string; cacheDir?: string }): Promise<ProveHolesReport> {
   const rtlFiles = req.rtlFiles.map((f) => resolve(f));
-  const top = findTop(await analyzeFiles(rtlFiles, { top: req.top }), rtlFiles, req.top).name;
+  // The holes are found on the design as it is built: its include folders, macros and top parameters.
+  const design = { includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters };
+  const analysis = await analyzeDesign(rtlFiles, { top: req.top, design, verilatorPath: services.verilatorPath, signal: services.signal });
+  const top = findTop(analysis, rtlFiles, req.top).name;
   const started = Date.now();
   let points: CoveragePoint[];
   let coverage: CoverageSummary;
   if (req.testbench) {
     const m = await measure(
-      { rtlFiles, testbench: resolve(req.testbench), top, includeDirs: req.includeDirs },
+      { rtlFiles, testbench: resolve(req.testbench), top, ...design },
       { logger: services.logger, signal: services.signal, verilatorPath: services.verilatorPath },
     );
     if (m.status !== 'ok') throw new ChorusError('failed', `The testbench did not run (${m.status}): run \`chorus coverage\` on it to see why.`);
@@ -135,7 +138,7 @@ export async function proveHoles(req: ProveHolesRequest, services: FormalService
   } else {
     const r = await generateToEnd(
       // The search's own formal stage is off: every hole it leaves is decided below, with this command's bounds.
-      { rtlFiles, top, engine: 'random', targets: DEFAULT_TARGETS, budgetSeconds: req.budgetSeconds ?? 20, seed: req.seed, formal: false },
+      { rtlFiles, top, ...design, engine: 'random', targets: DEFAULT_TARGETS, budgetSeconds: req.budgetSeconds ?? 20, seed: req.seed, formal: false },
       { logger: services.logger, signal: services.signal, verilatorPath: services.verilatorPath, cacheDir: services.cacheDir },
     );
     points = r.points;

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { ChorusError, type DesignAnalysis, type ModuleInfo, type ResetInfo, type SourceFile } from '../protocol';
 import { extractFile } from './extract';
+import { VERILATOR_DEFINES } from './conditionals';
 import { emptyScope, type RawFile } from './raw';
 import { resolveModule } from './resolve';
 import { Design, Scope } from './scope';
@@ -38,12 +39,12 @@ function hash(...parts: string[]): string {
   return h.digest('hex');
 }
 
-function extractCached(f: SourceFile): { key: string; raw: RawFile } {
-  const key = hash(f.name, f.content);
+function extractCached(f: SourceFile, defined: string[]): { key: string; raw: RawFile } {
+  const key = hash(f.name, f.content, ...defined);
   let raw = fileCache.get(key);
   if (!raw) {
     try {
-      raw = extractFile(f.name, f.content);
+      raw = extractFile(f.name, f.content, new Set([...VERILATOR_DEFINES, ...defined]));
     } catch (err) {
       // The parser gave up (see parseText's budget): the file reads as one error, not as a crash.
       if (!(err instanceof ChorusError)) throw err;
@@ -61,6 +62,11 @@ export interface AnalysisOptions {
    * place of their defaults, so widths, constant conditions and unreachable-code claims are those of the build.
    */
   parameters?: Record<string, string>;
+  /**
+   * The design's macros (`-D`, `+define+`): `ifdef`/`ifndef` branches are read as the build compiles them. Without
+   * them, code a define enables would be missing from the analysis, and with it every claim about what reaches what.
+   */
+  defines?: Record<string, string | undefined>;
 }
 
 /** A file whose module `top` has the overridden parameter defaults (cached raws are shared: copied, not changed). */
@@ -79,7 +85,8 @@ function withOverrides(raw: RawFile, top: string, parameters: Record<string, str
  * so treat it as read-only.
  */
 export function analyzeSources(files: SourceFile[], opts: AnalysisOptions = {}): DesignAnalysis {
-  const extracted = files.map(extractCached);
+  const defined = Object.keys(opts.defines ?? {}).sort();
+  const extracted = files.map((f) => extractCached(f, defined));
   const overrides = Object.entries(opts.parameters ?? {});
   const key = hash(...extracted.map((e) => e.key), opts.top ?? '', ...overrides.flat());
   const cached = designCache.get(key);

@@ -3,7 +3,7 @@
  * declarations but never expressions (their text is read by slicing the source), which keeps a 10,000-line
  * file to a small share of its nodes.
  */
-import { resolveConditionals } from './conditionals';
+import { resolveConditionals, VERILATOR_DEFINES } from './conditionals';
 import { DeclarationReader } from './declarations';
 import { HeaderReader } from './module-header';
 import { parseText } from './parser';
@@ -39,9 +39,9 @@ class FileExtractor {
   private readonly statements: StatementReader;
   readonly result: RawFile;
 
-  constructor(file: string, original: string) {
+  constructor(file: string, original: string, defined: ReadonlySet<string>) {
     // positions survive: inactive `ifdef branches become spaces, not gaps
-    const source = resolveConditionals(original);
+    const source = resolveConditionals(original, defined);
     const tree = parseText(source, file);
     this.w = new Walker(tree.walk(), source, file);
     this.decls = new DeclarationReader(this.w);
@@ -204,7 +204,10 @@ class FileExtractor {
   }
 }
 
-/** Parses one file and collects its modules, packages, unit-level declarations, macros and syntax errors. */
-export function extractFile(file: string, text: string): RawFile {
-  return new FileExtractor(file, text).run();
+/**
+ * Parses one file and collects its modules, packages, unit-level declarations, macros and syntax errors; `defined`
+ * names the macros `ifdef sees defined (Verilator's own, plus the design's `-D`/`+define+`).
+ */
+export function extractFile(file: string, text: string, defined: ReadonlySet<string> = VERILATOR_DEFINES): RawFile {
+  return new FileExtractor(file, text, defined).run();
 }

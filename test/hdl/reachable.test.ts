@@ -89,3 +89,27 @@ endmodule
 `;
   assert.deepEqual(claims(text), []);
 });
+
+test('a write a define enables is read with the design defines: the default it reaches is not claimed unreachable', () => {
+  const text = `module m (input logic clk, input logic rst, input logic go, output logic hit);
+  logic [1:0] st;
+  always_ff @(posedge clk)
+    if (rst) st <= 2'd0;
+    else case (st)
+      2'd0: if (go) st <= 2'd1;
+      2'd1: st <= 2'd2;
+\`ifdef WITH_SPARE
+      2'd2: st <= 2'd3;
+\`else
+      2'd2: st <= 2'd0;
+\`endif
+      default: st <= 2'd0;
+    endcase
+  assign hit = st == 2'd3;
+endmodule
+`;
+  const plain = unreachableDefaults(analyzeSources([{ name: 'spare.sv', content: text }]));
+  assert.equal(plain.length, 1, 'without WITH_SPARE the state register never holds 3');
+  const spare = unreachableDefaults(analyzeSources([{ name: 'spare.sv', content: text }], { defines: { WITH_SPARE: undefined } }));
+  assert.deepEqual(spare, [], 'with WITH_SPARE the default is reachable, and no claim is made');
+});

@@ -2,13 +2,13 @@
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { proveHoles, type ProveHolesReport, type TargetVerdict } from '../../engine';
-import { ChorusError } from '../../protocol';
 import type { CliContext } from '../context';
 import { coverageTable, givenNames } from '../format';
-import { collect, positiveInt, positiveNumber } from '../options';
+import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
+import { positiveInt, positiveNumber } from '../options';
 import type { RegisterCommand } from './index';
 
-interface ProveFlags {
+interface ProveFlags extends DesignCliFlags {
   top?: string;
   tb?: string;
   json?: boolean;
@@ -16,21 +16,7 @@ interface ProveFlags {
   budget?: number;
   depth?: number;
   seed?: number;
-  includeDir: string[];
-  define: string[];
-  param: string[];
   verilator?: string;
-}
-
-function pairs(list: string[], option: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const item of list) {
-    const eq = item.indexOf('=');
-    const [k, v] = eq < 0 ? [item, ''] : [item.slice(0, eq), item.slice(eq + 1)];
-    if (!/^[A-Za-z_]\w*$/.test(k)) throw new ChorusError('bad_input', `${option} '${item}': expected NAME or NAME=VALUE.`);
-    out[k] = v;
-  }
-  return out;
 }
 
 function verdictText(v: TargetVerdict): string {
@@ -60,15 +46,18 @@ function render(r: ProveHolesReport, name: (f: string) => string): string {
   return out.join('\n');
 }
 
-async function run(rtl: string[], flags: ProveFlags, ctx: CliContext): Promise<void> {
+async function run(given: string[], flags: ProveFlags, ctx: CliContext): Promise<void> {
+  const design = await designInput(given, flags);
+  const rtl = design.files;
   const report = await proveHoles(
     {
       rtlFiles: rtl,
-      top: flags.top,
+      top: flags.top ?? design.top,
       testbench: flags.tb,
-      includeDirs: flags.includeDir,
-      defines: pairs(flags.define, '--define'),
-      parameters: pairs(flags.param, '--param'),
+      includeDirs: design.includeDirs,
+      // A macro defined without a value is defined as empty text, as `+define+NAME` does.
+      defines: Object.fromEntries(Object.entries(design.defines).map(([k, v]) => [k, v ?? ''])),
+      parameters: design.parameters,
       timeoutSeconds: flags.timeout,
       budgetSeconds: flags.budget,
       maxDepth: flags.depth,
@@ -83,10 +72,10 @@ async function run(rtl: string[], flags: ProveFlags, ctx: CliContext): Promise<v
 }
 
 export const registerProve: RegisterCommand = (program: Command, ctx: CliContext) => {
-  program
+  const command = program
     .command('prove')
     .description('Decide each line/branch hole with Yosys: proven unreachable (k-induction), a witness trace, or why neither.')
-    .argument('<rtl...>', 'DUT source files (Verilog/SystemVerilog)')
+    .argument('[rtl...]', 'DUT source files (Verilog/SystemVerilog); or give --filelist')
     .option('--top <module>', 'DUT top module (found by analysis when omitted)')
     .option('--tb <testbench>', 'measure this testbench for the holes (default: the model-free search finds them)')
     .option('--json', 'print one JSON object (coverage, verdicts with witness rows, times)')
@@ -94,9 +83,6 @@ export const registerProve: RegisterCommand = (program: Command, ctx: CliContext
     .option('--budget <seconds>', 'model-free search budget when no --tb is given (default 20)', positiveNumber('--budget'))
     .option('--depth <cycles>', 'longest induction and witness search (default 24)', positiveInt('--depth'))
     .option('--seed <n>', 'search seed', positiveInt('--seed'))
-    .option('-I, --include-dir <dir>', 'include folder for `include (repeatable)', collect, [])
-    .option('-D, --define <NAME[=VALUE]>', 'preprocessor define (repeatable)', collect, [])
-    .option('--param <NAME=VALUE>', 'top-level parameter override (repeatable)', collect, [])
-    .option('--verilator <path>', 'Verilator executable (default: CHORUS_VERILATOR or verilator on PATH)')
-    .action((rtl: string[], flags: ProveFlags) => run(rtl, flags, ctx));
+    .option('--verilator <path>', 'Verilator executable (default: CHORUS_VERILATOR or verilator on PATH)');
+  addDesignOptions(command).action((rtl: string[], flags: ProveFlags) => run(rtl, flags, ctx));
 };
