@@ -5,15 +5,24 @@
  *
  *   node --import tsx bench/formal-soundness.ts [--only Prob141,Prob151] [--limit N] [--budget 30] [--cycles 20000] [--fsm]
  *   (--fsm: the runs also target FSM states and arcs, so FSM holes are proven and checked too)
+ *
+ * Real IP (`{id, top, filelist, parameters}` items, read as `chorus bench` reads them): the same run on each item's
+ * filelist, include folders, defines and parameters, then the plain random baseline of bench/real-ip-plain.ts (the
+ * engine's own harness, 20,000-cycle runs of fresh uniform random inputs until --random-seconds pass):
+ *
+ *   node --import tsx bench/formal-soundness.ts --items ../shared/corpus/real-ip/items.jsonl [--only axis_fifo] [--budget 30] [--random-seconds 60]
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { generateToEnd } from '../src/engine';
 import { instanceBelow, isFormalKind } from '../src/engine/formalLedger';
 import { holeDetail } from '../src/sim';
-import { silentLogger, type Hole } from '../src/protocol';
+import { silentLogger, type CoveragePoint, type Hole } from '../src/protocol';
+import { itemDesign } from '../src/cli/bench/run';
+import { parseItems, type BenchItem } from '../src/cli/bench/schema';
 import { measureTestbench, randomTestbench, topOf } from '../test/formal/support';
+import { plainRandomInBudget } from './real-ip-plain';
 
 export interface SoundnessItem {
   id: string;
@@ -31,6 +40,56 @@ export interface ItemSoundness {
   /** Proven holes a random simulation hit (must be empty). */
   violations: string[];
   ms: number;
+  /** Random cycles simulated against the proofs (0 when nothing was proven). */
+  cycles?: number;
+}
+
+/** The point of a random simulation (its DUT instance named `simInstance`) a hole stands for. */
+const samePlace = (h: Hole, p: CoveragePoint, runInstance: string, simInstance: string) =>
+  resolve(p.file) === resolve(h.file) &&
+  p.line === h.line &&
+  p.kind === h.kind &&
+  h.detail.startsWith(holeDetail(p)) &&
+  instanceBelow(p.hierarchy, simInstance) === instanceBelow(h.hierarchy, runInstance);
+
+/** The proven holes some point of a random simulation hit, in words. */
+function provenHits(proven: Hole[], points: CoveragePoint[], runInstance: string, simInstance: string): string[] {
+  const hit = (h: Hole) => points.some((p) => p.count > 0 && samePlace(h, p, runInstance, simInstance));
+  return proven.filter(hit).map((h) => `${basename(h.file)}:${h.line} ${h.detail} (${h.proof?.method}: ${h.unreachable})`);
+}
+
+/** A real-IP item: a run with the formal stage on its filelist, then its proven holes against plain random runs. */
+export async function checkDesignItem(item: BenchItem, opts: { budgetSeconds: number; randomSeconds: number; seed: number }): Promise<ItemSoundness> {
+  const started = Date.now();
+  if (!item.design) throw new Error(`${item.id}: not a filelist item`);
+  const design = await itemDesign(item.design);
+  const top = item.dut_module_name;
+  const signal = new AbortController().signal;
+  const run = await generateToEnd(
+    { ...design, top, engine: 'random', targets: { line: 100, branch: 100 }, seed: opts.seed, budgetSeconds: opts.budgetSeconds },
+    { logger: silentLogger, signal },
+  );
+  const proven = run.holes.filter((h) => isFormalKind(h.kind) && h.proof);
+  let violations: string[] = [];
+  let cycles = 0;
+  if (proven.length) {
+    // The baseline's harness instantiates the DUT as the run's does (`uut`).
+    const plain = await plainRandomInBudget({ ...design, top, seed: opts.seed + 1, budgetMs: opts.randomSeconds * 1000 }, { logger: silentLogger, signal });
+    violations = provenHits(proven, plain.points, 'uut', 'uut');
+    // A proven hole the random runs have no point for would pass unchecked: that is a failure of the check.
+    const missing = proven.filter((h) => !plain.points.some((p) => samePlace(h, p, 'uut', 'uut')));
+    violations.push(...missing.map((h) => `${basename(h.file)}:${h.line} ${h.detail}: no such point in the random runs (not checked)`));
+    cycles = plain.cycles;
+  }
+  return {
+    id: item.id,
+    induction: proven.filter((h) => h.proof?.method === 'induction').length,
+    analysis: proven.filter((h) => h.proof?.method === 'analysis').length,
+    closed: run.closed === true,
+    violations,
+    ms: Date.now() - started,
+    cycles,
+  };
 }
 
 /** One item: a run with the formal stage, then its proven holes against `cycles` of uniform random stimulus. */
@@ -55,17 +114,7 @@ export async function checkItem(item: SoundnessItem, opts: { budgetSeconds: numb
     if (proven.length) {
       // The support testbench names the DUT `uut`.
       const points = await measureTestbench(rtlFiles, top, randomTestbench(topOf(files, top), opts.cycles, opts.seed));
-      const hit = (h: Hole) =>
-        points.some(
-          (p) =>
-            p.count > 0 &&
-            resolve(p.file) === resolve(h.file) &&
-            p.line === h.line &&
-            p.kind === h.kind &&
-            h.detail.startsWith(holeDetail(p)) &&
-            instanceBelow(p.hierarchy, 'uut') === instanceBelow(h.hierarchy, instance),
-        );
-      for (const h of proven) if (hit(h)) violations.push(`${basename(h.file)}:${h.line} ${h.detail} (${h.proof?.method}: ${h.unreachable})`);
+      violations.push(...provenHits(proven, points, instance, 'uut'));
     }
     return {
       id: item.id,
@@ -95,6 +144,8 @@ async function main(): Promise<void> {
   };
   const corpus = resolve(arg('--corpus') ?? join(__dirname, '..', '..', 'shared', 'corpus', 'verilog-eval-ecov', 'verilog-eval-ecov.jsonl'));
   const only = arg('--only')?.split(',');
+  const itemsFile = arg('--items');
+  if (itemsFile) return realIp(resolve(itemsFile), only, { budgetSeconds: Number(arg('--budget') ?? 30), randomSeconds: Number(arg('--random-seconds') ?? 60), seed: Number(arg('--seed') ?? 1) });
   let items = corpusItems(corpus).filter((i) => !only || only.some((o) => i.id.includes(o)));
   const limit = Number(arg('--limit') ?? 0);
   if (limit > 0) items = items.slice(0, limit);
@@ -108,6 +159,23 @@ async function main(): Promise<void> {
   const claims = out.reduce((n, r) => n + r.induction + r.analysis, 0);
   const bad = out.reduce((n, r) => n + r.violations.length, 0);
   process.stdout.write(`\n${out.length} item(s), ${claims} point(s) proven unreachable in runs, ${bad} hit by ${opts.cycles} random cycles.\n`);
+  process.exitCode = bad ? 1 : 0;
+}
+
+async function realIp(path: string, only: string[] | undefined, opts: { budgetSeconds: number; randomSeconds: number; seed: number }): Promise<void> {
+  const parsed = parseItems(readFileSync(path, 'utf8'), dirname(path));
+  const items = parsed.flatMap((l) => (l.ok && l.item.design && (!only || only.includes(l.item.id)) ? [l.item] : []));
+  const out: ItemSoundness[] = [];
+  for (const item of items) {
+    const r = await checkDesignItem(item, opts);
+    out.push(r);
+    process.stdout.write(
+      `${r.id}: ${r.induction} by induction, ${r.analysis} by analysis, closed ${r.closed}, ${r.cycles ?? 0} random cycles, ${r.violations.length} violation(s)${r.violations.length ? `: ${r.violations.join('; ')}` : ''} (${(r.ms / 1000).toFixed(1)} s)\n`,
+    );
+  }
+  const claims = out.reduce((n, r) => n + r.induction + r.analysis, 0);
+  const bad = out.reduce((n, r) => n + r.violations.length, 0);
+  process.stdout.write(`\n${out.length} item(s), ${claims} point(s) proven unreachable in runs, ${bad} hit by random simulation.\n`);
   process.exitCode = bad ? 1 : 0;
 }
 

@@ -35,6 +35,8 @@ export interface PlainBudgetOutcome {
   runs: number;
   cycles: number;
   ms: { build: number; sim: number; total: number };
+  /** The merged points of the runs (the soundness check looks proven points up in them). */
+  points: CoveragePoint[];
 }
 
 export async function plainRandomInBudget(req: PlainBudgetRequest, sim: SimOptions): Promise<PlainBudgetOutcome> {
@@ -84,7 +86,7 @@ export async function plainRandomInBudget(req: PlainBudgetRequest, sim: SimOptio
       if (!run.coverageWritten) throw new Error(`plain random: run ${runs} wrote no coverage (${run.status})`);
       merged = mergePoints(merged, scopeToTop(await readCoverageFile(cov, ctx.rtlFiles), ctx.top.name));
     }
-    return { coverage: summarize(merged), runs, cycles, ms: { build: build.ms, sim: simMs, total: Date.now() - t0 } };
+    return { coverage: summarize(merged), runs, cycles, ms: { build: build.ms, sim: simMs, total: Date.now() - t0 }, points: merged };
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

@@ -1,12 +1,13 @@
 /**
  * The instrumented copy of a DUT: one `(* keep *)` flag register per arm asked about, set in exactly that arm and
- * cleared at the start of its always block, so "the flag is 1" means "the arm ran". Many arms share one copy.
+ * cleared at the start of its always block, so "the flag is 1" means "the arm ran". An arm of an initial block
+ * gets a wire instead: its path's parameter-only conditions, true whenever the arm runs. Many arms share one copy.
  * Compares against x/z constants (`=== 1'bx`) are rewritten to what two-state Verilator decides.
  */
 import type { DesignAnalysis } from '../protocol';
 import { fsmFlag, fsmIndex } from './fsmFlags';
-import { findArm, sourceText, type ArmPlan, type SourceText } from './sites';
-import { lineStarts, offsetOf } from './text';
+import { findArm, initialBlocks, sourceText, type ArmPlan, type SourceText } from './sites';
+import { lineStarts, offsetOf, skipBalanced, skipSpace } from './text';
 import type { FormalTarget } from './types';
 
 export interface Instrumented {
@@ -37,6 +38,30 @@ export function rewriteXCompares(text: string): string {
   return text
     .replace(new RegExp(`(===|!==)(\\s*)(${literal})`, 'g'), (_m, op: string, sp: string) => `${op}${sp}${never}`)
     .replace(new RegExp(`(${literal})(\\s*)(===|!==)`, 'g'), (_m, _lit: string, sp: string, op: string) => `${never}${sp}${op}`);
+}
+
+const ENDING_TASKS = /\$(?:error|fatal|warning|info|finish|stop)\b/g;
+
+/**
+ * Yosys runs an initial block when it reads the design, and stops at `$error` or `$finish` there (a configuration
+ * check whose condition holds with the run's parameters). Those calls, as statements, become blanks of the same
+ * length (offsets and lines are kept): they set no signal, and a model that runs on past a `$finish` only
+ * reaches more, so no proof is lost to it and every witness is still replayed in Verilator.
+ */
+export function blankEndingTasks(text: string, spans: { start: number; end: number }[]): string {
+  let out = '';
+  let pos = 0;
+  for (const m of text.matchAll(ENDING_TASKS)) {
+    const at = m.index ?? 0;
+    if (at < pos || /[\w$]/.test(text[at - 1] ?? '') || !spans.some((b) => b.start <= at && at < b.end)) continue;
+    let end = at + m[0].length;
+    const open = skipSpace(text, end);
+    if (text[open] === '(') end = skipBalanced(text, open);
+    if (end < 0 || text[skipSpace(text, end)] !== ';') continue;
+    out += text.slice(pos, at) + text.slice(at, end).replace(/[^\n]/g, ' ');
+    pos = end;
+  }
+  return out + text.slice(pos);
 }
 
 function applyWraps(text: string, wraps: Wrap[]): string {
@@ -99,17 +124,25 @@ export function instrument(analysis: DesignAnalysis, sources: { file: string; co
       flags.push({ reason: arm.reason });
       continue;
     }
-    const key = `${arm.file}\u0000${arm.kind}\u0000${arm.start}\u0000${arm.end}`;
+    // An initial block's if arm and its else span the same text: their conditions tell them apart.
+    const key = `${arm.file}\u0000${arm.kind}\u0000${arm.start}\u0000${arm.end}${arm.kind === 'initial' ? `\u0000${arm.condition}` : ''}`;
     let flag = byArm.get(key);
     if (!flag) {
       flag = `${FLAG_PREFIX}${next++}`;
       byArm.set(key, flag);
-      addArm(arm, flag);
+      if (arm.kind === 'initial') addEnd(arm.file, arm.module, `(* keep *) wire ${flag} = ${arm.condition};`);
+      else addArm(arm, flag);
     }
     flags.push({ flag, module: arm.module, label: arm.label });
   }
 
-  function addArm(arm: ArmPlan, flag: string): void {
+  function addEnd(file: string, module: string, verilog: string): void {
+    const mods = endText.get(file) ?? new Map<string, string[]>();
+    endText.set(file, mods);
+    mods.set(module, [...(mods.get(module) ?? []), verilog]);
+  }
+
+  function addArm(arm: Exclude<ArmPlan, { kind: 'initial' }>, flag: string): void {
     const list = wraps.get(arm.file) ?? [];
     wraps.set(arm.file, list);
     if (arm.kind === 'arm') list.push({ start: arm.start, end: arm.end, open: `begin ${flag} = 1'b1; `, close: ' end', rank: 1 });
@@ -130,7 +163,10 @@ export function instrument(analysis: DesignAnalysis, sources: { file: string; co
   }
 
   const files = new Map<string, string>();
-  for (const s of sources) {
+  for (const s0 of sources) {
+    const src = texts.get(s0.file)!;
+    const initials = analysis.modules.filter((m) => m.file === s0.file).flatMap((m) => initialBlocks(src, m));
+    const s = { file: s0.file, content: blankEndingTasks(s0.content, initials) };
     let text = applyWraps(s.content, wraps.get(s.file) ?? []);
     // Declarations go before each module's `endmodule` (Yosys reads a name declared after its use).
     const mods = declarations.get(s.file);

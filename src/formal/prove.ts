@@ -9,8 +9,8 @@ import { analyzeSources } from '../hdl';
 import { ChorusError, silentLogger, type Logger, type ModuleInfo } from '../protocol';
 import { instrument } from './instrument';
 import type { FormalTarget, ProveRequest, ProveResult, StimulusRow, TargetVerdict, Verdict, Witness } from './types';
-import { YosysStopped, YosysWorker, type FileTree } from './worker';
-import { isPlainArg, lastError, listedNames, parseProof, parseWitness, prepScript, proofScript, witnessScript, type ProofOutcome } from './yosys';
+import { YosysStopped, YosysWorker, type FileTexts, type FileTree } from './worker';
+import { isPlainArg, jointProofScript, lastError, listedNames, parseProof, parseWitness, prepScript, proofScript, witnessScript, type ProofOutcome } from './yosys';
 
 export interface ProveServices {
   signal: AbortSignal;
@@ -45,7 +45,8 @@ async function includeTree(dirs: string[], tree: FileTree): Promise<string[]> {
       const p = join(dir, e);
       const s = await stat(p).catch(() => undefined);
       if (!s?.isFile() || bytes + s.size > MAX_INCLUDE_BYTES) continue;
-      tree[`${name}/${e}`] = await readFile(p, 'utf8');
+      const folder = (tree[name] ??= {});
+      if (typeof folder === 'object') folder[e] = await readFile(p, 'utf8');
       count++;
       bytes += s.size;
     }
@@ -60,6 +61,14 @@ function hex(bits: string): string {
 
 /** An induction that ran out of length (not of time): a deeper pass may still close it. */
 const isDepthBound = (o: ProofOutcome | undefined) => o?.kind === 'unknown' && /within \d+ cycles/.test(o.reason);
+
+/** Why a prepared netlist's clocking is not modelled (several clocks, both edges); undefined when it is. */
+function clockProblem(files: FileTexts): string | undefined {
+  const clocks = listedNames(files['clocks.txt']);
+  if (clocks.length > 1) return `several clocks (${clocks.slice(0, 4).join(', ')}): only single-clock designs are modelled`;
+  if (listedNames(files['negedge.txt']).length && listedNames(files['posedge.txt']).length) return 'registers on both clock edges: not modelled';
+  return undefined;
+}
 
 function unknownAll(targets: FormalTarget[], reason: string): TargetVerdict[] {
   return targets.map((target) => ({ target, verdict: { status: 'unknown', reason } }));
@@ -112,7 +121,8 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
   const resetCycles = req.resetCycles ?? 2;
   const analysis = analyzeSources(
     req.sources.map((s) => ({ name: s.file, content: s.content })),
-    { top: req.top },
+    // `ifdef branches as Yosys compiles them (-D below): the arm of a define-enabled block is found and flagged.
+    { top: req.top, defines: req.defines },
   );
   const top = analysis.modules.find((m) => m.name === req.top);
   if (!top) throw new ChorusError('bad_input', `No module '${req.top}' in the design: check --top.`);
@@ -147,7 +157,10 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
   const reset = top.reset && top.ports.some((p) => p.name === top.reset!.name && p.direction === 'input') ? top.reset : null;
   const wiresOf = (flag: string) => (flagWires ?? []).filter((w) => w === flag || w.endsWith(`.${flag}`));
   try {
-    const prep = await worker.run(['-p', prepScript({ files: names, top: req.top, defines: req.defines ?? {}, includeDirs, parameters: req.parameters ?? {} })], tree);
+    const prepInput = { files: names, top: req.top, defines: req.defines ?? {}, includeDirs, parameters: req.parameters ?? {} };
+    // Memories stay memory cells here: a big memory mapped to registers is tens of thousands of bits, and most flags
+    // (a parameter-disabled arm, a pointer compare) never read a memory.
+    const prep = await worker.run(['-p', prepScript({ ...prepInput, mapMemories: false })], tree);
     const prepared = prep.files['prepared.il'];
     if (prep.code !== 0 || !prepared) {
       // Name the user's files, not their copies in Yosys' file system.
@@ -155,43 +168,66 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       failure = `Yosys could not read the design: ${message}`;
       return { verdicts: unknownAll(targets, failure), yosysMs: Date.now() - started, failure };
     }
-    const clocks = listedNames(prep.files['clocks.txt']);
-    if (clocks.length > 1) failure = `several clocks (${clocks.slice(0, 4).join(', ')}): only single-clock designs are modelled`;
-    else if (listedNames(prep.files['negedge.txt']).length && listedNames(prep.files['posedge.txt']).length) {
-      failure = 'registers on both clock edges: not modelled';
-    }
+    failure = clockProblem(prep.files);
     if (failure) return { verdicts: unknownAll(targets, failure), yosysMs: Date.now() - started, failure };
 
     flagWires = listedNames(prep.files['flags.txt']).filter(isPlainArg);
-    const base: FileTree = { 'prepared.il': prepared };
-
-    // Proofs, in batches: each flag wire (one per instance of its module) by k-induction; a shallow pass over
-    // every point first, then the points it left open up to the full depth.
-    const proofCalls = flagged.flatMap((flag) => wiresOf(flag).map((wire) => ({ flag, wire })));
-    const passes = maxDepth > SHALLOW_DEPTH ? [SHALLOW_DEPTH, maxDepth] : [maxDepth];
-    for (const [pass, depth] of passes.entries()) {
-      const open = pass === 0 ? proofCalls : proofCalls.filter((c) => isDepthBound(proofs.get(c.wire)));
-      const size = pass === 0 ? BATCH : DEEP_BATCH;
-      for (let i = 0; i < open.length; i += size) {
-        const batch = open.slice(i, i + size).map((c, j) => ({ ...c, log: `p${pass}_${i + j}.log` }));
-        const out = await worker.run(['-q', '-p', proofScript(batch, depth, pointTimeout)], base);
-        for (const c of batch) proofs.set(c.wire, parseProof(out.files[c.log], depth));
+    const decideCalls = async (proofCalls: { flag: string; wire: string }[], base: FileTree): Promise<void> => {
+      // Proofs, in batches: each flag wire (one per instance of its module) by k-induction; a shallow pass over
+      // every point first, then the points it left open up to the full depth.
+      const passes = maxDepth > SHALLOW_DEPTH ? [SHALLOW_DEPTH, maxDepth] : [maxDepth];
+      // Groups first: arms a parameter disables come in dozens, and one induction proves a whole group of them.
+      let group = 0;
+      const proveGroup = async (calls: typeof proofCalls): Promise<void> => {
+        if (calls.length <= BATCH) return;
+        const log = `g${group++}.log`;
+        const out = await worker.run(['-q', '-p', jointProofScript(calls.map((c) => c.wire), log, passes[0], pointTimeout)], base);
+        const joint = parseProof(out.files[log], passes[0]);
+        if (joint.kind === 'proven') for (const c of calls) proofs.set(c.wire, joint);
+        // A reachable flag in the group: its halves may still hold proofs. Anything else is left to single proofs.
+        else if (joint.kind === 'reachable') {
+          const half = Math.ceil(calls.length / 2);
+          await proveGroup(calls.slice(0, half));
+          await proveGroup(calls.slice(half));
+        }
+      };
+      await proveGroup(proofCalls);
+      for (const [pass, depth] of passes.entries()) {
+        const open = pass === 0 ? proofCalls.filter((c) => !proofs.has(c.wire)) : proofCalls.filter((c) => isDepthBound(proofs.get(c.wire)));
+        const size = pass === 0 ? BATCH : DEEP_BATCH;
+        for (let i = 0; i < open.length; i += size) {
+          const batch = open.slice(i, i + size).map((c, j) => ({ ...c, log: `p${pass}_${i + j}.log` }));
+          const out = await worker.run(['-q', '-p', proofScript(batch, depth, pointTimeout)], base);
+          for (const c of batch) proofs.set(c.wire, parseProof(out.files[c.log], depth));
+        }
       }
-    }
 
-    // Witnesses for the flags reached from the start state: a trace that also starts with the reset pulse.
-    const reachable = proofCalls.filter((c) => proofs.get(c.wire)?.kind === 'reachable');
-    for (let i = 0; i < reachable.length; i += BATCH) {
-      const batch = reachable.slice(i, i + BATCH).map((c, j) => ({
-        ...c,
-        log: `w${i + j}.log`,
-        steps: (proofs.get(c.wire) as { depth: number }).depth + (reset ? resetCycles : 0) + 2,
-      }));
-      const script = witnessScript(batch, reset ? { name: reset.name, active: reset.activeLow ? 0 : 1, cycles: resetCycles } : undefined, pointTimeout);
-      const out = await worker.run(['-q', '-p', script], base);
-      for (const c of batch) traces.set(c.wire, parseWitness(out.files[c.log]));
+      // Witnesses for the flags reached from the start state: a trace that also starts with the reset pulse.
+      const reachable = proofCalls.filter((c) => proofs.get(c.wire)?.kind === 'reachable');
+      for (let i = 0; i < reachable.length; i += BATCH) {
+        const batch = reachable.slice(i, i + BATCH).map((c, j) => ({
+          ...c,
+          log: `w${i + j}.log`,
+          steps: (proofs.get(c.wire) as { depth: number }).depth + (reset ? resetCycles : 0) + 2,
+        }));
+        const script = witnessScript(batch, reset ? { name: reset.name, active: reset.activeLow ? 0 : 1, cycles: resetCycles } : undefined, pointTimeout);
+        const out = await worker.run(['-q', '-p', script], base);
+        for (const c of batch) traces.set(c.wire, parseWitness(out.files[c.log]));
+      }
+    };
+    // A flag a memory's read data reaches is decided on a second netlist with the memories mapped to registers,
+    // made only when some flag needs it, after every other flag is decided.
+    const inMemoryCone = new Set(listedNames(prep.files['memflags.txt']));
+    const calls = flagged.flatMap((flag) => wiresOf(flag).map((wire) => ({ flag, wire })));
+    await decideCalls(calls.filter((c) => !inMemoryCone.has(c.wire)), { 'prepared.il': prepared });
+    const memoryCalls = calls.filter((c) => inMemoryCone.has(c.wire));
+    if (memoryCalls.length) {
+      const mapped = await worker.run(['-p', prepScript({ ...prepInput, mapMemories: true })], tree);
+      const netlist = mapped.files['prepared.il'];
+      const why = mapped.code !== 0 || !netlist ? `Yosys could not map the design's memories: ${lastError(mapped.log) ?? `exit ${mapped.code}`}` : clockProblem(mapped.files);
+      if (why || !netlist) for (const c of memoryCalls) proofs.set(c.wire, { kind: 'unknown', reason: why ?? 'not decided' });
+      else await decideCalls(memoryCalls, { 'prepared.il': netlist });
     }
-
   } catch (err) {
     if (!(err instanceof YosysStopped)) throw err;
     if (err.why === 'aborted' && services.signal.aborted) throw new ChorusError('cancelled', 'Formal run cancelled.');

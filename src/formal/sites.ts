@@ -4,14 +4,13 @@
  * its always block. The arms come from the analysis' statement sites.
  */
 import type { BranchSite, DesignAnalysis, ModuleInfo } from '../protocol';
-import { labelColon, lineStarts, offsetOf, skipBalanced, skipSpace, wordAt } from './text';
+import { initialArm } from './initialArm';
+import { siteEnd, siteRightAfter, siteStart, type SourceText } from './siteText';
+import { labelColon, offsetOf, skipBalanced, skipSpace, wordAt } from './text';
 import type { FormalTarget } from './types';
 
-export interface SourceText {
-  file: string;
-  text: string;
-  starts: number[];
-}
+export { initialBlocks } from './initialArm';
+export { sourceText, type SourceText } from './siteText';
 
 /** The statement of an always block (after its keyword and event control), as offsets. */
 export interface AlwaysBody {
@@ -19,16 +18,17 @@ export interface AlwaysBody {
   end: number;
 }
 
-/** Where a point's flag goes: a statement to wrap, or an if statement whose missing `else` is added. */
+/**
+ * Where a point's flag goes: a statement to wrap, or an if statement whose missing `else` is added; or, for an arm
+ * of an `initial` block (it runs once, at time zero), a wire at the module's end that holds the arm's path
+ * conditions that read only parameters (see `initialArm`).
+ */
 export type ArmPlan =
   | { kind: 'arm'; file: string; start: number; end: number; always: AlwaysBody; module: string; label: string }
-  | { kind: 'implicit_else'; file: string; start: number; end: number; always: AlwaysBody; module: string; label: string };
+  | { kind: 'implicit_else'; file: string; start: number; end: number; always: AlwaysBody; module: string; label: string }
+  | { kind: 'initial'; file: string; start: number; end: number; module: string; label: string; condition: string };
 
 export type ArmLookup = ArmPlan | { kind: 'none'; reason: string };
-
-export function sourceText(file: string, text: string): SourceText {
-  return { file, text, starts: lineStarts(text) };
-}
 
 function sameFile(a: string, b: string): boolean {
   const norm = (p: string) => p.replace(/\\/g, '/');
@@ -36,8 +36,8 @@ function sameFile(a: string, b: string): boolean {
   return x === y || x.endsWith(`/${y}`) || y.endsWith(`/${x}`);
 }
 
-const start = (src: SourceText, s: BranchSite) => offsetOf(src.starts, s.range.startLine, s.range.startColumn);
-const end = (src: SourceText, s: BranchSite) => offsetOf(src.starts, s.range.endLine, s.range.endColumn);
+const start = siteStart;
+const end = siteEnd;
 
 /** The offset of an if site's `if` keyword (past a leading `else` and `unique`/`priority`), or -1. */
 function ifKeyword(src: SourceText, s: BranchSite): number {
@@ -85,13 +85,16 @@ function ifSiteAt(src: SourceText, sites: BranchSite[], line: number, column: nu
   return onLine.length === 1 ? onLine[0] : undefined;
 }
 
-/** The site that starts right after an offset with only space or comments between, if any. */
-function siteRightAfter(src: SourceText, sites: BranchSite[], offset: number): BranchSite | undefined {
-  const next = skipSpace(src.text, offset);
-  return sites.find((s) => (s.kind === 'if' || s.kind === 'else') && skipSpace(src.text, start(src, s)) === next);
+export interface Arm {
+  start: number;
+  end: number;
+  label: string;
+  implicit?: boolean;
+  /** The if statement whose arm this is, and whether it is the arm of its condition false (an else). */
+  owner?: { site: BranchSite; negated: boolean };
 }
 
-function armOf(src: SourceText, mod: ModuleInfo, target: FormalTarget): { start: number; end: number; label: string; implicit?: boolean } | string {
+function armOf(src: SourceText, mod: ModuleInfo, target: FormalTarget): Arm | string {
   const sites = mod.sites;
   const c = target.comment;
   if (c === 'if' || c === 'elsif') {
@@ -99,7 +102,7 @@ function armOf(src: SourceText, mod: ModuleInfo, target: FormalTarget): { start:
     if (!found) return `no if statement found at line ${target.line}`;
     const s = ifArmStatement(src, found.keyword);
     if (s < 0) return `cannot read the if statement at line ${target.line}`;
-    return { start: s, end: end(src, found.site), label: found.site.label };
+    return { start: s, end: end(src, found.site), label: found.site.label, owner: { site: found.site, negated: false } };
   }
   if (c === 'else') {
     const found = ifSiteAt(src, sites, target.line, target.column - 1);
@@ -110,7 +113,7 @@ function armOf(src: SourceText, mod: ModuleInfo, target: FormalTarget): { start:
       // No else written: the arm is "condition false", added as an else.
       const s = ifArmStatement(src, found.keyword);
       if (s < 0) return `cannot read the if statement at line ${target.line}`;
-      return { start: s, end: ifEnd, label: `else of ${found.site.label}`, implicit: true };
+      return { start: s, end: ifEnd, label: `else of ${found.site.label}`, implicit: true, owner: { site: found.site, negated: true } };
     }
     // The else arm runs to the end of an else-if chain.
     let chainEnd = end(src, next);
@@ -121,7 +124,7 @@ function armOf(src: SourceText, mod: ModuleInfo, target: FormalTarget): { start:
       chainEnd = end(src, cur);
     }
     const elseKw = skipSpace(src.text, start(src, next));
-    return { start: skipSpace(src.text, elseKw + 4), end: chainEnd, label: `else of ${found.site.label}` };
+    return { start: skipSpace(src.text, elseKw + 4), end: chainEnd, label: `else of ${found.site.label}`, owner: { site: found.site, negated: true } };
   }
   if (c === 'case') {
     const items = sites
@@ -166,7 +169,7 @@ export function findArm(analysis: DesignAnalysis, sources: Map<string, SourceTex
   const enclosing = mod.sites
     .filter((s) => s.kind === 'always' && start(src, s) <= arm.start && end(src, s) >= arm.end)
     .sort((a, b) => start(src, b) - start(src, a))[0];
-  if (!enclosing) return { kind: 'none', reason: `the arm at line ${target.line} is not in an always block (a function, task or initial block is not modelled)` };
+  if (!enclosing) return initialArm(src, mod, arm, target);
   const always = alwaysBody(src, enclosing);
   if (!always) return { kind: 'none', reason: `cannot read the always block at line ${enclosing.range.startLine}` };
   return { kind: arm.implicit ? 'implicit_else' : 'arm', file: src.file, start: arm.start, end: arm.end, always, module: mod.name, label: arm.label };

@@ -6,14 +6,19 @@
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 
-/** Yosys' files in and out: names to text (the formal engine only writes and reads text files). */
-export type FileTree = Record<string, string>;
+/** Yosys' files in: names to text, a folder as a nested tree (the WebAssembly file system takes no `a/b` keys). */
+export interface FileTree {
+  [name: string]: string | FileTree;
+}
+
+/** The text files Yosys leaves at the top of its file system (the formal engine reads only those it names). */
+export type FileTexts = Record<string, string>;
 
 export interface YosysOutput {
   /** Yosys' exit code (0 when the script ran to its end). */
   code: number;
   log: string;
-  files: FileTree;
+  files: FileTexts;
 }
 
 export class YosysStopped extends Error {
@@ -58,7 +63,7 @@ interface Reply {
   id: number;
   code?: number;
   log?: string;
-  files?: FileTree;
+  files?: FileTexts;
   error?: string;
 }
 

@@ -15,11 +15,17 @@ export interface PrepInput {
   defines: Record<string, string>;
   includeDirs: string[];
   parameters: Record<string, string>;
+  /**
+   * Memories mapped to registers (every flag can then be proven), or kept as memory cells: far smaller for a big
+   * memory, and enough for every flag outside the memories' fan-out (`memflags.txt` lists those inside it).
+   */
+  mapMemories: boolean;
 }
 
 /**
  * Reads and prepares the instrumented design: one flattened netlist with asynchronous resets made synchronous (a
- * reset is held for whole cycles), memories as registers, and the lists the caller checks (flags, clocks).
+ * reset is held for whole cycles), memories as registers or as memory cells, and the lists the caller checks
+ * (flags, clocks, the flags a memory's read data reaches).
  */
 export function prepScript(p: PrepInput): string {
   const defines = Object.entries(p.defines).map(([k, v]) => (v === '' ? `-D${arg(k)}` : `-D${arg(k)}=${arg(v)}`));
@@ -29,10 +35,12 @@ export function prepScript(p: PrepInput): string {
   lines.push(
     `prep -top ${arg(p.top)}`,
     'flatten',
-    'memory_map',
+    ...(p.mapMemories ? ['memory_map'] : []),
     'async2sync',
     'opt_clean',
     'tee -q -o flags.txt select -list w:*chorus_flag_*',
+    // `%co*` follows outputs through cells and registers: every flag whose cone of influence holds a memory.
+    'tee -q -o memflags.txt select -list t:$mem* %co* w:*chorus_flag_* %i',
     'tee -q -o clocks.txt select -list t:* %x:+[CLK] t:* %d',
     'tee -q -o negedge.txt select -list t:* r:CLK_POLARITY=0 %i',
     'tee -q -o posedge.txt select -list t:* r:CLK_POLARITY=1 %i',
@@ -68,6 +76,16 @@ export function proofScript(calls: ProofCall[], maxDepth: number, timeoutS: numb
     lines.push(`tee -q -o ${c.log} sat -tempinduct -prove ${arg(c.wire)} 0 -set-init-zero -maxsteps ${maxDepth} -timeout ${timeoutS} w:${arg(c.wire)} %ci*`);
   }
   return lines.join('\n');
+}
+
+/**
+ * One k-induction for several flag wires at once: every flag stays 0. Proven, it proves each (the conjunction
+ * implies every part); a base-case model means at least one flag is reachable.
+ */
+export function jointProofScript(wires: string[], log: string, maxDepth: number, timeoutS: number): string {
+  const proves = wires.map((w) => `-prove ${arg(w)} 0`).join(' ');
+  const cone = wires.map((w, i) => (i === 0 ? `w:${arg(w)}` : `w:${arg(w)} %u`)).join(' ');
+  return ['read_rtlil prepared.il', 'setundef -undriven -anyseq', `tee -q -o ${log} sat -tempinduct ${proves} -set-init-zero -maxsteps ${maxDepth} -timeout ${timeoutS} ${cone} %ci*`].join('\n');
 }
 
 export interface WitnessCall {

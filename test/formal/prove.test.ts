@@ -92,3 +92,24 @@ test('an initializer is the start state: a default reached only from it is not p
   const z = await prove({ sources: [{ file, content: zero }], top: 'initval', targets: [target] }, services());
   assert.equal(z.verdicts[0].verdict.status, 'unreachable', JSON.stringify(z.verdicts[0].verdict));
 });
+
+test('dozens of arms, most unreachable, a few reachable but missed: groups prove the unreachable ones, none else', { timeout: 240_000 }, async () => {
+  // Four random cycles leave reachable arms as holes beside the unreachable ones, so groups hold both kinds.
+  const { file, mod, result } = await holesAndVerdicts('many_arms.sv', 'many_arms', 4);
+  const armOf = (line: number) => /6'd(\d+):/.exec(readFileSync(file, 'utf8').split('\n')[line - 1])?.[1];
+  const unreachableArm = (line: number) => {
+    const arm = armOf(line);
+    return arm === undefined ? line === lineOf(file, "default: q <= 8'd0;") : Number(arm) >= 16;
+  };
+  const holes = result.verdicts.filter((v) => v.target.kind === 'line');
+  assert.ok(holes.some((v) => !unreachableArm(v.target.line)), 'some reachable arm is a hole after four cycles');
+  assert.equal(holes.filter((v) => unreachableArm(v.target.line)).length, 25, 'arms 16..39 and the default are holes');
+  for (const v of holes) {
+    assert.equal(v.verdict.status, unreachableArm(v.target.line) ? 'unreachable' : 'witness', `line ${v.target.line}: ${JSON.stringify(v.verdict)}`);
+  }
+  // Soundness: a long random run hits no point the engine proved.
+  const long = await measureTestbench([file], 'many_arms', randomTestbench(mod, 3000, 11));
+  for (const v of result.verdicts.filter((x) => x.verdict.status === 'unreachable')) {
+    assert.ok(!long.some((p) => samePoint(v.target, p) && p.count > 0), `line ${v.target.line} is proven unreachable but random stimulus hits it`);
+  }
+});

@@ -61,6 +61,8 @@ export interface SampleResult {
   formal?: FormalSummary;
   /** The first line/branch points neither covered nor proven, with why (`file:line detail: reason`). */
   open?: string[];
+  /** How many line/branch points are neither covered nor proven unreachable. */
+  openPoints: number;
   /** Not passed, but every line/branch hole left is one analysis marks unreachable. */
   unreachableOnly: boolean;
   compiled: boolean;
@@ -85,6 +87,8 @@ export interface ItemResult {
   formal?: FormalSummary;
   /** Sample 1's first line/branch points neither covered nor proven, with why. */
   open?: string[];
+  /** Sample 1's count of line/branch points neither covered nor proven unreachable. */
+  open_points: number;
   /** Sample 1 failed only on points analysis marks unreachable. */
   unreachable_only: boolean;
   passes: number;
@@ -235,6 +239,7 @@ async function runSample(item: BenchItem, k: number, opts: BenchOptions, service
       ...(structural.some((h) => !h.proof)
         ? { open: structural.filter((h) => !h.proof).slice(0, 5).map((h) => `${basename(h.file)}:${h.line} ${h.detail}${h.formal ? `: ${h.formal}` : ''}`) }
         : {}),
+      openPoints: structural.filter((h) => !h.proof).length,
       unreachableOnly: !pass && Boolean(result) && structural.length > 0 && structural.every((h) => h.unreachable),
       compiled,
       coverage,
@@ -253,7 +258,7 @@ async function runSample(item: BenchItem, k: number, opts: BenchOptions, service
 
 function failedItem(id: string, error: string, samples: number): ItemResult {
   const coverage = { ...emptySummary(), overall: 0 };
-  return { id, pass: false, closed: false, unreachable_only: false, passes: 0, samples, coverage, ms: { generate: 0, build: 0, sim: 0, total: 0 }, rounds: 0, tokens: 0, targets: [], error, overall_samples: [], all: [] };
+  return { id, pass: false, closed: false, open_points: 0, unreachable_only: false, passes: 0, samples, coverage, ms: { generate: 0, build: 0, sim: 0, total: 0 }, rounds: 0, tokens: 0, targets: [], error, overall_samples: [], all: [] };
 }
 
 export async function runBench(
@@ -283,6 +288,7 @@ export async function runBench(
           closed: first.closed,
           ...(first.formal ? { formal: first.formal } : {}),
           ...(first.open ? { open: first.open } : {}),
+          open_points: first.openPoints,
           unreachable_only: first.unreachableOnly,
           passes: all.filter((s) => s.pass).length,
           samples: all.length,

@@ -85,7 +85,10 @@ async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Prom
         if (e.type === 'itemEnd') {
           if (e.result.pass) passed++;
           if (bar) bar.update(e.done, { passed });
-          else if (!flags.json) ctx.logger.info(`[${e.done}/${e.total}] ${e.result.id}: ${e.result.pass ? 'pass' : 'fail'} (overall ${e.result.coverage.overall}%)${e.result.error ? ` — ${e.result.error.split('\n')[0]}` : ''}`);
+          else if (!flags.json) {
+            const closure = e.result.error ? '' : e.result.closed ? ', closed' : `, ${e.result.open_points} line/branch point(s) neither covered nor proven`;
+            ctx.logger.info(`[${e.done}/${e.total}] ${e.result.id}: ${e.result.pass ? 'pass' : 'fail'} (overall ${e.result.coverage.overall}%${closure})${e.result.error ? ` — ${e.result.error.split('\n')[0]}` : ''}`);
+          }
         }
       },
     );
