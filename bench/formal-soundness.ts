@@ -58,6 +58,18 @@ function provenHits(proven: Hole[], points: CoveragePoint[], runInstance: string
   return proven.filter(hit).map((h) => `${basename(h.file)}:${h.line} ${h.detail} (${h.proof?.method}: ${h.unreachable})`);
 }
 
+/** One item's result: its proven holes counted by method, and what contradicted them. */
+function tally(id: string, proven: Hole[], closed: boolean | undefined, violations: string[], started: number): ItemSoundness {
+  return {
+    id,
+    induction: proven.filter((h) => h.proof?.method === 'induction').length,
+    analysis: proven.filter((h) => h.proof?.method === 'analysis').length,
+    closed: closed === true,
+    violations,
+    ms: Date.now() - started,
+  };
+}
+
 /** A real-IP item: a run with the formal stage on its filelist, then its proven holes against plain random runs. */
 export async function checkDesignItem(item: BenchItem, opts: { budgetSeconds: number; randomSeconds: number; seed: number }): Promise<ItemSoundness> {
   const started = Date.now();
@@ -81,15 +93,7 @@ export async function checkDesignItem(item: BenchItem, opts: { budgetSeconds: nu
     violations.push(...missing.map((h) => `${basename(h.file)}:${h.line} ${h.detail}: no such point in the random runs (not checked)`));
     cycles = plain.cycles;
   }
-  return {
-    id: item.id,
-    induction: proven.filter((h) => h.proof?.method === 'induction').length,
-    analysis: proven.filter((h) => h.proof?.method === 'analysis').length,
-    closed: run.closed === true,
-    violations,
-    ms: Date.now() - started,
-    cycles,
-  };
+  return { ...tally(item.id, proven, run.closed, violations, started), cycles };
 }
 
 /** One item: a run with the formal stage, then its proven holes against `cycles` of uniform random stimulus. */
@@ -116,14 +120,7 @@ export async function checkItem(item: SoundnessItem, opts: { budgetSeconds: numb
       const points = await measureTestbench(rtlFiles, top, randomTestbench(topOf(files, top), opts.cycles, opts.seed));
       violations.push(...provenHits(proven, points, instance, 'uut'));
     }
-    return {
-      id: item.id,
-      induction: proven.filter((h) => h.proof?.method === 'induction').length,
-      analysis: proven.filter((h) => h.proof?.method === 'analysis').length,
-      closed: run.closed === true,
-      violations,
-      ms: Date.now() - started,
-    };
+    return tally(item.id, proven, run.closed, violations, started);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
