@@ -38,7 +38,8 @@ test('complementary replay experts: each alone closes one design, the ensemble c
   writeFileSync(fifoExpert, JSON.stringify({ responses: [counterResetOnly, fifoClose, fifoClose] }));
 
   const bench = async (experts: string[], extra: string[] = []) => {
-    const r = await runCli(['bench', dataset, '--engine', 'llm', ...experts.flatMap((e) => ['--expert', `replay:${e}`]), '--rounds', '1', '--seed', '3', '--json', ...extra], {
+    // Formal is off: the engine's proofs on the items left open are not what this test is about.
+    const r = await runCli(['bench', dataset, '--engine', 'llm', ...experts.flatMap((e) => ['--expert', `replay:${e}`]), '--rounds', '1', '--seed', '3', '--no-formal', '--json', ...extra], {
       timeoutMs: 400_000,
     });
     assert.equal(r.code, 0, r.stderr);

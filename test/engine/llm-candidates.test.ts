@@ -24,8 +24,9 @@ test('three experts, one candidate each: the best is kept and named, the failing
   const strong = await expert([recorded[0], recorded[1]]);
   const down = await expert([{ error: 'HTTP 503: model is overloaded' }, recorded[0]]);
   const events: LoopEvent[] = [];
+  // Formal off: the candidates are under test, not Yosys on the holes left.
   const result = await generateToEnd(
-    { rtlFiles: [fifo], engine: 'llm', targets: { line: 100, branch: 100 }, rounds: 1, stallRounds: 5 },
+    { rtlFiles: [fifo], engine: 'llm', formal: false, targets: { line: 100, branch: 100 }, rounds: 1, stallRounds: 5 },
     { logger: silentLogger, signal: new AbortController().signal, backend: weak, experts: [weak, strong, down] },
     (e) => events.push(e),
   );
@@ -64,7 +65,7 @@ test('a cancel stops every candidate of the round at once', async () => {
   const controller = new AbortController();
   const started = Date.now();
   const result = await generateToEnd(
-    { rtlFiles: [fifo], engine: 'llm', targets: { line: 100 }, rounds: 1, candidates: 4 },
+    { rtlFiles: [fifo], engine: 'llm', formal: false, targets: { line: 100 }, rounds: 1, candidates: 4 },
     { logger: silentLogger, signal: controller.signal, backend: experts[0], experts },
     (e) => {
       if (e.type === 'roundStart') setTimeout(() => controller.abort(), 200);

@@ -13,11 +13,13 @@ import { fileReply, replayModel } from '../helpers/replay';
 const fifo = join(repoRoot, 'examples', 'fifo', 'fifo.sv');
 const recorded = JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] };
 
+// The formal stage is off in these runs (`formal: false`): the loop is under test, and Yosys on the holes a run
+// ends with only adds seconds; test/engine/formal-closure.test.ts and test/formal check it.
 async function runWith(responses: string[], extra: Partial<GenerateRequest> = {}) {
   const backend = await openBackend(replayModel(responses), { logger: silentLogger });
   const events: LoopEvent[] = [];
   const result = await generateToEnd(
-    { rtlFiles: [fifo], engine: 'llm', targets: { line: 100, branch: 100 }, rounds: 3, ...extra },
+    { rtlFiles: [fifo], engine: 'llm', formal: false, targets: { line: 100, branch: 100 }, rounds: 3, ...extra },
     { logger: silentLogger, signal: new AbortController().signal, backend },
     (e) => events.push(e),
   );
@@ -57,7 +59,7 @@ test('protocol: 1 + N generations, and each follow-up round is ONE user message 
   const calls: ChatMessage[][] = [];
   const backend: ChatBackend = { label: replay.label, kind: replay.kind, chat: (messages, options) => (calls.push(messages), replay.chat(messages, options)), dispose: () => replay.dispose() };
   const { rounds, stopReason } = await generateToEnd(
-    { rtlFiles: [fifo], engine: 'llm', targets: { line: 100, branch: 100 }, rounds: 2, stallRounds: 10 },
+    { rtlFiles: [fifo], engine: 'llm', formal: false, targets: { line: 100, branch: 100 }, rounds: 2, stallRounds: 10 },
     { logger: silentLogger, signal: new AbortController().signal, backend },
   );
   assert.equal(stopReason, 'rounds');
