@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { generateToEnd } from '../src/engine';
 import { silentLogger, type CoverageSummary, type Targets } from '../src/protocol';
 import { plainRandom } from './plain-random';
+import { coverageCell, timed } from './timing';
 
 interface Item {
   id: string;
@@ -97,17 +98,6 @@ function realIpItems(folder: string, skipped: string[]): Item[] {
   return out;
 }
 
-async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value?: T; error?: string }> {
-  const t0 = performance.now();
-  try {
-    const value = await fn();
-    return { ms: Math.round(performance.now() - t0), value };
-  } catch (err) {
-    return { ms: Math.round(performance.now() - t0), error: err instanceof Error ? err.message.slice(0, 300) : String(err) };
-  }
-}
-
-const pts = (c: CoverageSummary | undefined, k: 'line' | 'branch' | 'toggle') => (c ? `${c[k].covered}/${c[k].total}` : '-');
 
 async function main(): Promise<void> {
   const o = args();
@@ -164,8 +154,8 @@ async function main(): Promise<void> {
       rows.push(row);
       writeFileSync(resultsFile, `${JSON.stringify(row)}\n`, { flag: 'a' });
       process.stderr.write(
-        `${rows.length}/${items.length} ${it.id}: plain ${plain.ms} ms ${plain.pass ? 'pass' : 'fail'} ${pts(plain.coverage, 'line')} ${pts(plain.coverage, 'branch')}${plain.error ? ` (${plain.error})` : ''}; ` +
-          `engine ${engine.ms} ms ${engine.pass ? 'pass' : 'fail'} ${pts(engine.coverage, 'line')} ${pts(engine.coverage, 'branch')}${engine.error ? ` (${engine.error})` : ''}\n`,
+        `${rows.length}/${items.length} ${it.id}: plain ${plain.ms} ms ${plain.pass ? 'pass' : 'fail'} ${coverageCell(plain.coverage, 'line')} ${coverageCell(plain.coverage, 'branch')}${plain.error ? ` (${plain.error})` : ''}; ` +
+          `engine ${engine.ms} ms ${engine.pass ? 'pass' : 'fail'} ${coverageCell(engine.coverage, 'line')} ${coverageCell(engine.coverage, 'branch')}${engine.error ? ` (${engine.error})` : ''}\n`,
       );
     }
   };

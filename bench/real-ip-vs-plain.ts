@@ -16,6 +16,7 @@ import { parseItems, type BenchItem } from '../src/cli/bench/schema';
 import { generateToEnd } from '../src/engine';
 import { silentLogger, type CoverageSummary } from '../src/protocol';
 import { plainRandomInBudget } from './real-ip-plain';
+import { coverageCell, timed } from './timing';
 
 interface Side {
   ms: number;
@@ -42,17 +43,7 @@ function args() {
   };
 }
 
-async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value?: T; error?: string }> {
-  const t0 = performance.now();
-  try {
-    const value = await fn();
-    return { ms: Math.round(performance.now() - t0), value };
-  } catch (err) {
-    return { ms: Math.round(performance.now() - t0), error: err instanceof Error ? err.message.slice(0, 400) : String(err) };
-  }
-}
 
-const cell = (c: CoverageSummary | undefined, k: 'line' | 'branch' | 'toggle') => (c ? `${c[k].covered}/${c[k].total}` : '-');
 const atLeast = (e: Side, p: Side) =>
   Boolean(e.coverage && p.coverage) && (['line', 'branch', 'toggle'] as const).every((k) => e.coverage![k].covered >= p.coverage![k].covered);
 
@@ -102,8 +93,8 @@ async function main(): Promise<void> {
     rows.push(row);
     writeFileSync(perItem, `${JSON.stringify(row)}\n`, { flag: 'a' });
     process.stderr.write(
-      `${rows.length}/${items.length} ${it.id}: engine ${engine.ms} ms ${cell(engine.coverage, 'line')} ${cell(engine.coverage, 'branch')} ${cell(engine.coverage, 'toggle')}${engine.error ? ` (${engine.error})` : ''}; ` +
-        `plain ${plain.ms} ms ${cell(plain.coverage, 'line')} ${cell(plain.coverage, 'branch')} ${cell(plain.coverage, 'toggle')}${plain.error ? ` (${plain.error})` : ''}\n`,
+      `${rows.length}/${items.length} ${it.id}: engine ${engine.ms} ms ${coverageCell(engine.coverage, 'line')} ${coverageCell(engine.coverage, 'branch')} ${coverageCell(engine.coverage, 'toggle')}${engine.error ? ` (${engine.error})` : ''}; ` +
+        `plain ${plain.ms} ms ${coverageCell(plain.coverage, 'line')} ${coverageCell(plain.coverage, 'branch')} ${coverageCell(plain.coverage, 'toggle')}${plain.error ? ` (${plain.error})` : ''}\n`,
     );
   };
   const worker = async () => {
@@ -117,7 +108,7 @@ async function main(): Promise<void> {
     ...rows.map((r) => {
       const params = Object.entries(r.parameters).map(([k, v]) => `${k}=${v}`).join(' ') || '—';
       const s = (x: Side) => (x.ms / 1000).toFixed(1);
-      return `| ${r.id} | ${params} | ${cell(r.engine.coverage, 'line')} | ${cell(r.plain.coverage, 'line')} | ${cell(r.engine.coverage, 'branch')} | ${cell(r.plain.coverage, 'branch')} | ${cell(r.engine.coverage, 'toggle')} | ${cell(r.plain.coverage, 'toggle')} | ${s(r.engine)} | ${s(r.plain)} | ${r.engine_at_least_plain ? 'yes' : 'NO'} |`;
+      return `| ${r.id} | ${params} | ${coverageCell(r.engine.coverage, 'line')} | ${coverageCell(r.plain.coverage, 'line')} | ${coverageCell(r.engine.coverage, 'branch')} | ${coverageCell(r.plain.coverage, 'branch')} | ${coverageCell(r.engine.coverage, 'toggle')} | ${coverageCell(r.plain.coverage, 'toggle')} | ${s(r.engine)} | ${s(r.plain)} | ${r.engine_at_least_plain ? 'yes' : 'NO'} |`;
     }),
   ].join('\n');
   const summary = {
