@@ -35,7 +35,7 @@ export class DocumentAnalyses {
     const previous = cached?.analysis.catch(() => undefined) ?? Promise.resolve();
     const analysis = previous.then(() =>
       this.last.get(doc.uri)?.key !== key
-        ? analyzeSources([{ name: file, content: text }])
+        ? analyzeSources([{ name: file, content: text }], { defines: design.defines })
         : analyzeDocumentText(file, text, { design: { includeDirs: design.includeDirs, defines: design.defines }, verilatorPath: design.verilatorPath }),
     );
     this.last.set(doc.uri, { key, analysis });
