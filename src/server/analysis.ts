@@ -25,7 +25,9 @@ export class DocumentAnalyses {
   private readonly last = new Map<string, { key: string; analysis: Promise<DesignAnalysis> }>();
 
   analyze(doc: TextDocument, design: DocumentDesign = {}): Promise<DesignAnalysis> {
-    const key = JSON.stringify([doc.version, design.includeDirs ?? [], design.defines ?? {}, design.verilatorPath ?? '']);
+    // Defines as entries: a name defined alone has the value undefined, which JSON would drop from an object.
+    const defines = Object.entries(design.defines ?? {}).map(([name, value]) => [name, value ?? null]);
+    const key = JSON.stringify([doc.version, design.includeDirs ?? [], defines, design.verilatorPath ?? '']);
     const cached = this.last.get(doc.uri);
     if (cached?.key === key) return cached.analysis;
     // The document object changes in place with edits: its text now is this version's.

@@ -131,6 +131,22 @@ test('chorus.defines and chorus.includeDirs alone make the macro file read too',
   assert.equal(portDetail(await symbolsOf(topUri), 'din'), 'input [2:0]');
 });
 
+test('chorus.defines reach `ifdef in the text analysis: a port a define enables is a symbol only with it', async () => {
+  // Only directives, no macro calls: the document is read as written (no preprocessor run), with the defines. The
+  // define has no value, so the analysis cache must tell it from no define at all.
+  const path = join(ws, 'rtl', 'acc_dbg.sv');
+  const text = ['module acc_dbg (', '  input logic clk,', '`ifdef ACC_DEBUG', '  output logic dbg,', '`endif', '  input logic d', ');', 'endmodule', ''].join('\n');
+  writeFileSync(path, text);
+  const uri = pathToFileURL(path).toString();
+  await setSettings({});
+  await didOpen(lsp.conn, uri, text);
+  const ports = async () => (await symbolsOf(uri)).find((s) => s.name === 'acc_dbg')?.children?.map((c) => c.name);
+  assert.deepEqual(await ports(), ['clk', 'd']);
+  await setSettings({ defines: ['ACC_DEBUG'] });
+  assert.deepEqual(await ports(), ['clk', 'dbg', 'd']);
+  await setSettings({});
+});
+
 test('chorus/filelistsFor names the lists that list the document', async () => {
   writeFileSync(join(ws, 'other.f'), 'ip/acc_alu.sv\n');
   const lists = [pathToFileURL(join(ws, 'other.f')).toString(), pathToFileURL(join(ws, 'rtl', 'top.f')).toString()];
