@@ -65,6 +65,8 @@ function ensureSystemTools() {
   if (!has('g++') || !has('make')) missing.push('g++', 'make');
   // node-gyp builds tree-sitter's addon from source: its linux-x64 prebuild needs a newer libstdc++ than Debian 12 has
   if (!has('python3')) missing.push('python3');
+  // The jail every testbench build and simulation runs in (docs/security.md); Linux only.
+  if (process.platform === 'linux' && !has('bwrap')) missing.push('bubblewrap');
   if (args.has('--browser') && !existsSync('/usr/bin/chromium')) missing.push('chromium');
   if (missing.length) aptInstall(missing, `Missing ${missing.join(', ')}`);
 }

@@ -3,11 +3,11 @@
  * (in their order), then the command line, then the `-v`/`-y` library files the sources need; include folders
  * and macros from both; top parameter overrides from the command line.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { libraryFilesNeeded, readFilelist, type Libraries } from '../engine';
-import { ChorusError } from '../protocol';
+import { libraryFilesNeeded, readFilelist, readSourceText, type Libraries } from '../engine';
+import { ChorusError, parameterValueError } from '../protocol';
 import { collect } from './options';
 
 export interface DesignCliFlags {
@@ -47,6 +47,8 @@ function defineArg(value: string, previous: string[] = []): string[] {
 export function parameterArg(value: string, previous: string[] = []): string[] {
   const m = /^([A-Za-z_][A-Za-z0-9_$]*)=(.+)$/.exec(value);
   if (!m || !m[2].trim()) throw new InvalidArgumentError('-G takes NAME=VALUE, NAME a parameter of the top module and VALUE a constant (8, 32\'hFF, "text").');
+  const bad = parameterValueError(`-G ${m[1]}`, m[2]);
+  if (bad) throw new InvalidArgumentError(bad);
   return [...previous, value];
 }
 
@@ -101,7 +103,7 @@ export async function designInput(files: string[], flags: Partial<DesignCliFlags
   const needed = await libraryFilesNeeded(
     out.files.map((f) => resolve(f)),
     libraries,
-    (f) => readFile(f, 'utf8'),
+    readSourceText,
     (f) => stat(f).then((st) => st.isFile(), () => false),
   );
   needed.files.forEach((f) => add(out.files, shown(f)));

@@ -1,6 +1,7 @@
 /** `chorus`: the engine in a terminal, for CI and benchmarks. */
 import { Command, CommanderError } from 'commander';
 import { ChorusError, exitCodeFor } from '../protocol';
+import { machineFault } from '../engine';
 import { commands } from './commands';
 import { createCliContext } from './context';
 import pkg from '../../package.json';
@@ -23,9 +24,11 @@ export async function main(argv: string[]): Promise<number> {
       // help and version end here too, with exit code 0
       return err.exitCode === 0 ? 0 : 2;
     }
-    if (err instanceof ChorusError) {
-      ctx.logger.error(err.describe());
-      return exitCodeFor(err.kind);
+    // A full or read-only disk is the machine's fault whichever write met it: exit 4, never a crash's 1.
+    const known = err instanceof ChorusError ? err : machineFault(err);
+    if (known) {
+      ctx.logger.error(known.describe());
+      return exitCodeFor(known.kind);
     }
     ctx.logger.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
     return 1;

@@ -1,6 +1,6 @@
 /** `ask`: a question about the design and its holes, answered by the model with both as context. */
-import { readFile } from 'node:fs/promises';
 import type { ChatMessage, GenerateResult } from '../protocol';
+import { readSourceText } from '../hdl';
 import type { ModelProvider } from './models';
 import { designNames } from './names';
 
@@ -19,7 +19,7 @@ export interface AskRequest {
 export async function askMessages(req: AskRequest): Promise<ChatMessage[]> {
   const name = designNames(req.files);
   const parts: string[] = ['<context>'];
-  for (const f of req.files) parts.push(`// File: ${name(f)}\n${(await readFile(f, 'utf8')).trimEnd()}`);
+  for (const f of req.files) parts.push(`// File: ${name(f)}\n${(await readSourceText(f)).trimEnd()}`);
   parts.push('</context>');
   const last = req.last;
   if (last) {

@@ -1,8 +1,10 @@
 /** What every engine needs about one run: the DUT sources, its analysis, where to write, how to measure. */
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { ChorusError, DEFAULT_TARGETS, type DesignAnalysis, type ModuleInfo, type SourceFile, type Targets } from '../protocol';
+import { readUserText } from '../protocol/userFile';
+import { readSourceText } from '../hdl';
 import type { DesignFlags } from '../sim';
 import type { GenerateRequest } from './api';
 import { designNames } from './names';
@@ -36,16 +38,16 @@ export async function prepareRun(req: GenerateRequest): Promise<RunContext> {
   const sources = new Map<string, string>();
   const rtl: SourceFile[] = [];
   for (const f of rtlFiles) {
-    const content = await readFile(f, 'utf8');
+    const content = await readSourceText(f);
     sources.set(f, content);
     rtl.push({ name: displayName(f), content });
   }
   const specs: SourceFile[] = [];
   for (const f of specFiles) {
     try {
-      specs.push({ name: basename(f), content: await readFile(f, 'utf8') });
-    } catch {
-      throw new ChorusError('bad_input', `Cannot read spec file ${f}.`, { file: f });
+      specs.push({ name: basename(f), content: await readUserText(f, { what: 'spec file' }) });
+    } catch (err) {
+      throw new ChorusError('bad_input', `Cannot read spec file ${f}: ${(err as Error).message}`, { file: f }, { cause: err });
     }
   }
   const workDir = req.workDir ?? (await mkdtemp(join(tmpdir(), 'chorus-run-')));

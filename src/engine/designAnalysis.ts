@@ -3,8 +3,7 @@
  * `` `FFLARNC(…) ``, macros from include files) is read again as Verilator's preprocessor expands it, line for
  * line, so every position still names the user's file and line.
  */
-import { readFile } from 'node:fs/promises';
-import { analyzeFiles, analyzeSources } from '../hdl';
+import { analyzeFiles, analyzeSources, readSourceText } from '../hdl';
 import type { DesignAnalysis, SourceFile } from '../protocol';
 import { preprocessDesignFile, type DesignFlags } from '../sim';
 
@@ -34,7 +33,7 @@ export async function analyzeDesign(files: string[], opts: DesignAnalysisOptions
       ? await preprocessDesignFile(file, opts.design ?? {}, { verilatorPath: opts.verilatorPath, signal: opts.signal }).catch(() => undefined)
       : undefined;
     // Unchanged files were read (and checked) by the first analysis already.
-    sources.push({ name: file, content: expanded ?? (await readFile(file, 'utf8')) });
+    sources.push({ name: file, content: expanded ?? (await readSourceText(file)) });
   }
   const second = analyzeSources(sources, top);
   // When expansion does not help, the errors of the text as written are the ones to show.

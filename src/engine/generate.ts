@@ -1,7 +1,7 @@
 /** The engine's entry: one closure run as an AsyncIterable of loop events, ending with `final`. */
 import { rm } from 'node:fs/promises';
 import type { LoopEvent } from '../protocol';
-import { lintDesign } from '../sim';
+import { jailWarning, lintDesign } from '../sim';
 import type { EngineResult, EngineServices, GenerateRequest } from './api';
 import { channel, type Emit } from './channel';
 import { prepareRun, type RunContext } from './context';
@@ -45,6 +45,9 @@ async function runAndReport(req: GenerateRequest, services: EngineServices, ctx:
     { verilatorPath: services.verilatorPath, logger: services.logger, signal: services.signal, memoryLimitBytes: services.memoryLimitBytes },
   );
   const designWarnings = lint.warnings;
+  // Loudly, once per run: without bubblewrap the testbenches this run simulates are not jailed.
+  const unjailed = jailWarning();
+  if (unjailed) services.logger.warn(unjailed);
   // Port widths as Verilator elaborates them: text analysis cannot see through macros from include files.
   for (const port of ctx.top.ports) {
     const width = lint.portWidths.get(port.name);

@@ -2,6 +2,8 @@ export * from './api';
 export { generate, generateToEnd, DEFAULT_ROUNDS } from './generate';
 export { parseTargets, meetsTargets, overallPct, formatSummary, formatTargets } from './targets';
 export { writeTestbench, writeFileAtomic, mayOverwrite, checkTestbenchTarget, GENERATED_MARKER } from './fs';
+// The consent rule of every output file option (--out, --lcov, bench --out).
+export { checkOutputTarget, writeOutput, checkBenchOutputs, BENCH_OUTPUTS, type OutputTarget, type OutputKind } from './outputs';
 export { buildOpeningMessages } from './llm/prompt';
 export { parseReply } from './llm/reply';
 export { parsePatch, applyPatch } from './llm/patch';
@@ -18,12 +20,15 @@ export * from './cache';
 // Model management for adapters (`chorus model`, the server's model list and its warm backend pool).
 export { BackendPool, listModels, pullModel, modelInfo, type ChatBackend, type ModelInfo } from '../llm';
 // Design analysis: of files for `chorus inspect`, of an editor's unsaved text for the language server.
-export { analyzeFiles, analyzeSources, moduleByName } from '../hdl';
+export { analyzeFiles, analyzeSources, moduleByName, readSourceText } from '../hdl';
 export { libraryFilesNeeded, readFilelist, type Filelist, type Libraries } from '../hdl';
 export { analyzeDesign } from './designAnalysis';
 export { analyzeDocumentText } from './documentAnalysis';
 export { findTops, topsOf } from './tops';
 // Per-instance coverage of a result's points, for adapters that check per-instance targets (`chorus bench`).
 export { summarizeByInstance as coverageByInstance } from '../sim';
+export { machineFault } from '../sim';
+// For an adapter that must end now (the CLI's second Ctrl-C, or a first one not answered in time): every tool's tree killed.
+export { killAllGroups } from '../sim';
 // Formal closure (Yosys in WebAssembly): proven-unreachable points, witness traces, `chorus prove`.
 export { proveHoles, provePoints, type ProveHolesRequest, type ProveHolesReport, type FormalOptions, type FormalServices, type TargetVerdict, type Witness, type Verdict, type StimulusRow, type FormalTarget } from './prove';

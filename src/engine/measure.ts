@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { fsmModelsOfFiles } from '../hdl';
-import { measureCoverage, toLcov, type MeasureResult } from '../sim';
+import { jailWarning, measureCoverage, toLcov, type MeasureResult } from '../sim';
 import type { CoveragePoint, Logger } from '../protocol';
 import { parameterizedTestbench } from './parameterizedTestbench';
 import { selectDut } from './plan';
@@ -40,6 +40,9 @@ export interface MeasureServices {
 }
 
 export async function measure(req: MeasureRequest, services: MeasureServices): Promise<MeasureResult> {
+  // Loudly, once per measurement: without bubblewrap the testbench is not jailed.
+  const unjailed = jailWarning();
+  if (unjailed) services.logger.warn(unjailed);
   if (!Object.keys(req.parameters ?? {}).length) return measureAsGiven(req, services);
   // The overrides name parameters the top declares, and go on a copy of the testbench (Verilator's -G reaches
   // only the top module, here the testbench); messages about the copy name the user's file.

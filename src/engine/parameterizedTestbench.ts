@@ -3,10 +3,11 @@
  * the testbench, so the overrides go on the testbench's instantiations of the DUT instead — in a copy: the
  * user's file is never changed. The copy keeps the original's line numbers, so messages map back line for line.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { ChorusError } from '../protocol';
+import { readUserText } from '../protocol/userFile';
 import { withDutParameters } from './llm/dutParameters';
 
 export interface ParameterizedTestbench {
@@ -18,7 +19,7 @@ export interface ParameterizedTestbench {
 
 /** A copy of `testbench` whose every `top` instantiation carries `parameters`; an error when it has none. */
 export async function parameterizedTestbench(testbench: string, top: string, parameters: Record<string, string>): Promise<ParameterizedTestbench> {
-  const text = await readFile(testbench, 'utf8');
+  const text = await readUserText(testbench, { what: 'testbench' });
   const patched = withDutParameters(text, top, parameters);
   if (!patched.instances) {
     throw new ChorusError(

@@ -3,10 +3,10 @@
  * given) and the language server (a document, plus the sibling sources that define the modules its top
  * instantiates, transitively; testbenches beside it are left out).
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { analyzeFiles, filesNeeded, indexModules, moduleByName } from '../hdl';
-import { ChorusError, type DesignAnalysis, type EngineName, type ModuleInfo } from '../protocol';
+import { analyzeFiles, filesNeeded, indexModules, moduleByName, readSourceText } from '../hdl';
+import { checkParameterValues, ChorusError, type DesignAnalysis, type EngineName, type ModuleInfo } from '../protocol';
 import type { DesignFlags } from '../sim';
 import type { GenerateRequest } from './api';
 import { analyzeDesign } from './designAnalysis';
@@ -68,8 +68,12 @@ async function siblings(file: string): Promise<string[]> {
   return names.filter((n) => HDL.test(n) && !TESTBENCH.test(n)).slice(0, MAX_SIBLINGS).map((n) => join(dir, n));
 }
 
-/** Overrides name parameters the top declares (not localparams): one Verilator would ignore is an error here. */
+/**
+ * Overrides name parameters the top declares (not localparams): one Verilator would ignore is an error here. Their
+ * values are constants (`parameterValueError`): whichever adapter they came from, none reaches a harness otherwise.
+ */
 export function checkOverrides(top: ModuleInfo, parameters: Record<string, string> | undefined): void {
+  checkParameterValues(parameters, (name) => `-G ${name}`);
   for (const name of Object.keys(parameters ?? {})) {
     const p = top.params.find((q) => q.name === name);
     if (!p || p.local) {
@@ -105,7 +109,7 @@ export async function selectDut(req: DutRequest): Promise<DutSelection> {
   const others = (await siblings(doc)).filter((f) => f !== doc);
   if (others.length) {
     // Each sibling indexed on its own: one that does not analyse never hides another's modules.
-    const index = await indexModules([doc, ...others], (f) => readFile(f, 'utf8'));
+    const index = await indexModules([doc, ...others], readSourceText);
     files = [doc, ...filesNeeded(index, topName, doc).filter((f) => f !== doc)];
     if (files.length > 1) {
       const wide = await analyzeFiles(files, { top: topName, parameters: req.design?.parameters, defines: req.design?.defines });

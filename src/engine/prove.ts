@@ -2,9 +2,9 @@
  * Formal closure for adapters: the holes of a design (measured with a given testbench, or left by the model-free
  * search) handed to the formal engine, which proves each unreachable, finds a witness trace, or says why not.
  */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { prove, type FormalTarget, type ProveResult, type TargetVerdict } from '../formal';
+import { readSourceText } from '../hdl';
 import { ChorusError, DEFAULT_TARGETS, type CoveragePoint, type CoverageSummary, type Logger } from '../protocol';
 import { generateToEnd } from './generate';
 import { measure } from './measure';
@@ -70,7 +70,7 @@ export async function provePoints(
     of.push(p);
   }
   const files = [...new Set(design.rtlFiles.map((f) => resolve(f)))];
-  const sources = await Promise.all(files.map(async (file) => ({ file, content: await readFile(file, 'utf8') })));
+  const sources = await Promise.all(files.map(async (file) => ({ file, content: await readSourceText(file) })));
   const result = await prove(
     {
       sources,

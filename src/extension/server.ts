@@ -4,13 +4,14 @@
  */
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, WorkDoneProgress, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import { Notifications, Requests } from '../protocol';
+import { ClientNotifications, Notifications, Requests } from '../protocol';
 import type {
   AskChunkParams,
   AskParams,
   AskResult,
   ChorusErrorData,
   ChorusInitOptions,
+  ClientNotificationDescriptor,
   CoverageParams,
   CoverageResult,
   ExportLcovParams,
@@ -50,6 +51,7 @@ export interface ServerEvents {
 
 export class ServerConnection implements ChorusServer, vscode.Disposable {
   private readonly client: LanguageClient;
+  private readonly trustGranted: vscode.Disposable;
 
   constructor(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, events: ServerEvents) {
     const module = context.asAbsolutePath('dist/server.js');
@@ -72,11 +74,21 @@ export class ServerConnection implements ChorusServer, vscode.Disposable {
     this.on(Notifications.loopEvent, (p) => events.onLoopEvent(p));
     this.on(Notifications.modelStatus, (p) => events.onModelStatus(p));
     this.on(Notifications.askChunk, (p) => events.onAskChunk(p));
+    // The server decides what a restricted workspace may do; the extension only tells it when the user grants trust.
+    // A server started later reads it from its initialization options.
+    this.trustGranted = vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      if (this.client.isRunning()) this.notify(ClientNotifications.workspaceTrust, { trusted: true });
+    });
   }
 
   /** Sends a request through its descriptor: the params and the result are the declared ones. */
   private request<P, R>(descriptor: RequestDescriptor<P, R, ChorusErrorData>, params: P, token?: vscode.CancellationToken): Promise<R> {
     return this.client.sendRequest<R>(descriptor.method, params, token);
+  }
+
+  /** Sends a notification through its descriptor; a server that has stopped meanwhile is told at its next start. */
+  private notify<P>(descriptor: ClientNotificationDescriptor<P>, params: P): void {
+    void this.client.sendNotification(descriptor.method, params).catch(() => undefined);
   }
 
   /** Handles a notification through its descriptor. */
@@ -138,6 +150,7 @@ export class ServerConnection implements ChorusServer, vscode.Disposable {
 
   /** Stops the server (also while it is still starting); safe to call twice. */
   dispose(): Promise<void> {
+    this.trustGranted.dispose();
     this.disposed ??= this.client.needsStop() ? this.client.dispose(5000) : Promise.resolve();
     return this.disposed;
   }

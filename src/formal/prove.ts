@@ -3,10 +3,11 @@
  * (k-induction proves the arm unreachable; a bounded search after reset finds a witness trace). One prepared netlist
  * serves every point; points go to Yosys in small batches so a stopped run keeps what it decided.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { analyzeSources } from '../hdl';
 import { ChorusError, silentLogger, type Logger, type ModuleInfo } from '../protocol';
+import { readUserText } from '../protocol/userFile';
 import { instrument } from './instrument';
 import type { FormalTarget, ProveRequest, ProveResult, StimulusRow, TargetVerdict, Verdict, Witness } from './types';
 import { YosysStopped, YosysWorker, type FileTexts, type FileTree } from './worker';
@@ -46,7 +47,7 @@ async function includeTree(dirs: string[], tree: FileTree): Promise<string[]> {
       const s = await stat(p).catch(() => undefined);
       if (!s?.isFile() || bytes + s.size > MAX_INCLUDE_BYTES) continue;
       const folder = (tree[name] ??= {});
-      if (typeof folder === 'object') folder[e] = await readFile(p, 'utf8');
+      if (typeof folder === 'object') folder[e] = await readUserText(p, { maxBytes: MAX_INCLUDE_BYTES, what: 'header' });
       count++;
       bytes += s.size;
     }

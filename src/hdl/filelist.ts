@@ -5,9 +5,10 @@
  * with `-F` are relative to that list's own folder. Every problem is a ChorusError('bad_input') naming the
  * list and line.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ChorusError } from '../protocol';
+import { readUserFile } from '../protocol/userFile';
 
 export interface Filelist {
   /** Source files (absolute), in the order given, each once. */
@@ -79,14 +80,17 @@ function expandEnv(text: string, env: Record<string, string | undefined>, where:
   });
 }
 
-async function kindOf(path: string): Promise<'file' | 'dir' | undefined> {
+/** 'other' is a device, FIFO or socket: never read (a device never ends, a FIFO blocks), so never listed. */
+async function kindOf(path: string): Promise<'file' | 'dir' | 'other' | undefined> {
   try {
     const s = await stat(path);
-    return s.isDirectory() ? 'dir' : 'file';
+    return s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other';
   } catch {
     return undefined;
   }
 }
+
+const NOT_REGULAR = 'is a device, FIFO or socket, not a regular file: name the file itself';
 
 class Reader {
   readonly result: Filelist = { files: [], includeDirs: [], defines: {}, libraryFiles: [], libraryDirs: [], libraryExtensions: [], lists: [] };
@@ -103,14 +107,13 @@ class Reader {
     if (this.stack.length >= MAX_DEPTH) throw bad(where, `Filelists nest deeper than ${MAX_DEPTH} levels: flatten them`);
     const kind = await kindOf(list);
     if (kind !== 'file') {
-      if (!from) throw new ChorusError('bad_input', kind === 'dir' ? 'This is a folder, not a filelist.' : 'No such filelist: check the path.', { file: list });
-      throw bad(from, kind === 'dir' ? `${list} is a folder, not a filelist` : `Filelist ${list} does not exist: check the path`);
+      const why = kind === 'dir' ? 'is a folder, not a filelist' : kind === 'other' ? NOT_REGULAR : 'does not exist: check the path';
+      if (!from) throw new ChorusError('bad_input', kind === undefined ? 'No such filelist: check the path.' : `This ${why}.`, { file: list });
+      throw bad(from, `Filelist ${list} ${why}`);
     }
     let text: string;
     try {
-      const bytes = await readFile(list);
-      if (bytes.length > MAX_LIST_BYTES) throw new Error(`larger than ${MAX_LIST_BYTES / 1024 ** 2} MB`);
-      text = bytes.toString('utf8');
+      text = (await readUserFile(list, { maxBytes: MAX_LIST_BYTES, what: 'filelist' })).toString('utf8');
     } catch (err) {
       const message = `Cannot read filelist ${list} (${(err as Error).message})`;
       throw from ? bad(from, message) : new ChorusError('bad_input', `${message}.`, { file: list }, { cause: err });
@@ -171,6 +174,7 @@ class Reader {
     const kind = await kindOf(full);
     if (kind === want) return full;
     if (kind === undefined) throw bad(where, `${want === 'dir' ? 'Folder' : 'File'} ${full} does not exist: check the path`);
+    if (kind === 'other') throw bad(where, `${full} ${NOT_REGULAR}`);
     throw bad(where, `${full} is a ${kind === 'dir' ? 'folder' : 'file'}, expected a ${want === 'dir' ? 'folder' : 'file'}`);
   }
 }

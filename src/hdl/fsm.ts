@@ -12,11 +12,11 @@
  * A reset arm (`if (rst) state <= IDLE;` first in the register's block) gives the arc `ANY->IDLE[reset]`.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { FsmModel } from '../protocol';
 import { extractFile } from './extract';
 import type { RawAssign, RawCase, RawDataType, RawFile, RawModule } from './raw';
 import { splitConditional } from './reachable';
+import { readSourceText } from './files';
 
 /** Comments and strings blanked out, keeping line structure. */
 function stripNoise(text: string): string {
@@ -218,9 +218,9 @@ function fileModels(name: string, content: string): FsmModel[] {
   return models;
 }
 
-/** Reads the files and lists their FSMs; a file that cannot be read gives none (the build reports it). */
+/** Reads the files and lists their FSMs; a file that cannot be read (or is no regular file) gives none (the build reports it). */
 export async function fsmModelsOfFiles(paths: string[]): Promise<FsmModel[]> {
-  const files = await Promise.all(paths.map(async (name) => ({ name, content: await readFile(name, 'utf8').catch(() => '') })));
+  const files = await Promise.all(paths.map(async (name) => ({ name, content: await readSourceText(name).catch(() => '') })));
   return fsmModels(files);
 }
 

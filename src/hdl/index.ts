@@ -1,6 +1,6 @@
 /** DUT analysis with tree-sitter: modules, ports, widths, parameters, clock/reset, top, FSMs, source sites. */
 export { analyzeSources, type AnalysisOptions } from './design';
-export { analyzeFiles, MAX_FILE_BYTES } from './files';
+export { analyzeFiles, readSourceText, MAX_FILE_BYTES } from './files';
 export { findSite, literalDetails, literalsOf, moduleByName, unreachableDefaults, type UnreachableDefault } from './queries';
 export { evaluate, type ConstScope, type ConstValue } from './const-eval';
 export { parseNumber, type NumberLiteral } from './numbers';

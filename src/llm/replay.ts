@@ -1,7 +1,7 @@
 /** `replay:<file.json>`: canned replies answered in order, for reproducible runs and tests. */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ChorusError, throwIfAborted, type ChatMessage } from '../protocol';
+import { readUserText } from '../protocol/userFile';
 import type { ChatBackend, ChatOptions, ChatResult, ModelStatusListener } from './backend';
 
 /** Replies stream in pieces this long so the token path of the UI is exercised. */
@@ -54,9 +54,9 @@ export class ReplayBackend implements ChatBackend {
     const path = resolve(file);
     let text: string;
     try {
-      text = await readFile(path, 'utf8');
+      text = await readUserText(path, { what: 'replay file' });
     } catch (err) {
-      throw new ChorusError('bad_input', `Cannot read replay file ${path}: ${(err as Error).message}. Pass replay:<file.json> with {"responses": ["…"]}.`, { file: path });
+      throw new ChorusError('bad_input', `Cannot read replay file ${path}: ${(err as Error).message.replace(/\.$/, '')}. Pass replay:<file.json> with {"responses": ["…"]}.`, { file: path });
     }
     let data: unknown;
     try {

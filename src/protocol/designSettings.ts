@@ -4,6 +4,7 @@
  * the extension and the server. Paths are as written: relative ones are relative to the workspace folder.
  */
 import { ChorusError } from './errors';
+import { parameterValueError } from './parameterValue';
 import type { ConfigurationLike } from './settings';
 
 /** See the file comment. */
@@ -66,6 +67,8 @@ function readParameters(v: unknown): Record<string, string> {
     if (typeof value === 'number' && Number.isFinite(value)) out[name] = String(value);
     else if (typeof value === 'string' && value.trim()) out[name] = value.trim();
     else throw settingError('topParameters', `the value of ${name} must be a number or Verilog constant text`);
+    const bad = parameterValueError(name, out[name]);
+    if (bad) throw settingError('topParameters', bad.replace(/\.$/, ''));
   }
   return out;
 }

@@ -9,6 +9,13 @@ export type ErrorKind =
   | 'rejected'
   /** A required tool (Verilator, a C++ compiler) is missing or too old. CLI exit 3. */
   | 'missing_tool'
+  /**
+   * The machine failed the work, not the input: a full disk or quota, a read-only or unwritable cache or run folder.
+   * Never reported as the testbench's fault (nor fed to the model). CLI exit 4.
+   */
+  | 'infrastructure'
+  /** Refused because the workspace is not trusted (an editor's restricted mode): nothing is built, run or opened. */
+  | 'untrusted'
   /** Build, run or an external service failed. CLI exit 1. */
   | 'failed'
   /** The operation was cancelled. */
@@ -51,6 +58,10 @@ export function exitCodeFor(kind: ErrorKind): number {
       return 2;
     case 'missing_tool':
       return 3;
+    case 'infrastructure':
+      return 4;
+    case 'untrusted':
+      return 2;
     case 'cancelled':
       return 130;
     default:
@@ -63,6 +74,11 @@ export function isAbortError(err: unknown): boolean {
     (err instanceof ChorusError && err.kind === 'cancelled') ||
     (err instanceof Error && (err.name === 'AbortError' || (err as { code?: string }).code === 'ABORT_ERR'))
   );
+}
+
+/** True for a fault of the machine (a full or read-only disk): it ends the work and is never shown as the input's. */
+export function isInfrastructureError(err: unknown): err is ChorusError {
+  return err instanceof ChorusError && err.kind === 'infrastructure';
 }
 
 /** Throws a ChorusError('cancelled') when the signal has fired. */

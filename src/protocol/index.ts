@@ -11,4 +11,5 @@ export * from './lsp';
 export * from './webview';
 export * from './settings';
 export * from './designSettings';
+export * from './parameterValue';
 export * from './byteSize';

@@ -9,7 +9,7 @@ import type { LineCoverage, Targets } from './coverage';
 import type { ErrorKind, SourceLocation } from './errors';
 import type { EngineName, GenerateResult, LoopEvent } from './loop';
 import type { ModelChoice, ModelStatus } from './model';
-import { notification, request } from './rpc';
+import { clientNotification, notification, request } from './rpc';
 
 /** The `data` of every error response to a `chorus/*` request. */
 export interface ChorusErrorData {
@@ -20,12 +20,13 @@ export interface ChorusErrorData {
   field?: string;
 }
 
-const ERROR_KINDS: readonly ErrorKind[] = ['bad_input', 'rejected', 'missing_tool', 'failed', 'cancelled'];
+/** Every kind, as a record so that a kind added to ErrorKind must be added here. */
+const ERROR_KINDS: Record<ErrorKind, true> = { bad_input: true, rejected: true, missing_tool: true, infrastructure: true, untrusted: true, failed: true, cancelled: true };
 
 /** True when an error response's `data` is a {@link ChorusErrorData} (clients decode with this). */
 export function isChorusErrorData(data: unknown): data is ChorusErrorData {
   if (typeof data !== 'object' || data === null || !('kind' in data)) return false;
-  return ERROR_KINDS.some((k) => k === data.kind);
+  return Object.keys(ERROR_KINDS).some((k) => k === data.kind);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -35,7 +36,10 @@ export function isChorusErrorData(data: unknown): data is ChorusErrorData {
 export interface ChorusInitOptions {
   /** Folders holding GGUF files besides the extension's models/: its global storage. */
   modelDirs?: string[];
-  /** False in a restricted workspace: nothing may be built, simulated or loaded (the client refuses too). */
+  /**
+   * False in a restricted workspace: nothing may be built, simulated or loaded (the client refuses too) until
+   * `chorus/workspaceTrust` says otherwise. Absent: trusted (a plain LSP editor has no such notion).
+   */
   workspaceTrusted?: boolean;
 }
 
@@ -148,6 +152,15 @@ export interface FilelistsForResult {
   lists: string[];
 }
 
+/**
+ * `chorus/workspaceTrust`: where workspace trust stands now. The extension sends it when the user grants trust in
+ * the session (VS Code reloads the window to take it away); `workspaceTrusted` in the initialization options says
+ * it at start.
+ */
+export interface WorkspaceTrustParams {
+  trusted: boolean;
+}
+
 /** Most candidate filelists one `chorus/filelistsFor` reads: discovery searches a bounded number of `.f` files. */
 export const MAX_FILELIST_CANDIDATES = 100;
 
@@ -230,6 +243,13 @@ const filelistsForParams: JSONSchemaType<FilelistsForParams> = {
   additionalProperties: false,
 };
 
+const workspaceTrustParams: JSONSchemaType<WorkspaceTrustParams> = {
+  type: 'object',
+  required: ['trusted'],
+  properties: { trusted: { type: 'boolean' } },
+  additionalProperties: false,
+};
+
 const listModelsParams: JSONSchemaType<ListModelsParams> = {
   type: 'object',
   properties: { uri: { ...uri, nullable: true } },
@@ -241,24 +261,38 @@ const listModelsParams: JSONSchemaType<ListModelsParams> = {
 
 // `@__PURE__`: bundles that import src/protocol without using the messages (the webview) drop them.
 
+/** Builds, simulates or opens a model: refused in a restricted workspace. */
+const BUILDS = { needsTrust: true } as const;
+/**
+ * Reads the design, the results the server keeps or the model folders (a `chorus/steer` only reaches a run that is
+ * already going): allowed in a restricted workspace.
+ */
+const READS = { needsTrust: false } as const;
+
 /** Client → server requests. */
 export const Requests = {
   /** Run the closure loop on a DUT. Work-done progress + `chorus/loopEvent` notifications. */
-  generate: /* @__PURE__ */ request<GenerateParams, GenerateResponse, ChorusErrorData>('chorus/generate', generateParams),
+  generate: /* @__PURE__ */ request<GenerateParams, GenerateResponse, ChorusErrorData>('chorus/generate', generateParams, BUILDS),
   /** The last result for a document (null when none). */
-  coverage: /* @__PURE__ */ request<CoverageParams, CoverageResult, ChorusErrorData>('chorus/coverage', uriOnly),
+  coverage: /* @__PURE__ */ request<CoverageParams, CoverageResult, ChorusErrorData>('chorus/coverage', uriOnly, READS),
   /** Steer the next round of a running loop with a user instruction. */
-  steer: /* @__PURE__ */ request<SteerParams, SteerResult, ChorusErrorData>('chorus/steer', steerParams),
+  steer: /* @__PURE__ */ request<SteerParams, SteerResult, ChorusErrorData>('chorus/steer', steerParams, READS),
   /** Ask the model about the design and its holes; the answer streams as `chorus/askChunk`. */
-  ask: /* @__PURE__ */ request<AskParams, AskResult, ChorusErrorData>('chorus/ask', askParams),
+  ask: /* @__PURE__ */ request<AskParams, AskResult, ChorusErrorData>('chorus/ask', askParams, BUILDS),
   /** The models the user can pick. */
-  listModels: /* @__PURE__ */ request<ListModelsParams, ListModelsResult, ChorusErrorData>('chorus/listModels', listModelsParams),
+  listModels: /* @__PURE__ */ request<ListModelsParams, ListModelsResult, ChorusErrorData>('chorus/listModels', listModelsParams, READS),
   /** lcov of the last result for a document. */
-  exportLcov: /* @__PURE__ */ request<ExportLcovParams, ExportLcovResult, ChorusErrorData>('chorus/exportLcov', uriOnly),
+  exportLcov: /* @__PURE__ */ request<ExportLcovParams, ExportLcovResult, ChorusErrorData>('chorus/exportLcov', uriOnly, READS),
   /** The modules of a document and which of them could be the top. */
-  tops: /* @__PURE__ */ request<TopsParams, TopsResult, ChorusErrorData>('chorus/tops', uriOnly),
+  tops: /* @__PURE__ */ request<TopsParams, TopsResult, ChorusErrorData>('chorus/tops', uriOnly, READS),
   /** Which of the given filelists name the document (filelist discovery). */
-  filelistsFor: /* @__PURE__ */ request<FilelistsForParams, FilelistsForResult, ChorusErrorData>('chorus/filelistsFor', filelistsForParams),
+  filelistsFor: /* @__PURE__ */ request<FilelistsForParams, FilelistsForResult, ChorusErrorData>('chorus/filelistsFor', filelistsForParams, READS),
+} as const;
+
+/** Client → server notifications. */
+export const ClientNotifications = {
+  /** Workspace trust changed (the user granted it): requests that build, simulate or open a model run from now on. */
+  workspaceTrust: /* @__PURE__ */ clientNotification<WorkspaceTrustParams>('chorus/workspaceTrust', workspaceTrustParams),
 } as const;
 
 /** Server → client notifications. */

@@ -11,6 +11,11 @@ export interface RequestDescriptor<P, R, E> {
   readonly method: string;
   /** What the server accepts; it answers InvalidParams (-32602) naming the field otherwise. */
   readonly params: JSONSchemaType<P>;
+  /**
+   * True when handling it builds, simulates or opens a model: the server refuses it in an untrusted workspace.
+   * Declared with the message, so a new request cannot be added without saying.
+   */
+  readonly needsTrust: boolean;
   /** Type carriers only, never set: they tie the params, result and error data to the method. */
   readonly __params?: P;
   readonly __result?: R;
@@ -24,10 +29,19 @@ export interface NotificationDescriptor<P> {
   readonly __params?: P;
 }
 
-export function request<P, R, E>(method: string, params: JSONSchemaType<P>): RequestDescriptor<P, R, E> {
-  return { kind: 'request', method, params };
+export function request<P, R, E>(method: string, params: JSONSchemaType<P>, access: { needsTrust: boolean }): RequestDescriptor<P, R, E> {
+  return { kind: 'request', method, params, needsTrust: access.needsTrust };
 }
 
 export function notification<P>(method: string): NotificationDescriptor<P> {
   return { kind: 'notification', method };
+}
+
+/** A notification a client sends the server: the server checks its params against the schema, as a request's. */
+export interface ClientNotificationDescriptor<P> extends NotificationDescriptor<P> {
+  readonly params: JSONSchemaType<P>;
+}
+
+export function clientNotification<P>(method: string, params: JSONSchemaType<P>): ClientNotificationDescriptor<P> {
+  return { kind: 'notification', method, params };
 }

@@ -4,9 +4,9 @@
  * Relative paths are relative to the document's workspace folder, which is also the working folder a top-level
  * filelist is read from (as a simulator started there reads it).
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { libraryFilesNeeded, readFilelist, type Filelist } from '../engine';
+import { libraryFilesNeeded, readFilelist, readSourceText, type Filelist } from '../engine';
 import { ChorusError, type DesignSettings } from '../protocol';
 
 export interface ResolvedDesign {
@@ -80,7 +80,7 @@ export async function resolveDesign(settings: DesignSettings, document: string, 
       const needed = await libraryFilesNeeded(
         fl.files,
         { files: fl.libraryFiles, dirs: fl.libraryDirs, extensions: fl.libraryExtensions },
-        (f) => readFile(f, 'utf8'),
+        readSourceText,
         (f) => stat(f).then((st) => st.isFile(), () => false),
       );
       out.files = [...fl.files, ...needed.files.filter((f) => !fl.files.includes(f))];

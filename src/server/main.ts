@@ -11,6 +11,7 @@ import {
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { ChorusError, isAbortError, type ChorusErrorData, type Logger } from '../protocol';
+import { machineFault } from '../engine';
 import { createServer } from './server';
 
 const connection = createConnection(ProposedFeatures.all);
@@ -24,8 +25,10 @@ const logger: Logger = {
 };
 
 /** Every handler failure becomes an error response with {@link ChorusErrorData}; the server keeps running. */
-export function toResponseError(err: unknown): ResponseError<ChorusErrorData> {
-  if (isAbortError(err)) return new ResponseError(LSPErrorCodes.RequestCancelled, 'Cancelled.', { kind: 'cancelled' });
+export function toResponseError(given: unknown): ResponseError<ChorusErrorData> {
+  if (isAbortError(given)) return new ResponseError(LSPErrorCodes.RequestCancelled, 'Cancelled.', { kind: 'cancelled' });
+  // A full or read-only disk is the machine's fault whichever write met it: kind `infrastructure`.
+  const err = machineFault(given) ?? given;
   if (err instanceof ChorusError) {
     const data: ChorusErrorData = err.location ? { kind: err.kind, location: err.location } : { kind: err.kind };
     return new ResponseError(ErrorCodes.InvalidRequest, err.describe(), data);

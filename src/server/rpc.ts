@@ -4,7 +4,7 @@
  */
 import Ajv, { type ErrorObject, type JSONSchemaType } from 'ajv';
 import { ErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver/node';
-import { ChorusError, type ChorusErrorData, type NotificationDescriptor, type RequestDescriptor } from '../protocol';
+import { ChorusError, type ChorusErrorData, type ClientNotificationDescriptor, type Logger, type NotificationDescriptor, type RequestDescriptor } from '../protocol';
 
 // Union types (`workDoneToken`: string or integer) are meant, not a slip.
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
@@ -53,14 +53,22 @@ export function checker<T>(schema: JSONSchemaType<T>, what: string): (raw: unkno
 
 export type ToResponseError = (err: unknown) => ResponseError<ChorusErrorData>;
 
+/** What a request must pass before its handler runs: workspace trust (src/server/trust.ts). */
+export interface RequestGate {
+  /** Throws (a ChorusError) when the request may not run now. */
+  admit(descriptor: { method: string; needsTrust: boolean }): void;
+}
+
 /**
- * Registers `handler` for a request: params are validated first (InvalidParams naming the field otherwise), and a
- * failure inside the handler becomes an error response; the server keeps running.
+ * Registers `handler` for a request: params are validated first (InvalidParams naming the field otherwise), then the
+ * gate admits it or answers its error, and a failure inside the handler becomes an error response; the server keeps
+ * running.
  */
 export function handleRequest<P, R>(
   connection: Connection,
   descriptor: RequestDescriptor<P, R, ChorusErrorData>,
   toResponseError: ToResponseError,
+  gate: RequestGate,
   handler: (params: P, token: CancellationToken) => Promise<R> | R,
 ): void {
   const validate = ajv.compile(descriptor.params);
@@ -68,10 +76,26 @@ export function handleRequest<P, R>(
     const params = withoutNulls(raw ?? {});
     if (!validate(params)) return invalidParams(descriptor.method, validate.errors ?? []);
     try {
+      gate.admit(descriptor);
       return await handler(params, token);
     } catch (err) {
       return toResponseError(err);
     }
+  });
+}
+
+/** Registers `handler` for a notification the client sends; params that do not fit its schema are logged and dropped. */
+export function handleNotification<P>(
+  connection: Connection,
+  descriptor: ClientNotificationDescriptor<P>,
+  logger: Logger,
+  handler: (params: P) => void,
+): void {
+  const validate = ajv.compile(descriptor.params);
+  connection.onNotification(descriptor.method, (raw: unknown) => {
+    const params = withoutNulls(raw ?? {});
+    if (validate(params)) handler(params);
+    else logger.warn(`Ignored ${descriptor.method}: ${describeSchemaErrors(validate.errors ?? []).text}.`);
   });
 }
 

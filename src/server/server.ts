@@ -4,6 +4,7 @@ import {
   DiagnosticSeverity,
   DidChangeConfigurationNotification,
   TextDocumentSyncKind,
+  type CancellationToken,
   type Connection,
   type InitializeParams,
   type InitializeResult,
@@ -11,7 +12,19 @@ import {
 } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { ask, findTops, lcov, listModels, topsOf } from '../engine';
-import { ChorusError, DEFAULT_SETTINGS, initOptionsSchema, Notifications, Requests, SETTINGS_SECTION, type GenerateResult, type Logger } from '../protocol';
+import {
+  ChorusError,
+  ClientNotifications,
+  DEFAULT_SETTINGS,
+  initOptionsSchema,
+  Notifications,
+  Requests,
+  SETTINGS_SECTION,
+  type ChorusErrorData,
+  type GenerateResult,
+  type Logger,
+  type RequestDescriptor,
+} from '../protocol';
 import { DocumentAnalyses, isHdlDocument } from './analysis';
 import { DocumentDesigns, folderOf, readWorkspaceFilelist, type ResolvedDesign } from './design';
 import { DesignWarnings, holeDiagnostics, syntaxDiagnostics } from './diagnostics';
@@ -20,9 +33,10 @@ import { codeLenses } from './lenses';
 import { ModelHost } from './models';
 import { ResultStore } from './results';
 import { RunManager } from './runs';
-import { checker, handleRequest, sendNotification, type ToResponseError } from './rpc';
+import { checker, handleNotification, handleRequest, sendNotification, type ToResponseError } from './rpc';
 import { readDesignSettings, readSettings } from './settings';
 import { documentSymbols } from './symbols';
+import { WorkspaceTrust } from './trust';
 import { pathToUri, uriToPath } from './uris';
 
 const readInitOptions = checker(initOptionsSchema, 'initializationOptions');
@@ -126,7 +140,8 @@ export function createServer(
   /** Publishes a file's diagnostics: an open document's all, a closed file's lint warnings alone. */
   function republish(file: string): void {
     const uri = pathToUri(file);
-    const doc = documents.get(uri);
+    // Found by path, not by URI text: the editor percent-encodes more characters than pathToFileURL (`(`, `'`, `!`).
+    const doc = documents.get(uri) ?? documents.all().find((d) => d.uri.startsWith('file:') && uriToPath(d.uri) === file);
     if (doc) void publishDiagnostics(doc);
     else void connection.sendDiagnostics({ uri, diagnostics: lint.of(file) });
   }
@@ -146,7 +161,11 @@ export function createServer(
       const init = readInitOptions(params.initializationOptions);
       folders = (params.workspaceFolders ?? []).map((f) => uriToPath(f.uri));
       if (!folders.length && params.rootUri) folders = [uriToPath(params.rootUri)];
-      const trusted = init.workspaceTrusted !== false;
+      const trust = new WorkspaceTrust(init.workspaceTrusted !== false);
+      handleNotification(connection, ClientNotifications.workspaceTrust, logger, (p) => trust.set(p.trusted));
+      // Every request through its descriptor: params checked against its schema (InvalidParams otherwise), then trust.
+      const handle = <P, R>(descriptor: RequestDescriptor<P, R, ChorusErrorData>, handler: (params: P, token: CancellationToken) => Promise<R> | R) =>
+        handleRequest(connection, descriptor, toResponseError, trust, handler);
       const modelDirs = [...(init.modelDirs ?? []), join(__dirname, '..', 'models')];
       for (const f of params.workspaceFolders ?? []) modelDirs.push(join(uriToPath(f.uri), 'models'));
       models = new ModelHost(connection, logger, [...new Set(modelDirs)]);
@@ -181,11 +200,7 @@ export function createServer(
       });
       workspaceFoldersSupported = Boolean(params.capabilities.workspace?.workspaceFolders);
 
-      // Each handler gets params checked against its descriptor's schema (InvalidParams otherwise).
-      handleRequest(connection, Requests.generate, toResponseError, async (p, token) => {
-        if (!trusted) {
-          throw new ChorusError('bad_input', 'This workspace is not trusted: CHORUS builds and simulates testbenches only in trusted workspaces (Manage Workspace Trust).');
-        }
+      handle(Requests.generate, async (p, token) => {
         if (p.workDoneToken !== undefined) {
           return ready().runs.generate(p, token, connection.window.attachWorkDoneProgress(p.workDoneToken));
         }
@@ -195,17 +210,17 @@ export function createServer(
           ? ready().runs.generate(p, token, created, created.token)
           : ready().runs.generate(p, token, connection.window.attachWorkDoneProgress(undefined));
       });
-      handleRequest(connection, Requests.coverage, toResponseError, (p) => {
+      handle(Requests.coverage, (p) => {
         const path = uriToPath(p.uri);
         const last = results.get(path);
         return { result: last?.result ?? null, lines: results.lines(path) };
       });
-      handleRequest(connection, Requests.steer, toResponseError, (p) => ({ accepted: ready().runs.steer(p.runId, p.text) }));
-      handleRequest(connection, Requests.tops, toResponseError, async (p) => {
+      handle(Requests.steer, (p) => ({ accepted: ready().runs.steer(p.runId, p.text) }));
+      handle(Requests.tops, async (p) => {
         const doc = documents.get(p.uri);
         return doc ? topsOf(await analysisOf(doc)) : findTops(uriToPath(p.uri));
       });
-      handleRequest(connection, Requests.filelistsFor, toResponseError, async (p) => {
+      handle(Requests.filelistsFor, async (p) => {
         const file = uriToPath(p.uri);
         const lists: string[] = [];
         for (const list of p.lists) {
@@ -216,7 +231,7 @@ export function createServer(
         }
         return { lists };
       });
-      handleRequest(connection, Requests.ask, toResponseError, async (p, token) => {
+      handle(Requests.ask, async (p, token) => {
         const { models: host } = ready();
         const settings = await readSettings(connection, p.uri, configSupported);
         const controller = new AbortController();
@@ -234,7 +249,7 @@ export function createServer(
           sub.dispose();
         }
       });
-      handleRequest(connection, Requests.listModels, toResponseError, async (p) => {
+      handle(Requests.listModels, async (p) => {
         const { models: host } = ready();
         const settings = await readSettings(connection, p.uri, configSupported);
         return {
@@ -245,7 +260,7 @@ export function createServer(
           }),
         };
       });
-      handleRequest(connection, Requests.exportLcov, toResponseError, (p) => {
+      handle(Requests.exportLcov, (p) => {
         const last = results.get(uriToPath(p.uri));
         if (!last) throw new ChorusError('bad_input', 'No coverage for this file yet: run "Generate high-coverage stimulus" first.');
         return { lcov: lcov(last.points) };

@@ -10,6 +10,7 @@ import { checkTestbench, violationDiagnostics } from './sandbox/check';
 import { readValidEntry, sha256 } from './buildEntry';
 import { cacheLayout, CACHE_LAYOUT, type CacheLayout } from './cacheDir';
 import { withCacheLock } from './cacheLock';
+import { cachePlace, guardWrites, infrastructureError, unwritableFault } from './infrastructure';
 import { buildFlags, compile, UNROLL_FLAGS } from './compile';
 import { fileNamer, type FileNamer } from './diagnostics';
 import { splitDesignWarnings } from './designWarnings';
@@ -51,7 +52,7 @@ export async function buildSimulation(given: BuildInput, opts: SimOptions): Prom
   const key = buildKey(verilator, toolchain, dut, tb, input, includeDirs);
 
   // The sandbox check runs on every build, cached or not: rules and workspace may differ between callers.
-  const rejected = await sandboxCheck(tb, verilator, { ...opts, includeDirs: input.includeDirs, extraFlags: input.extraFlags }, display);
+  const rejected = await sandboxCheck(tb, dut, verilator, { ...opts, includeDirs: input.includeDirs, extraFlags: input.extraFlags, ownHarness: input.ownHarness }, display);
   if (rejected) return result({ ...rejected, cacheHit: false, notes: [], key });
 
   const top = input.tbTop ?? findTestbenchTop(tb.text);
@@ -63,7 +64,8 @@ export async function buildSimulation(given: BuildInput, opts: SimOptions): Prom
   const layout = cacheLayout(opts.cacheDir);
   await ensureCacheFolders(layout);
   const timeoutMs = input.buildTimeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS;
-  const built = await withCacheLock(join(layout.builds, key), { signal: opts.signal, timeoutMs, logger }, async () => {
+  // A full or read-only cache fails the build where it is written: the machine's fault, never the testbench's.
+  const built = await guardWrites(cachePlace(layout.root), () => withCacheLock(join(layout.builds, key), { signal: opts.signal, timeoutMs, logger }, async () => {
     const hit = await readValidEntry(layout.builds, key);
     if (hit) {
       logger.debug(`Simulation build ${key.slice(0, 12)}: cache hit.`);
@@ -72,7 +74,7 @@ export async function buildSimulation(given: BuildInput, opts: SimOptions): Prom
     }
     const fresh = await compile({ layout, key, verilator, toolchain, dut, tb, top, includeDirs, extraFlags: input.extraFlags ?? [], deadline: Date.now() + timeoutMs, opts, logger });
     return result({ ...fresh, ...splitRenamed(fresh.diagnostics, tb.absolute, display), cacheHit: false, key });
-  });
+  }));
   if (!built.cacheHit) {
     // After the build's own temporary folder is gone, so it does not count; the new simulator is leased.
     const maxBuilds = Number(process.env.CHORUS_CACHE_MAX_BUILDS) || 200;
@@ -85,6 +87,8 @@ async function ensureCacheFolders(layout: CacheLayout): Promise<void> {
   try {
     for (const dir of [layout.builds, layout.runtime, layout.tmp, layout.ccache]) await mkdir(dir, { recursive: true });
   } catch (err) {
+    const fault = await unwritableFault(layout.root, err, cachePlace(layout.root));
+    if (fault) throw infrastructureError(fault, cachePlace(layout.root), err);
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
     throw new ChorusError('failed', `Cannot create the build cache in ${layout.root} (${code}): set CHORUS_CACHE_DIR to a writable folder.`, undefined, { cause: err });
   }
@@ -109,18 +113,23 @@ function buildKey(verilator: VerilatorInfo, toolchain: Toolchain, dut: SourceFil
 
 async function sandboxCheck(
   tb: SourceFile,
+  dut: SourceFile[],
   verilator: VerilatorInfo,
-  opts: SimOptions & { includeDirs?: string[]; extraFlags?: string[] },
+  opts: SimOptions & { includeDirs?: string[]; extraFlags?: string[]; ownHarness?: boolean },
   display: FileNamer,
 ): Promise<{ status: 'rejected' | 'compile_error'; diagnostics: Diagnostic[] } | undefined> {
-  // The check must see the text the build compiles: the same macro definitions, so no `ifdef branch escapes it.
+  // The check must see the text the build compiles: the design's files first, in the build's order, with the
+  // same macro definitions, so no `ifdef branch and no macro of the design escapes it.
   const defines = (opts.extraFlags ?? []).filter((f) => f.startsWith('-D') || f.startsWith('+define+'));
   try {
     const violations = await checkTestbench(tb.absolute, {
+      designFiles: dut.map((f) => f.absolute),
+      allowFileReads: opts.ownHarness,
       preprocessArgs: ['--timing', ...defines],
       verilatorPath: verilator.path,
       workspaceRoot: opts.workspaceRoot,
-      includeDirs: opts.includeDirs,
+      // The design's include folders (its -I flags) too: its files are preprocessed with the testbench.
+      includeDirs: [...(opts.includeDirs ?? []), ...(opts.extraFlags ?? []).filter((f) => f.startsWith('-I')).map((f) => f.slice(2))],
       signal: opts.signal,
       limits: { memoryBytes: toolMemoryBytes(memoryLimitBytes(opts.memoryLimitBytes)) },
     });

@@ -4,20 +4,22 @@
  */
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { realpathSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import type { Diagnostic, Logger } from '../protocol';
-import { scrubbedEnv } from './sandbox/jail';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { ChorusError, type Diagnostic, type Logger } from '../protocol';
 import { commitEntry, fileSha256 } from './buildEntry';
 import { leaseEntry } from './cacheLease';
 import { ccacheMaxSize } from './cacheSize';
 import type { CacheLayout } from './cacheDir';
+import { cachePlace, infrastructureError, toolFault } from './infrastructure';
 import { firstCxxError, parseVerilatorOutput } from './diagnostics';
+import { linkForVerilator, type VerilatorArgs } from './pathLinks';
 import type { SourceFile } from './inputs';
 import { biggestConstruct, describeConstruct } from './bigDeclarations';
 import { BUILD_FILE_BYTES, cacheMaxBytes, formatBytes, killedBy, limitFromExit, limitPhrase, MAX_TREE_PROCESSES, memoryLimitBytes, toolMemoryBytes, type LimitHit } from './limits';
 import { runGroup, type GroupRunResult } from './processGroup';
-import { withLimits } from './sandbox/jail';
+import { jailCommand, scrubbedEnv } from './sandbox/jail';
 import { addPrecompiledHeader, CHORUS_MAKEFILE, CHORUS_MAKEFILE_TEXT, harvestRuntime, installRuntime, PCH_HEADER, PCH_TEXT, runtimePlan } from './runtimeObjects';
 import { SIM_BINARY, SIM_MAIN_CPP, SIM_MAIN_FILE, SIM_PREFIX } from './simMain';
 import { missingCompiler, missingCompilerError, type Toolchain } from './toolchain';
@@ -85,13 +87,44 @@ type Step = 'translate' | 'compile';
 async function limitedStep(job: CompileJob, command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; missingHint?: string }): Promise<GroupRunResult> {
   const memoryBytes = toolMemoryBytes(memoryLimitBytes(job.opts.memoryLimitBytes));
   const timeoutMs = job.deadline - Date.now();
-  const limited = withLimits(command, args, { memoryBytes, cpuSeconds: Math.ceil(Math.max(1, timeoutMs) / 1000), fileSizeBytes: BUILD_FILE_BYTES });
+  // Jailed like the preprocessor: the build reads the testbench, so it sees the design's folders, the toolchain
+  // and the cache it writes, with home folders and /tmp hidden and no network.
+  const limited = jailCommand(command, args, {
+    workDir: job.layout.root,
+    chdir: opts.cwd,
+    readOnly: buildReadPaths(job),
+    env: definedValues(opts.env),
+    limits: { memoryBytes, cpuSeconds: Math.ceil(Math.max(1, timeoutMs) / 1000), fileSizeBytes: BUILD_FILE_BYTES },
+  });
   return runGroup(limited.command, limited.args, {
     ...opts,
+    env: limited.env,
     timeoutMs,
     signal: job.opts.signal,
     treeLimits: { memoryBytes, processes: MAX_TREE_PROCESSES },
   });
+}
+
+/** What a build step reads besides the cache: the testbench's and the design's folders, include folders, Verilator's install. */
+function buildReadPaths(job: CompileJob): string[] {
+  const verilatorRoot = dirname(dirname(realpathOrSelf(job.verilator.path)));
+  // The design's -I folders and files named among the extra flags (an FSM probe, a library file) too.
+  const fromFlags = job.extraFlags.flatMap((f) => (f.startsWith('-I') ? [f.slice(2)] : isAbsolute(f) ? [dirname(f)] : []));
+  const dirs = [dirname(job.tb.absolute), ...job.dut.map((f) => dirname(f.absolute)), ...job.includeDirs, ...fromFlags, verilatorRoot];
+  if (process.env.VERILATOR_ROOT) dirs.push(process.env.VERILATOR_ROOT);
+  return [...new Set(dirs)];
+}
+
+function definedValues(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+function realpathOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
 }
 
 /** A step stopped by a limit: status resource_limit, naming the testbench's largest array or loop when one stands out. */
@@ -120,6 +153,13 @@ function killedOutcome(job: CompileJob, step: Step, signal: string, diagnostics:
 
 export async function compile(job: CompileJob): Promise<CompileOutcome> {
   const { layout, tb, logger } = job;
+  // Verilator's makefile (verilated.mk) refuses to build in a folder whose path has a space: said before any work.
+  if (/\s/.test(layout.tmp)) {
+    throw new ChorusError(
+      'infrastructure',
+      `The build cache ${layout.root} has whitespace in its path, and Verilator's makefiles cannot build there: set CHORUS_CACHE_DIR to a folder without spaces.`,
+    );
+  }
   const work = join(layout.tmp, `${job.key.slice(0, 16)}-${randomBytes(4).toString('hex')}`);
   const objDir = join(work, 'obj');
   const mainPath = join(work, SIM_MAIN_FILE);
@@ -133,9 +173,9 @@ export async function compile(job: CompileJob): Promise<CompileOutcome> {
     // ccache keeps itself under a quarter of the cache cap; eviction keeps the rest under the cap.
     CCACHE_MAXSIZE: ccacheMaxSize(cacheMaxBytes(job.opts.cacheMaxBytes)),
   });
-  const absoluteNamer = (p: string): string => resolve(dirname(tb.absolute), p);
   const notes: string[] = [];
   await mkdir(objDir, { recursive: true });
+  let links: VerilatorArgs | undefined;
   try {
     await writeFile(mainPath, SIM_MAIN_CPP);
     let unroll = true;
@@ -153,9 +193,15 @@ export async function compile(job: CompileJob): Promise<CompileOutcome> {
         tb.absolute,
         mainPath,
       ];
-      logger.debug(`verilator ${args.join(' ')}`);
+      // Paths with spaces reach Verilator as links (pathLinks.ts); what it prints is mapped back.
+      await links?.dispose();
+      // In the build's own folder, which the build's jail shows.
+      links = await linkForVerilator(args, work);
+      const real = links;
+      const absoluteNamer = (p: string): string => real.real(resolve(dirname(tb.absolute), p));
+      logger.debug(`verilator ${links.args.join(' ')}`);
       // Verilator runs where the testbench is, as the sandbox check did: includes resolve the same way.
-      const run = await limitedStep(job, job.verilator.path, args, {
+      const run = await limitedStep(job, job.verilator.path, links.args, {
         cwd: dirname(tb.absolute),
         env,
         missingHint: 'install Verilator with `apt-get install verilator` or set chorus.verilatorPath',
@@ -164,9 +210,9 @@ export async function compile(job: CompileJob): Promise<CompileOutcome> {
       logger.debug(`Verilator finished in ${run.ms} ms (exit ${run.code ?? run.signal}${run.peakRssBytes ? `, peak ${formatBytes(run.peakRssBytes)} resident` : ''}).`);
       const hit = limitFromExit(run);
       if (hit) return limitOutcome(job, 'translate', hit, run, notes);
-      const diagnostics = parseVerilatorOutput(run.output, absoluteNamer, tb.absolute);
+      const diagnostics = parseVerilatorOutput(run.output, absoluteNamer, tb.absolute).map((d) => ({ ...d, message: real.realText(d.message) }));
       if (run.code === 0) {
-        return await makeSimulator(job, { objDir, env, diagnostics, notes });
+        return await makeSimulator(job, { objDir, env, diagnostics, notes, real: real.real });
       }
       const killer = killedBy(run);
       if (killer) return killedOutcome(job, 'translate', killer, diagnostics, notes);
@@ -180,17 +226,24 @@ export async function compile(job: CompileJob): Promise<CompileOutcome> {
       }
       if (!diagnostics.some((d) => d.severity === 'error')) {
         const first = run.output.split('\n').find((l) => l.trim()) ?? `exit ${run.code ?? run.signal}`;
-        diagnostics.push({ file: tb.absolute, line: 0, column: 0, severity: 'error', message: `Verilator failed: ${first.trim()}` });
+        diagnostics.push({ file: tb.absolute, line: 0, column: 0, severity: 'error', message: `Verilator failed: ${real.realText(first.trim())}` });
       }
+      // A full or read-only cache, as Verilator words it, is the machine's fault: never the testbench's compile error.
+      const fault = await toolFault(run.output, objDir);
+      if (fault) throw infrastructureError(fault, cachePlace(job.layout.root));
       return { status: 'compile_error', diagnostics, notes };
     }
   } finally {
+    await links?.dispose();
     await rm(work, { recursive: true, force: true });
   }
 }
 
 /** make over Verilator's makefiles, with the cached runtime objects and precompiled header; commits the binary. */
-async function makeSimulator(job: CompileJob, ctx: { objDir: string; env: NodeJS.ProcessEnv; diagnostics: Diagnostic[]; notes: string[] }): Promise<CompileOutcome> {
+async function makeSimulator(
+  job: CompileJob,
+  ctx: { objDir: string; env: NodeJS.ProcessEnv; diagnostics: Diagnostic[]; notes: string[]; real: (printed: string) => string },
+): Promise<CompileOutcome> {
   const { layout, toolchain, tb, logger } = job;
   const plan = await runtimePlan(ctx.objDir, job.verilator, toolchain.compilerId);
   // The runtime entry is in use (its precompiled header is read in place) until make is done.
@@ -224,6 +277,8 @@ async function makeSimulator(job: CompileJob, ctx: { objDir: string; env: NodeJS
     const hit = limitFromExit(run);
     if (hit) return limitOutcome(job, 'compile', hit, run, ctx.notes);
     if (missingCompiler(run.output)) throw missingCompilerError();
+    const fault = await toolFault(run.output, ctx.objDir);
+    if (fault) throw infrastructureError(fault, cachePlace(layout.root));
     // GCC's driver reports a compiler killed from outside as "Killed signal terminated program cc1plus".
     const killer = killedBy(run) ?? (/Killed signal terminated program/.test(run.output) ? 'SIGKILL' : undefined);
     if (killer) return killedOutcome(job, 'compile', killer, ctx.diagnostics, ctx.notes);
@@ -239,7 +294,11 @@ async function makeSimulator(job: CompileJob, ctx: { objDir: string; env: NodeJS
   }
   const keep = !runtime.objects ? harvestRuntime : makesPch ? addPrecompiledHeader : undefined;
   await keep?.(layout.runtime, plan, ctx.objDir, makesPch).catch((err: unknown) => logger.debug(`Runtime objects not kept: ${String(err)}`));
-  const deps = await dependencies(ctx.objDir, dirname(tb.absolute));
+  const { deps, missing } = await dependencies(ctx.objDir, dirname(tb.absolute), ctx.real);
+  if (missing) {
+    const message = `Verilator ${job.verilator.version} recorded reading "${missing}", which does not exist: Verilator before 5.018 cuts a file name at its first space, here an included file's (its path starts "${missing} "). Rename that file without spaces, or use Verilator 5.018 or newer.`;
+    return { status: 'compile_error', diagnostics: [...ctx.diagnostics, { file: tb.absolute, line: 0, column: 0, severity: 'error', message }], notes: ctx.notes };
+  }
   const binary = await commitEntry(layout.builds, job.key, join(ctx.objDir, SIM_BINARY), { deps, diagnostics: ctx.diagnostics, notes: ctx.notes });
   await leaseEntry(dirname(binary));
   return { status: 'ok', binary, diagnostics: ctx.diagnostics, notes: ctx.notes };
@@ -269,15 +328,25 @@ function timedOut(job: CompileJob): CompileOutcome {
   return { status: 'compile_error', diagnostics: [diag], notes: [], timedOut: true };
 }
 
-/** Every source Verilator read (includes too), from its --skip-identical record, with content hashes. */
-async function dependencies(objDir: string, cwd: string): Promise<{ path: string; sha256: string }[]> {
+/**
+ * Every source Verilator read (includes too), from its --skip-identical record, with content hashes; `real` maps
+ * the links paths with spaces were given as back to those paths. A recorded file that is not there is returned
+ * as `missing`: Verilator before 5.018 cuts a name at its first space, which a link cannot fix in an included
+ * file's own name.
+ */
+async function dependencies(objDir: string, cwd: string, real: (printed: string) => string): Promise<{ deps: { path: string; sha256: string }[]; missing?: string }> {
   const text = await readFile(join(objDir, `${SIM_PREFIX}__verFiles.dat`), 'utf8').catch(() => '');
   const deps: { path: string; sha256: string }[] = [];
   for (const line of text.split('\n')) {
     const m = /^S\s.*"(.+)"\s*$/.exec(line);
     if (!m || /verilator_bin(_dbg)?$/.test(m[1])) continue;
-    const path = resolve(cwd, m[1]);
-    deps.push({ path, sha256: await fileSha256(path) });
+    const path = real(resolve(cwd, m[1]));
+    const sha256 = await fileSha256(path).catch((err: unknown) => {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    });
+    if (sha256 === undefined) return { deps, missing: path };
+    deps.push({ path, sha256 });
   }
-  return deps;
+  return { deps };
 }

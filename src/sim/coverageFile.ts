@@ -5,6 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ChorusError, type CoverageKind, type CoveragePoint } from '../protocol';
+import { decodeCoverageText } from './coverageQuoting';
+import { linkedFileOf } from './pathLinks';
 import { samePointsOnEveryVersion } from './versionPoints';
 
 const HEADER = '# SystemC::Coverage-3';
@@ -37,8 +39,9 @@ function parseKey(key: string): Map<string, string> {
     if (!part) continue;
     const sep = part.indexOf('\x02');
     if (sep < 0) continue;
-    const name = part.slice(0, sep);
-    fields.set(LONG_KEYS[name] ?? name, part.slice(sep + 1));
+    // Names and values are quoted by Verilator's runtime (`%C3`, or `%FFFFFFC3` where char is signed).
+    const name = decodeCoverageText(part.slice(0, sep));
+    fields.set(LONG_KEYS[name] ?? name, decodeCoverageText(part.slice(sep + 1)));
   }
   return fields;
 }
@@ -63,14 +66,18 @@ function nativeFsmPlace(point: CoveragePoint, variablePath: string | undefined):
   point.module = '';
 }
 
-/** Matches recorded file names to the caller's DUT files (by resolved path); returns the caller's spelling. */
+/**
+ * Matches recorded file names to the caller's DUT files (by resolved path, or as the link a build gave Verilator
+ * for a path with spaces: pathLinks.ts); returns the caller's spelling.
+ */
 function dutMatcher(dutFiles: string[]): (recorded: string) => string | undefined {
   const byPath = new Map<string, string>();
   for (const f of dutFiles) {
     byPath.set(f, f);
     byPath.set(resolve(f), f);
   }
-  return (recorded) => byPath.get(recorded) ?? byPath.get(resolve(recorded));
+  const linked = linkedFileOf(dutFiles);
+  return (recorded) => byPath.get(recorded) ?? byPath.get(resolve(recorded)) ?? linked(recorded);
 }
 
 /**

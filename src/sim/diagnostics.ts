@@ -4,16 +4,26 @@
  */
 import { basename, resolve } from 'node:path';
 import type { Diagnostic, Severity } from '../protocol';
+import { linkBase, linkedFileOf } from './pathLinks';
 
 /** Maps a path as a tool printed it (absolute, or a bare base name in assertion messages) to the user's name. */
 export type FileNamer = (printed: string) => string;
 
-/** A namer over the user's files: matches by resolved path first, then by base name; unknown paths pass through. */
+/**
+ * A namer over the user's files: matches by resolved path first, then by base name; unknown paths pass through.
+ * A file with spaces in its path reaches Verilator as a link (pathLinks.ts): its link's path and base name,
+ * which the simulator prints, name it too.
+ */
 export function fileNamer(files: { given: string; display: string }[]): FileNamer {
   const byPath = new Map(files.map((f) => [resolve(f.given), f.display]));
   const byBase = new Map<string, string>();
   for (const f of files) if (!byBase.has(basename(f.given))) byBase.set(basename(f.given), f.display);
-  return (printed) => byPath.get(resolve(printed)) ?? (printed.includes('/') ? undefined : byBase.get(printed)) ?? printed;
+  for (const f of files) if (!byBase.has(linkBase(f.given))) byBase.set(linkBase(f.given), f.display);
+  const linked = linkedFileOf(files.map((f) => f.given));
+  return (printed) => {
+    const found = byPath.get(resolve(printed)) ?? byPath.get(resolve(linked(printed) ?? printed));
+    return found ?? (printed.includes('/') ? undefined : byBase.get(printed)) ?? printed;
+  };
 }
 
 const COMPILE_HEAD = /^%(Error|Warning)(?:-([A-Za-z0-9_]+))?: (.*)$/;

@@ -18,3 +18,6 @@ export { parseVerilatorOutput, parseRuntimeOutput } from './diagnostics';
 export { lintDesign, designFlagArgs, type DesignFlags, type LintInput, type LintOptions } from './lintDesign';
 export { splitDesignWarnings } from './designWarnings';
 export { preprocessDesignFile, alignPreprocessed } from './preprocessDesign';
+export { jailWarning } from './sandbox';
+export { killAllGroups } from './processGroup';
+export { machineFault } from './infrastructure';

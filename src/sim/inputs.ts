@@ -1,7 +1,7 @@
 /** Reads the user's DUT and testbench files up front: a missing file is bad input, reported before any tool runs. */
-import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ChorusError } from '../protocol';
+import { readUserFile, UserFileError } from '../protocol/userFile';
 
 /** The same limit as DUT analysis (src/hdl/files.ts): Verilator would spend minutes on a larger file. */
 export const MAX_DUT_FILE_BYTES = 16 * 1024 * 1024;
@@ -14,15 +14,11 @@ export interface SourceFile {
 }
 
 /**
- * An empty, binary or oversized DUT file is a user mistake (a wrong path, a netlist, a log): say so instead of
+ * An empty or binary DUT file is a user mistake (a wrong path, a netlist, a log): say so instead of
  * letting Verilator report a missing module or spend minutes on it. Testbenches are left to Verilator, whose
  * located error is the better message for code (so a model's reply is never refused here).
  */
-function dutFileProblem(size: number, bytes?: Buffer): string | undefined {
-  if (size > MAX_DUT_FILE_BYTES) {
-    return `DUT file of ${(size / 1048576).toFixed(1)} MB, over the ${MAX_DUT_FILE_BYTES / 1048576} MB limit: pass the design's source files, not a netlist or a log.`;
-  }
-  if (!bytes) return undefined;
+function dutFileProblem(bytes: Buffer): string | undefined {
   if (!bytes.toString('utf8').trim()) return 'The DUT file is empty: pass the Verilog/SystemVerilog files that define the design.';
   if (bytes.subarray(0, 8192).includes(0)) return 'The DUT file looks binary, not Verilog/SystemVerilog text: pass the RTL source files.';
   return undefined;
@@ -30,15 +26,18 @@ function dutFileProblem(size: number, bytes?: Buffer): string | undefined {
 
 export async function readSource(given: string, role: 'DUT file' | 'testbench'): Promise<SourceFile> {
   const absolute = resolve(given);
-  const s = await stat(absolute).catch(() => undefined);
-  if (!s || !s.isFile()) {
-    throw new ChorusError('bad_input', `${role === 'testbench' ? 'Testbench' : 'DUT file'} not found: ${given}. Check the path (relative paths start at ${process.cwd()}).`, { file: given });
-  }
   const isDut = role === 'DUT file';
-  const tooBig = isDut ? dutFileProblem(s.size) : undefined;
-  if (tooBig) throw new ChorusError('bad_input', tooBig, { file: given });
-  const bytes = await readFile(absolute);
-  const notRtl = isDut ? dutFileProblem(s.size, bytes) : undefined;
+  let bytes: Buffer;
+  try {
+    // Only a regular file within the bound: a device or FIFO is refused before it is opened.
+    bytes = await readUserFile(absolute, { maxBytes: isDut ? MAX_DUT_FILE_BYTES : undefined, what: role, shownAs: given });
+  } catch (err) {
+    if (err instanceof UserFileError && err.problem === 'missing') {
+      throw new ChorusError('bad_input', `${isDut ? 'DUT file' : 'Testbench'} not found: ${given}. Check the path (relative paths start at ${process.cwd()}).`, { file: given });
+    }
+    throw err;
+  }
+  const notRtl = isDut ? dutFileProblem(bytes) : undefined;
   if (notRtl) throw new ChorusError('bad_input', notRtl, { file: given });
   return { given, absolute, text: bytes.toString('utf8') };
 }

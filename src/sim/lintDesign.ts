@@ -13,6 +13,7 @@ import { designErrorHint } from './designWarnings';
 import { elaboratedPortWidths } from './elaboratedPorts';
 import { elaboratedPortWidthsFromJson } from './elaboratedPortsJson';
 import { memoryLimitBytes, MAX_TREE_PROCESSES, toolMemoryBytes } from './limits';
+import { linkForVerilator } from './pathLinks';
 import { runGroup } from './processGroup';
 import { scrubbedEnv } from './sandbox/jail';
 import type { DesignFlags } from './types';
@@ -83,18 +84,19 @@ async function lintIn(work: string, input: LintInput, opts: LintOptions): Promis
   // Two passes: `--lint-only` reports every warning (the XML pass stops before some, such as CASEINCOMPLETE);
   // `--xml-only` gives the elaborated port widths.
   const pass = async (mode: string[]) => {
-    const args = [...mode, ...common];
-    opts.logger?.debug(`verilator ${args.join(' ')}`);
-    const run = await runGroup(verilator.path, args, { cwd, env: scrubbedEnv(), timeoutMs, signal: opts.signal, treeLimits: { memoryBytes, processes: MAX_TREE_PROCESSES } });
+    // Paths with spaces reach Verilator as links (pathLinks.ts); what it prints is mapped back.
+    const links = await linkForVerilator([...mode, ...common]);
+    opts.logger?.debug(`verilator ${links.args.join(' ')}`);
+    const run = await runGroup(verilator.path, links.args, { cwd, env: scrubbedEnv(), timeoutMs, signal: opts.signal, treeLimits: { memoryBytes, processes: MAX_TREE_PROCESSES } }).finally(() => links.dispose());
     if (run.timedOut) throw new ChorusError('failed', `Verilator did not finish reading the design within ${Math.round(timeoutMs / 1000)} s: check the design for very large generate loops.`);
-    const found = parseVerilatorOutput(run.output, (p) => resolve(cwd, p), files[files.length - 1] ?? cwd);
+    const found = parseVerilatorOutput(run.output, (p) => links.real(resolve(cwd, p)), files[files.length - 1] ?? cwd).map((d) => ({ ...d, message: links.realText(d.message) }));
     const error = found.find((d) => d.severity === 'error');
     if (error || run.code !== 0) {
       const first = run.output.split('\n').find((l) => l.trim()) ?? `exit ${run.code ?? run.signal}`;
       const more = found.filter((d) => d.severity === 'error').length - 1;
       const message = error
         ? `The design does not build with Verilator: ${error.message}${more > 0 ? ` (and ${more} more error${more === 1 ? '' : 's'})` : ''} (${designErrorHint(error.message)}).`
-        : `Verilator failed on the design: ${first.trim()}`;
+        : `Verilator failed on the design: ${links.realText(first.trim())}`;
       throw new ChorusError('bad_input', message, error && error.line ? { file: error.file, line: error.line, column: error.column } : undefined);
     }
     return found.filter((d) => d.severity === 'warning');

@@ -2,10 +2,11 @@
  * One measured testbench: build (check, cache), run in a fresh folder, read the DUT's coverage, find the
  * holes. What `chorus coverage` prints and what the engine scores.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { silentLogger, type CoveragePoint, type Diagnostic, type RunStatus } from '../protocol';
+import { readUserText } from '../protocol/userFile';
 import { fileNamer } from './diagnostics';
 import { buildWithFsm, readCoverageWithFsm } from './fsmMeasure';
 import { findHoles } from './holes';
@@ -38,7 +39,16 @@ export async function measureCoverage(input: MeasureInput, opts: SimOptions): Pr
     const namer = fileNamer([...input.dutFiles, input.testbench].map((f) => ({ given: f, display: f })));
     const coverageFile = join(work, 'coverage.dat');
     const run = await runSimulation(
-      { binary: build.binary, coverageFile, cwd: work, timeoutMs: input.timeoutMs, maxSimTime: input.maxSimTime, plusargs: input.plusargs },
+      {
+        binary: build.binary,
+        coverageFile,
+        cwd: work,
+        timeoutMs: input.timeoutMs,
+        maxSimTime: input.maxSimTime,
+        plusargs: input.plusargs,
+        // The design's own `$readmemh` files and the like: its folders are visible, read-only, in the jail.
+        readPaths: [...new Set(input.dutFiles.map((f) => dirname(resolve(f))))],
+      },
       { ...opts, namer: (p) => namer(p === build.binary ? input.testbench : p) },
     );
     const diagnostics = [...build.diagnostics, ...run.diagnostics];
@@ -65,7 +75,7 @@ export async function measureCoverage(input: MeasureInput, opts: SimOptions): Pr
       status = status === 'ok' ? 'sim_error' : status;
     }
     const sources = new Map<string, string>();
-    for (const f of input.dutFiles) sources.set(f, await readFile(f, 'utf8').catch(() => ''));
+    for (const f of input.dutFiles) sources.set(f, await readUserText(f).catch(() => ''));
     return {
       status,
       coverage: points.length ? summarize(points) : emptySummary(),

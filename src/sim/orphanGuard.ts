@@ -60,21 +60,29 @@ function guardProcess(): ChildProcess | undefined {
   return guard ?? undefined;
 }
 
-/** Lists a tool's process group with the guard; the returned function unlists it (call it once the group is gone). */
+/**
+ * Lists a tool's process group with the guard; the returned function unlists it (call it once the group is gone).
+ * The list is kept in this process even where the guard could not start: it is also what `liveGroups` reports.
+ */
 export function guardGroup(pgid: number | undefined): () => void {
   if (pgid === undefined) return () => undefined;
-  const g = guardProcess();
-  if (!g?.stdin?.writable) return () => undefined;
   if (!exitHook) {
     exitHook = true;
     process.once('exit', killListedOnExit);
   }
   listed.add(pgid);
-  g.stdin.write(`+ ${pgid}\n`);
+  const g = guardProcess();
+  const guarded = Boolean(g?.stdin?.writable);
+  if (guarded) g?.stdin?.write(`+ ${pgid}\n`);
   return () => {
     listed.delete(pgid);
-    if (g.stdin?.writable) g.stdin.write(`- ${pgid}\n`);
+    if (guarded && g?.stdin?.writable) g.stdin.write(`- ${pgid}\n`);
   };
+}
+
+/** The process groups of the tools running now (each leader's pid). */
+export function liveGroups(): number[] {
+  return [...listed];
 }
 
 let setprivWorks: boolean | undefined;

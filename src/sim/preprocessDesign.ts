@@ -8,19 +8,20 @@ import { dirname, resolve } from 'node:path';
 import { ChorusError, type Logger } from '../protocol';
 import { designFlagArgs } from './lintDesign';
 import { memoryLimitBytes, MAX_TREE_PROCESSES, toolMemoryBytes } from './limits';
+import { parseLineDirective } from './lineDirectiveName';
+import { linkForVerilator } from './pathLinks';
 import { runGroup } from './processGroup';
 import { scrubbedEnv } from './sandbox/jail';
 import type { DesignFlags } from './types';
 import { detectVerilator } from './verilator';
 
-const LINE_DIRECTIVE = /^`line\s+(\d+)\s+"((?:[^"\\]|\\.)*)"\s*(\d*)/;
-
 /**
  * The expanded text of `file` with exactly its line structure: line N holds what original line N expanded to
  * (several expanded lines joined by spaces, in order); text from included files is left out (an include line
- * becomes empty). `cwd` resolves relative names in the directives.
+ * becomes empty). `cwd` resolves relative names in the directives; `real` maps a name Verilator was given as a
+ * link (pathLinks.ts) back to the file.
  */
-export function alignPreprocessed(text: string, file: string, cwd: string): string {
+export function alignPreprocessed(text: string, file: string, cwd: string, real: (printed: string) => string = (p) => p): string {
   const target = resolve(file);
   const lines: string[] = [];
   let current = '';
@@ -28,10 +29,10 @@ export function alignPreprocessed(text: string, file: string, cwd: string): stri
   // Expanded text never moves backwards: a line attributed before the last one filled joins that one.
   let last = 0;
   for (const raw of text.split('\n')) {
-    const d = LINE_DIRECTIVE.exec(raw);
+    const d = parseLineDirective(raw);
     if (d) {
-      current = resolve(cwd, d[2]);
-      next = Number(d[1]);
+      current = real(resolve(cwd, d.file));
+      next = d.line;
       continue;
     }
     // Messages of the preprocessor itself (stderr, in the same stream) are no text of the file.
@@ -58,12 +59,13 @@ export async function preprocessDesignFile(file: string, flags: DesignFlags, opt
   const path = resolve(file);
   const cwd = dirname(path);
   const memoryBytes = toolMemoryBytes(memoryLimitBytes(opts.memoryLimitBytes));
-  const args = ['-E', '--timing', ...designFlagArgs(flags), path];
-  opts.logger?.debug(`verilator ${args.join(' ')}`);
-  const run = await runGroup(verilator.path, args, { cwd, env: scrubbedEnv(), timeoutMs: 60_000, signal: opts.signal, outputCapBytes: 64 * 1024 ** 2, treeLimits: { memoryBytes, processes: MAX_TREE_PROCESSES } });
+  // A path with spaces reaches Verilator as a link (pathLinks.ts); the directives name the link.
+  const links = await linkForVerilator(['-E', '--timing', ...designFlagArgs(flags), path]);
+  opts.logger?.debug(`verilator ${links.args.join(' ')}`);
+  const run = await runGroup(verilator.path, links.args, { cwd, env: scrubbedEnv(), timeoutMs: 60_000, signal: opts.signal, outputCapBytes: 64 * 1024 ** 2, treeLimits: { memoryBytes, processes: MAX_TREE_PROCESSES } }).finally(() => links.dispose());
   if (run.timedOut || run.code !== 0) {
     const first = run.output.split('\n').find((l) => l.startsWith('%Error')) ?? `exit ${run.code ?? run.signal}`;
-    throw new ChorusError('bad_input', `Verilator's preprocessor stopped on this file: ${first.trim()}`, { file: path });
+    throw new ChorusError('bad_input', `Verilator's preprocessor stopped on this file: ${links.realText(first.trim())}`, { file: path });
   }
-  return alignPreprocessed(run.output, path, cwd);
+  return alignPreprocessed(run.output, path, cwd, links.real);
 }

@@ -3,15 +3,17 @@
  * bound, the caller's AbortSignal and, when asked, a bound on its whole tree's resident memory and process
  * count (sampled from /proc). On timeout, abort or a limit hit its whole process tree is killed (descendants in
  * other sessions too); on exit its group is, so nothing it started (make's compilers, a runaway simulator)
- * outlives the call. The group dies with CHORUS too, however CHORUS ends (orphanGuard).
+ * outlives the call. The group dies with CHORUS too, however CHORUS ends (orphanGuard). Each start is recorded in
+ * the tool log when CHORUS_TOOL_LOG is set (toolLog.ts).
  */
 import { spawn } from 'node:child_process';
 import { ChorusError } from '../protocol';
 import type { LimitHit } from './limits';
-import { dieWithParent, guardGroup } from './orphanGuard';
+import { dieWithParent, guardGroup, liveGroups } from './orphanGuard';
 import { OutputCapture } from './outputCapture';
-import { killTree } from './processTree';
+import { descendants, killTree } from './processTree';
 import { findExecutable } from './sandbox/exec';
+import { logToolStart } from './toolLog';
 import { treeUsage } from './treeUsage';
 
 export interface GroupRunOptions {
@@ -52,6 +54,26 @@ export function killGroup(pid: number | undefined): void {
   }
 }
 
+/**
+ * Kills every tool the engine still runs, with its whole tree (jailed descendants in their own sessions too), at
+ * once: for an adapter that must end now (a Ctrl-C the run did not answer in time), when waiting for each run to
+ * notice its AbortSignal is no longer an option. Then any other child of this process (a version probe, which has
+ * no group of its own and no parent-death signal): nothing CHORUS started outlives it. Returns how many tool
+ * groups were live.
+ */
+export function killAllGroups(): number {
+  const groups = liveGroups();
+  for (const pgid of groups) killTree(pgid);
+  for (const pid of descendants(process.pid).reverse()) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  return groups.length;
+}
+
 export function runGroup(command: string, args: string[], opts: GroupRunOptions): Promise<GroupRunResult> {
   if (opts.signal?.aborted) return Promise.reject(new ChorusError('cancelled', 'Cancelled.'));
   // Checked here: behind setpriv a missing tool would read as setpriv's own failure.
@@ -63,6 +85,7 @@ export function runGroup(command: string, args: string[], opts: GroupRunOptions)
     const wrapped = dieWithParent(command, args);
     const child = spawn(wrapped.command, wrapped.args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const unguard = guardGroup(child.pid);
+    if (child.pid !== undefined) logToolStart(wrapped.command, wrapped.args, opts.cwd, child.pid, { treeMemoryBytes: opts.treeLimits?.memoryBytes, treeProcesses: opts.treeLimits?.processes, wallMs: opts.timeoutMs });
     const capture = new OutputCapture(opts.outputCapBytes ?? 256 * 1024);
     let timedOut = false;
     let aborted = false;

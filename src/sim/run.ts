@@ -7,6 +7,7 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ChorusError, silentLogger, throwIfAborted } from '../protocol';
 import { jailCommand } from './sandbox/jail';
+import { diskFull, guardWrites, infrastructureError, runPlace } from './infrastructure';
 import { parseRuntimeOutput, type FileNamer } from './diagnostics';
 import { renewLease } from './cacheLease';
 import { formatBytes, limitFromExit, limitPhrase, MAX_TREE_PROCESSES, memoryLimitBytes, toolMemoryBytes } from './limits';
@@ -34,9 +35,11 @@ export async function runSimulation(input: RunInput, opts: SimOptions & { namer?
   if (!bin?.isFile()) throw new ChorusError('failed', `Simulator ${binary} is missing: build the testbench again (buildSimulation).`, { file: binary });
   const coverageFile = resolve(input.coverageFile);
   const cwd = resolve(input.cwd ?? dirname(coverageFile));
-  await mkdir(cwd, { recursive: true });
-  await mkdir(dirname(coverageFile), { recursive: true });
-  await rm(coverageFile, { force: true });
+  await guardWrites(runPlace(cwd), async () => {
+    await mkdir(cwd, { recursive: true });
+    await mkdir(dirname(coverageFile), { recursive: true });
+    await rm(coverageFile, { force: true });
+  });
 
   // A cached simulator in use stays in the cache (no-op for a binary outside it).
   await renewLease(dirname(binary));
@@ -56,6 +59,8 @@ export async function runSimulation(input: RunInput, opts: SimOptions & { namer?
     readOnly: [dirname(binary), ...(input.readPaths ?? []).map((p) => resolve(p))],
     writable: dirname(coverageFile) === cwd ? [] : [dirname(coverageFile)],
     network: false,
+    // The simulator sees the libraries it loads, its run folder and the design's folders, nothing else.
+    view: 'runtime',
     // Code CHORUS generated itself (the vector harness around the user's DUT) skips bubblewrap; limits still apply.
     useBwrap: input.trusted ? false : undefined,
     limits: { memoryBytes: toolBytes, fileSizeBytes: SIM_FILE_BYTES, cpuSeconds },
@@ -71,6 +76,8 @@ export async function runSimulation(input: RunInput, opts: SimOptions & { namer?
   });
   // Renewed again at the end: this process's lease counts for OWN_LEASE_MS after the last run, not the first.
   await renewLease(dirname(binary));
+  // A disk that filled up under the run cut its coverage file short: the machine's fault, not the testbench's.
+  if (await diskFull(dirname(coverageFile))) throw infrastructureError('ENOSPC', runPlace(dirname(coverageFile)));
   const { stop, output } = parseStopLine(run.output);
   const coverageWritten = Boolean(await stat(coverageFile).catch(() => undefined));
   const namer = opts.namer ?? ((p: string) => p);

@@ -1,6 +1,7 @@
 /** The C++ side of a build: compiler identity (part of cache keys), make, and ccache when present. */
 import { execFile } from 'node:child_process';
 import { ChorusError } from '../protocol';
+import { logToolStart } from './toolLog';
 import { whichSync } from './verilator';
 
 export interface Toolchain {
@@ -27,10 +28,11 @@ async function probe(): Promise<Toolchain> {
   const cxx = whichSync(process.env.CXX || 'g++');
   if (!make || !cxx) throw new ChorusError('missing_tool', `${!make ? 'make' : 'g++'} not found: ${CXX_HINT}.`);
   const version = await new Promise<string>((resolve, reject) => {
-    execFile(cxx, ['--version'], { timeout: 30_000, encoding: 'utf8' }, (err, stdout) => {
+    const child = execFile(cxx, ['--version'], { timeout: 30_000, encoding: 'utf8' }, (err, stdout) => {
       if (err) reject(new ChorusError('missing_tool', `${cxx} --version failed (${err.message.split('\n')[0]}): ${CXX_HINT}.`, undefined, { cause: err }));
       else resolve(stdout.split('\n')[0] ?? '');
     });
+    if (child.pid !== undefined) logToolStart(cxx, ['--version'], process.cwd(), child.pid, { wallMs: 30_000 }, 'probe');
   });
   return { make, compilerId: `${cxx} ${version}`, ccache: whichSync('ccache') };
 }

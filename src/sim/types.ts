@@ -72,6 +72,11 @@ export interface BuildInput {
   includeDirs?: string[];
   /** Wall-clock bound for the whole build (Verilator and the C++ compile); default 10 minutes. */
   buildTimeoutMs?: number;
+  /**
+   * The testbench is CHORUS's own generated harness, which reads its stimulus file: the sandbox's file-reading
+   * rules do not apply to it (every other rule does).
+   */
+  ownHarness?: boolean;
 }
 
 /** `resource_limit`: a build step passed its memory, CPU, file-size or process bound and was stopped. */

@@ -10,6 +10,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ChorusError } from '../protocol';
 import { cacheLayout } from './cacheDir';
+import { logToolStart } from './toolLog';
 import { sha256 } from './buildEntry';
 import { scrubbedEnv } from './sandbox/jail';
 import type { VerilatorFeatures, VerilatorInfo } from './types';
@@ -64,9 +65,10 @@ interface ToolRun {
 
 function runTool(path: string, args: string[], env: NodeJS.ProcessEnv): Promise<ToolRun> {
   return new Promise((done) => {
-    execFile(path, args, { timeout: PROBE_TIMEOUT_MS, encoding: 'utf8', env }, (err, stdout, stderr) => {
+    const child = execFile(path, args, { timeout: PROBE_TIMEOUT_MS, encoding: 'utf8', env }, (err, stdout, stderr) => {
       done({ ok: !err, text: `${stdout}${stderr}`, err: err ?? undefined });
     });
+    if (child.pid !== undefined) logToolStart(path, args, process.cwd(), child.pid, { wallMs: PROBE_TIMEOUT_MS }, 'probe');
   });
 }
 

@@ -40,6 +40,16 @@ test('inspect -G shows the overridden width; an unknown parameter exits 2 naming
   assert.match(malformed.stderr, /-G takes NAME=VALUE/);
 });
 
+test('-G values are Verilog constants: a name or a value that would break out of the harness exits 2 saying what to write', async () => {
+  for (const value of ['abc', '8)) uut(); initial $system("id"); //']) {
+    for (const command of ['inspect', 'generate']) {
+      const r = await runCli([command, DUT, '-G', `W=${value}`, '--engine', 'random'].slice(0, command === 'inspect' ? 4 : 6), { cwd: work, env });
+      assert.equal(r.code, 2, `${command} -G W=${value}: ${r.stderr}`);
+      assert.match(r.stderr, /-G W: ".*" is not a constant expression: .*Write a constant/);
+    }
+  }
+});
+
 test('generate -G: the DUT is built and instantiated with the overrides, and the testbench alone reaches the reported coverage', async () => {
   const tb = join(work, 'tb_over.sv');
   const over = await generate(tb, ['-G', 'W=8', '-G', 'EXTRA=1']);

@@ -49,7 +49,7 @@ test('empty, binary, huge and missing files: exit 2 from generate, inspect and c
   const cases: [string, RegExp][] = [
     ['empty.sv', /empty/],
     ['binary.sv', /binary/],
-    ['huge.sv', /over the 16 MB limit/],
+    ['huge.sv', /over the 16 MiB limit/],
     ['missing.sv', /(No such file|not found)/],
   ];
   // All at once: each is a short-lived process that ends before any tool would start.

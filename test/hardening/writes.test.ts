@@ -104,11 +104,12 @@ test('--force replaces a user\'s file; a file CHORUS wrote is replaced without i
 
 test('coverage --lcov: a run that measures nothing leaves an existing tracefile as it was', async () => {
   const lcov = join(work, 'kept.info');
-  writeFileSync(lcov, 'TN:\nSF:previous\nend_of_record\n');
+  // A tracefile an earlier run wrote (a user's own would need --force).
+  writeFileSync(lcov, 'TN:chorus\nSF:previous\nend_of_record\n');
   const r = await runCli(['coverage', counter, '--tb', simFixture('tb_syntax_error.sv'), '--lcov', lcov], { env: { CHORUS_CACHE_DIR: suiteCache }, cwd: work });
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /No coverage was measured, so .*kept\.info was not written/);
-  assert.equal(readFileSync(lcov, 'utf8'), 'TN:\nSF:previous\nend_of_record\n');
+  assert.equal(readFileSync(lcov, 'utf8'), 'TN:chorus\nSF:previous\nend_of_record\n');
 });
 
 /**
@@ -147,21 +148,21 @@ async function onFullDisk(dir: string, files: Record<string, string>, args: stri
   return { code, stdout, stderr, listing: readFileSync(join(report, 'listing'), 'utf8').split('\n').filter(Boolean).sort(), after };
 }
 
-test('a full disk: generate --out and coverage --lcov fail with a clear error (exit 1), keep the previous file whole and leave no temporary file', async () => {
+test('a full disk: generate --out and coverage --lcov fail with a clear error (exit 4, the machine\'s fault), keep the previous file whole and leave no temporary file', async () => {
   const disk = join(work, 'disk');
   mkdirSync(disk);
   const oldTb = `${GENERATED_MARKER}: an earlier run.\nmodule tb_fifo; endmodule\n`;
   const gen = await onFullDisk(disk, { 'tb.sv': oldTb }, replayArgs(join(disk, 'tb.sv')));
-  assert.equal(gen.code, 1, gen.stderr);
+  assert.equal(gen.code, 4, gen.stderr);
   assert.ok(gen.stderr.includes(`${join(disk, 'tb.sv')}: No space left on the device while writing this file: free some space and retry.`), gen.stderr);
   assert.doesNotMatch(gen.stderr, /\n\s+at /, 'no stack trace');
   assert.equal(gen.after['tb.sv'], oldTb, 'the previous testbench is whole');
   assert.deepEqual(gen.listing, ['filler', 'tb.sv'], 'no temporary file left');
 
-  const oldInfo = 'TN:\nSF:previous\nend_of_record\n';
+  const oldInfo = 'TN:chorus\nSF:previous\nend_of_record\n';
   const lcovPath = join(disk, 'out.info');
   const cov = await onFullDisk(disk, { 'out.info': oldInfo }, ['coverage', counter, '--tb', simFixture('tb_counter.sv'), '--lcov', lcovPath]);
-  assert.equal(cov.code, 1, cov.stderr);
+  assert.equal(cov.code, 4, cov.stderr);
   assert.ok(cov.stderr.includes(`${lcovPath}: No space left on the device`), cov.stderr);
   assert.match(cov.stdout, /Coverage of .* ok/, 'the measured report is still printed');
   assert.match(cov.stdout, /branch\s+\d+\/\d+/);

@@ -73,7 +73,7 @@ test('missing, empty, binary, oversized files and folders are bad input naming t
   const huge = join(work, 'huge.sv');
   writeFileSync(huge, 'module huge; endmodule\n');
   truncateSync(huge, MAX_FILE_BYTES + 1); // sparse: no time spent writing it
-  assert.match((await refusal(huge)).message, /over the 16 MB limit/);
+  assert.match((await refusal(huge)).message, /over the 16 MiB limit/);
 
   const folder = join(work, 'rtl');
   mkdirSync(folder);

@@ -262,7 +262,7 @@ endmodule
   ]);
 });
 
-test('clean testbenches pass: reading files, $display, $finish, $urandom, plusargs, dumping to a plain name', async () => {
+test('clean testbenches pass: $display, $finish, $urandom, plusargs, dumping to a plain name', async () => {
   writeFileSync(join(ws, 'stim.hex'), '01\n02\n');
   writeFileSync(join(ws, 'tb_defs.svh'), '`define CYCLES 20\n');
   const { path } = tb(
@@ -285,10 +285,7 @@ module tb;
     $dumpvars(0, tb);
     if (!$value$plusargs("seed=%d", seed)) seed = 1;
     if ($test$plusargs("verbose")) $display("verbose, seed %0d", seed);
-    $readmemh("stim.hex", mem);
-    fd = $fopen("stim.hex", "r");
-    while (!$feof(fd)) n = $fscanf(fd, "%h\\n", v);
-    $fclose(fd);
+    n = $sscanf("2a", "%h", v);
     name = $sformatf("%s", "$system is only text here");
     repeat (\`CYCLES) begin
       @(posedge clk);
@@ -403,4 +400,26 @@ test('rejectionError and violationDiagnostics carry the first location and every
       ['error', 3],
     ],
   );
+});
+
+test("the design's files are preprocessed before the testbench: a DUT define cannot hide an attack, in paths with spaces and non-ASCII letters too", async () => {
+  for (const folder of ['plain', 'My Projects', 'ü dir']) {
+    const dir = join(ws, 'design-macros', folder);
+    mkdirSync(dir, { recursive: true });
+    const dut = join(dir, 'dut ü.sv');
+    writeFileSync(dut, '`define WIDTH 8\n`define INC(f) `include f\nmodule dut; endmodule\n');
+    const tbPath = join(dir, 'tb ü.sv');
+    writeFileSync(tbPath, 'module tb;\n  dut uut();\n`ifdef WIDTH\n  initial $system("id");\n  import "DPI-C" function int system(input string c);\n`endif\n  `INC("/etc/passwd")\nendmodule\n');
+    const got = await checkTestbench(tbPath, { verilatorPath, workspaceRoot: dir, designFiles: [dut] });
+    // The computed include is refused before anything is preprocessed.
+    assertFindings(got, [['include-macro', tbPath, 7]]);
+    writeFileSync(tbPath, 'module tb;\n  dut uut();\n`ifdef WIDTH\n  initial $system("id");\n  import "DPI-C" function int system(input string c);\n`endif\nendmodule\n');
+    const hidden = await checkTestbench(tbPath, { verilatorPath, workspaceRoot: dir, designFiles: [dut] });
+    assertFindings(hidden, [
+      ['system-task', tbPath, 4],
+      ['dpi', tbPath, 5],
+    ]);
+    // Alone, the testbench's `ifdef hides both: the gap the design files close.
+    assert.deepEqual(await checkTestbench(tbPath, { verilatorPath, workspaceRoot: dir }), [], folder);
+  }
 });

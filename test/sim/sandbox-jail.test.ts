@@ -157,6 +157,15 @@ test('bwrap hides /tmp and homes (but shows readOnly paths read-only) and cuts t
   }
 });
 
+test("the simulator's view ('runtime') shows /usr, the libraries and the given paths, nothing else of the machine", async () => {
+  assert.ok(bwrapAvailable(), 'bubblewrap must run here (npm test installs the Debian package bubblewrap)');
+  writeFileSync(join(outside, 'design.hex'), '01');
+  const probe = `cat ${join(outside, 'design.hex')}; for f in /etc/passwd /etc/hostname /var /opt /srv /root; do [ -e $f ] && echo "seen $f"; done; echo done`;
+  const r = await run(sh(probe, { view: 'runtime', readOnly: [outside] }));
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, '01done\n', 'the given path is readable; /etc, /var, /opt, /srv and homes are not there');
+});
+
 for (const limiter of ['prlimit', 'shell'] as const) {
   test(`limits are applied (${limiter}): /proc/self/limits shows CPU, address space, file size and processes`, async () => {
     const r = await run(

@@ -18,6 +18,7 @@ const rules = new Set([
   'include-macro',
   'include-not-file',
   'preprocess-limit',
+  'file-input',
 ]);
 
 function wellFormed(found: SandboxViolation[]): void {
@@ -38,8 +39,8 @@ const cleanLines = [
   '  integer fd, n;',
   '  always #5 clk = ~clk;',
   '  initial begin',
-  '    fd = $fopen("stim.txt", "r");',
-  '    n = $fscanf(fd, "%h", a);',
+  '    if (!$value$plusargs("a=%h", a)) a = 8\'h01;',
+  '    n = $sscanf("12", "%h", a);',
   '    $display("%0t a=%0d (not $system, import \\"DPI-C\\")", $time, a); // $system in a comment',
   '    /* $fwrite(1, "x"); in a block comment */',
   '    repeat (3) @(posedge clk) b <= $urandom_range(0, 255);',
@@ -58,6 +59,11 @@ const attacks: Array<[string, string]> = [
   ['fd = $fopen("out.txt", "w");', 'file-output'],
   ['fd = $fopen("out.txt");', 'file-output'],
   ['$writememh("m.hex", mem);', 'file-output'],
+  ['fd = $fopen("/etc/passwd", "r");', 'file-input'],
+  ['$readmemh("/etc/passwd", mem);', 'file-input'],
+  ['n = $fgets(line, fd);', 'file-input'],
+  ['n = $fscanf(fd, "%s", line);', 'file-input'],
+  ['n = $fread(mem, fd);', 'file-input'],
   ['$c("system(0);");', 'embedded-cpp'],
   ['$shell("ls");', 'unknown-system-task'],
   ['/*verilator public*/', 'metacomment'],
@@ -158,8 +164,13 @@ test('however DPI declarations and $fopen calls are spaced, they are still found
         fopen.map((v) => v.rule),
         ['file-output'],
       );
-      const reading = checkPreprocessedText(`module tb; integer f; initial f = $fopen${g1}(${g2}"i.txt"${g3},${g2}"r"${g3});\nendmodule\n`, 'tb.sv');
-      assert.deepEqual(reading, []);
+      const reading = `module tb; integer f; initial f = $fopen${g1}(${g2}"i.txt"${g3},${g2}"r"${g3});\nendmodule\n`;
+      assert.deepEqual(
+        checkPreprocessedText(reading, 'tb.sv').map((v) => v.rule),
+        ['file-input'],
+      );
+      // CHORUS's own harness reads its stimulus file.
+      assert.deepEqual(checkPreprocessedText(reading, 'tb.sv', { allowFileReads: true }), []);
     }),
     { numRuns: 300 },
   );

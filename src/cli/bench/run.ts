@@ -1,10 +1,11 @@
 /** `chorus bench`: every item of an ECov-schema dataset through the engine, with Pass@k, Cov@1 and times. */
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { coverageByInstance, generateToEnd, libraryFilesNeeded, readFilelist, trimCache, type EngineResult, type EngineServices, type GenerateRequest } from '../../engine';
+import { coverageByInstance, generateToEnd, libraryFilesNeeded, readFilelist, readSourceText, trimCache, type EngineResult, type EngineServices, type GenerateRequest } from '../../engine';
 import {
   emptySummary,
   isAbortError,
+  isInfrastructureError,
   metricPct,
   type CoverageSummary,
   type EngineName,
@@ -168,7 +169,7 @@ function engineTargets(item: BenchItem): Targets {
 export async function itemDesign(design: BenchDesign, opts: Pick<BenchOptions, 'parameters'> = {}): Promise<Pick<GenerateRequest, 'rtlFiles' | 'includeDirs' | 'defines' | 'parameters'>> {
   const list = await readFilelist(design.filelist, { cwd: design.root });
   const libraries = { files: list.libraryFiles, dirs: list.libraryDirs, extensions: list.libraryExtensions };
-  const needed = await libraryFilesNeeded(list.files, libraries, (f) => readFile(f, 'utf8'), (f) => stat(f).then((st) => st.isFile(), () => false));
+  const needed = await libraryFilesNeeded(list.files, libraries, readSourceText, (f) => stat(f).then((st) => st.isFile(), () => false));
   return { rtlFiles: [...list.files, ...needed.files], includeDirs: list.includeDirs, defines: list.defines, parameters: { ...design.parameters, ...opts.parameters } };
 }
 
@@ -216,7 +217,8 @@ async function runSample(item: BenchItem, k: number, opts: BenchOptions, service
         services,
       );
     } catch (err) {
-      if (isAbortError(err) || services.signal.aborted) throw err;
+      // A full or read-only disk would fail every later item too, and says nothing of the model: the bench stops.
+      if (isAbortError(err) || services.signal.aborted || isInfrastructureError(err)) throw err;
       error = err instanceof Error ? (err as Error & { describe?: () => string }).describe?.() ?? err.message : String(err);
     }
     const targets = evaluateTargets(item, result);

@@ -1,6 +1,7 @@
 /** The CVDP-ECov item schema (one JSON object per line), checked with a JSON schema so bad items are named. */
 import { resolve } from 'node:path';
 import Ajv from 'ajv';
+import { parameterValueError } from '../../protocol';
 
 export interface BenchFile {
   name: string;
@@ -142,7 +143,13 @@ export function parseItems(text: string, baseDir = process.cwd()): ParsedLine[] 
       if (!validateRealIp(value)) {
         const why = (validateRealIp.errors ?? []).map((e) => `${e.instancePath || '(item)'} ${e.message}`).join('; ');
         out.push({ ok: false, id, line, error: `schema (real-IP item): ${why}` });
-      } else out.push({ ok: true, line, item: fromRealIp(value as unknown as RealIpItem, baseDir) });
+        return;
+      }
+      const item = fromRealIp(value as unknown as RealIpItem, baseDir);
+      const bad = Object.entries(item.design?.parameters ?? {})
+        .map(([name, v]) => parameterValueError(`parameters.${name}`, v))
+        .find((m) => m !== undefined);
+      out.push(bad ? { ok: false, id, line, error: bad } : { ok: true, line, item });
       return;
     }
     if (!validateItem(value)) {

@@ -1,11 +1,12 @@
 /** `chorus bench`: run an ECov-schema JSONL dataset through an engine and report Pass@k, Cov@1 and times. */
-import { readFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { writeFileAtomic } from '../../engine';
+import { checkBenchOutputs, writeFileAtomic } from '../../engine';
 import { ChorusError, type EngineName } from '../../protocol';
+import { readUserText } from '../../protocol/userFile';
 import { expertMarkdown, expertStats } from '../bench/experts';
 import { benchMarkdown, benchSvg } from '../bench/report';
 import { runBench } from '../bench/run';
@@ -26,6 +27,7 @@ interface BenchFlags {
   rounds?: number;
   concurrency: number;
   out?: string;
+  force?: boolean;
   json?: boolean;
   seed: number;
   budgetSeconds?: number;
@@ -43,14 +45,16 @@ interface BenchFlags {
 async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Promise<void> {
   let text: string;
   try {
-    text = await readFile(resolve(dataset), 'utf8');
-  } catch {
-    throw new ChorusError('bad_input', `Cannot read the dataset ${dataset}.`, { file: dataset });
+    text = await readUserText(resolve(dataset), { what: 'dataset' });
+  } catch (err) {
+    throw new ChorusError('bad_input', `Cannot read the dataset ${dataset}: ${(err as Error).message}`, { file: dataset }, { cause: err });
   }
   // A real-IP item names its filelist relative to the dataset's folder.
   let lines = parseItems(text, dirname(resolve(dataset)));
   if (flags.limit) lines = lines.slice(0, flags.limit);
   if (!lines.length) throw new ChorusError('bad_input', `${dataset} holds no items.`, { file: dataset });
+  // Refused before the items run, not after hours of them (checked again on write).
+  if (flags.out) await checkBenchOutputs(resolve(flags.out), Boolean(flags.force), [resolve(dataset)]);
   // One backend for every item and sample: a local model is loaded once, not per run.
   const models = cliModels(flags, ctx);
   const backend = flags.engine !== 'random' ? await models.open(ctx.signal) : undefined;
@@ -98,6 +102,7 @@ async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Prom
     if (flags.out) {
       const out = resolve(flags.out);
       await mkdir(out, { recursive: true });
+      await checkBenchOutputs(out, Boolean(flags.force), [resolve(dataset)]);
       await writeFileAtomic(join(out, 'results.json'), JSON.stringify(slim, null, 2) + '\n');
       await writeFileAtomic(join(out, 'summary.md'), benchMarkdown(report, `chorus bench: ${dataset}`) + (experts ? `\n${expertMarkdown(experts)}` : ''));
       await writeFileAtomic(join(out, 'chart.svg'), benchSvg(report));
@@ -137,6 +142,7 @@ export const registerBench: RegisterCommand = (program: Command, ctx: CliContext
     .option('--limit <n>', 'only the first n items', positiveInt('--limit'))
     .option('-G, --param <NAME=VALUE>', "top parameter override for every item, over an item's own parameters (repeatable)", parameterArg, [])
     .option('--out <dir>', 'write results.json, summary.md and chart.svg here')
+    .option('--force', 'replace results.json, summary.md and chart.svg in --out even when chorus bench did not write them')
     .option('--json', 'print only the JSON result')
     .option('--memory-limit <size>', 'most memory CHORUS and the tool building or running a testbench may hold, e.g. 4G, 2048M (default 4G)', byteSize('--memory-limit'))
     .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'))

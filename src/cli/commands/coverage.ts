@@ -1,7 +1,8 @@
 /** `chorus coverage`: build and run one testbench against the DUT with Verilator and report its coverage. */
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { lcov, measure, writeFileAtomic, type MeasureResult } from '../../engine';
+import { resolve } from 'node:path';
+import { checkOutputTarget, lcov, measure, writeOutput, type MeasureResult, type OutputTarget } from '../../engine';
 import type { CoverageReport, Diagnostic } from '../../protocol';
 import type { CliContext } from '../context';
 import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
@@ -15,6 +16,7 @@ interface CoverageFlags extends DesignCliFlags {
   top?: string;
   json?: boolean;
   lcov?: string;
+  force?: boolean;
   timeout?: number;
   maxSimTime?: number;
   verilator?: string;
@@ -70,6 +72,11 @@ function render(report: MeasureResult, rtl: string[], flags: CoverageFlags): str
 async function run(given: string[], flags: CoverageFlags, ctx: CliContext): Promise<void> {
   const design = await designInput(given, flags);
   const rtl = design.files;
+  // Refused before the build, not after it: a user's file needs --force, the design's own files are never replaced.
+  const lcovTarget: OutputTarget | undefined = flags.lcov
+    ? { path: resolve(flags.lcov), option: '--lcov', kind: 'lcov', force: Boolean(flags.force), inputs: [...rtl, flags.tb, ...(flags.filelist ?? [])] }
+    : undefined;
+  if (lcovTarget) await checkOutputTarget(lcovTarget);
   const measured = await measure(
     {
       rtlFiles: rtl,
@@ -107,8 +114,8 @@ async function run(given: string[], flags: CoverageFlags, ctx: CliContext): Prom
     ctx.out(render(report, rtl, flags));
   }
   process.exitCode = exitCodeForStatus(report.status);
-  if (flags.lcov) {
-    if (report.points.length) await writeFileAtomic(flags.lcov, lcov(report.points, name));
+  if (flags.lcov && lcovTarget) {
+    if (report.points.length) await writeOutput(lcovTarget, lcov(report.points, name));
     else ctx.logger.warn(`No coverage was measured, so ${flags.lcov} was not written.`);
   }
 }
@@ -122,6 +129,7 @@ export const registerCoverage: RegisterCommand = (program: Command, ctx: CliCont
     .option('--top <module>', 'DUT top module: coverage is scoped to its instances')
     .option('--json', 'print one JSON object (status, coverage, holes, diagnostics, ms)')
     .option('--lcov <out.info>', 'also write an lcov tracefile (for Coverage Gutters, Codecov)')
+    .option('--force', 'overwrite --lcov even when CHORUS did not write it (never a design or testbench file)')
     .option('--timeout <seconds>', 'wall-clock bound of the simulation (default 60)', positiveNumber('--timeout'))
     .option('--max-sim-time <units>', 'simulated-time bound in the testbench time unit (default 10000000; 0: none)', nonNegativeInt('--max-sim-time'))
     .option('--verilator <path>', 'Verilator executable (default: CHORUS_VERILATOR or verilator on PATH)')

@@ -3,7 +3,7 @@ import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import pc from 'picocolors';
-import { checkTestbenchTarget, generateToEnd, parseTargets, planRun, writeTestbench, formatSummary, overallPct } from '../../engine';
+import { checkOutputTarget, generateToEnd, parseTargets, planRun, writeTestbench, formatSummary, overallPct, type OutputTarget } from '../../engine';
 import { DEFAULT_TARGETS, type EngineName, type GenerateResult, type LoopEvent } from '../../protocol';
 import type { CliContext } from '../context';
 import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
@@ -117,9 +117,11 @@ function printResult(ctx: CliContext, r: GenerateResult, name: FileNamer): void 
 
 async function action(files: string[], flags: GenerateFlags, ctx: CliContext): Promise<void> {
   const targets = flags.target ? parseTargets(flags.target) : DEFAULT_TARGETS;
-  // Refuse an --out CHORUS may not replace before the run, not after minutes of work (checked again on write).
-  if (flags.out) await checkTestbenchTarget(resolve(flags.out), Boolean(flags.force));
   const design = await designInput(files, flags);
+  // Refuse an --out CHORUS may not replace before the run, not after minutes of work (checked again on write).
+  const inputs = [...design.files, ...(flags.filelist ?? []), ...flags.spec, ...(flags.promptTemplates ? [flags.promptTemplates] : [])];
+  const target = (path: string): OutputTarget => ({ path, option: '--out', kind: 'testbench', force: Boolean(flags.force), inputs });
+  if (flags.out) await checkOutputTarget(target(resolve(flags.out)));
   const models = cliModels(flags, ctx);
   let result: GenerateResult;
   try {
@@ -149,6 +151,8 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
       },
       models,
     );
+    // The default testbench path is known once the top is: refused now too, not after the run.
+    if (!flags.out && request.top) await checkOutputTarget(target(resolve(`tb_${request.top}.sv`)));
     if (!flags.engine && request.engine === 'random' && !flags.json) {
       ctx.logger.info('No model configured or found in models/: using the model-free engine (pass --model or --endpoint to use the LLM).');
     }
@@ -168,6 +172,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
   }
   if (result.testbench) {
     const out = resolve(flags.out ?? `tb_${result.top}.sv`);
+    await checkOutputTarget(target(out));
     await writeTestbench(out, result.testbench, Boolean(flags.force));
     result.testbenchPath = out;
   }
@@ -193,7 +198,7 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
     .option('--target <targets>', 'coverage targets, e.g. line=100,branch=100,toggle=80,fsm=100', undefined)
     .option('--rounds <n>', 'LLM refinement rounds after the first generation (default 3: 1 + 3 generations, as LLM4Cov)', positiveInt('--rounds'))
     .option('--out <path>', 'where to write the testbench (default ./tb_<top>.sv)')
-    .option('--force', 'overwrite --out even when CHORUS did not write it')
+    .option('--force', 'overwrite --out even when CHORUS did not write it (never a design, filelist or spec file)')
     .option('--seed <n>', 'random seed for reproducible runs', nonNegativeInt('--seed'))
     .option('--budget-seconds <n>', 'time budget for the search', positiveNumber('--budget-seconds'))
     .option('--timeout <seconds>', 'wall-clock bound per simulation (default 30)', positiveNumber('--timeout'))

@@ -5,7 +5,7 @@
  * testbench has been measured it is never lost: a failing backend, a prompt that no longer fits, a cancel or the
  * budget end the run with a reason, and the best testbench is the result.
  */
-import { lineCoverage } from '../../sim';
+import { lineCoverage, machineFault } from '../../sim';
 import type { ChatBackend, SamplingOptions } from '../../llm';
 import { ChorusError, coveredGain, emptySummary, isAbortError, meetsTargets, type CoveragePoint, type LoopEvent, type RoundSummary } from '../../protocol';
 import type { EngineServices } from '../api';
@@ -196,6 +196,10 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
         stopReason = run.budgetSpent() ? 'budget' : 'cancelled';
         break;
       }
+      // A full or read-only disk fails every candidate alike and is no testbench's fault: it ends the run, as
+      // itself, and never becomes the model's feedback.
+      const machine = outcomes.map((o) => machineFault(o.failure?.error)).find((e) => e !== undefined);
+      if (machine) throw machine;
       // An expert that failed to answer is reported and left out of later rounds while other experts go on.
       const answered = outcomes.filter((o) => o.reply && o.candidate && !o.failure);
       for (const o of outcomes) {

@@ -3,9 +3,9 @@
  * user's file (`--prompt-templates`, `chorus.promptTemplates`) may replace any of them, for a model trained on
  * other words. Every placeholder is checked when the file is loaded, so a typo fails before a model is asked.
  */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ChorusError } from '../../protocol';
+import { readUserText } from '../../protocol/userFile';
 import defaults from './templates/default.json';
 
 export type TemplateKey = Exclude<keyof typeof defaults, '$comment'>;
@@ -77,9 +77,9 @@ export async function loadTemplates(path: string | undefined): Promise<PromptTem
   const file = resolve(path);
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readUserText(file, { what: 'prompt template file' });
   } catch (err) {
-    throw new ChorusError('bad_input', `Cannot read the prompt templates ${file}: ${(err as Error).message}.`, { file });
+    throw new ChorusError('bad_input', `Cannot read the prompt templates ${file}: ${(err as Error).message.replace(/\.$/, '')}.`, { file });
   }
   let data: unknown;
   try {

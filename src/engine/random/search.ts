@@ -3,9 +3,9 @@
  * those that reach new points, mutate them, stop at the targets, a stall or the budget, then emit and re-simulate
  * one readable testbench whose measured coverage is what gets reported.
  */
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { countersOf, fsmModels, literalsOf, unreachableDefaults } from '../../hdl';
+import { countersOf, fsmModels, literalsOf, readSourceText, unreachableDefaults } from '../../hdl';
 import {
   buildWithFsm,
   findHoles,
@@ -161,7 +161,7 @@ export async function runRandomSearch(
   emit({ type: 'roundStart', round: 1 });
   // With the FSM probe: new FSM states and arcs count as progress like any other point.
   const fsms = fsmModels(ctx.rtlFiles.map((f) => ({ name: f, content: ctx.sources.get(f) ?? '' })));
-  const { build, plan: fsmPlan } = await buildWithFsm({ dutFiles: ctx.rtlFiles, testbench: harnessPath, tbTop: tbName }, fsms, sim);
+  const { build, plan: fsmPlan } = await buildWithFsm({ dutFiles: ctx.rtlFiles, testbench: harnessPath, tbTop: tbName, ownHarness: true }, fsms, sim);
   emit({ type: 'build', round: 1, status: build.status, ms: build.ms, diagnostics: build.diagnostics });
   if (build.status !== 'ok' || !build.binary) {
     const d = build.diagnostics[0];
@@ -558,7 +558,7 @@ export async function runRandomSearch(
     const points = scopeToTop((await readCoverageWithFsm(covPath, ctx.rtlFiles, fsmPlan)).points, ctx.top.name);
     if (!points.length) return failed(`No coverage of the DUT top module '${ctx.top.name}' was measured.`);
     const sources = new Map<string, string>();
-    for (const f of ctx.rtlFiles) sources.set(f, ctx.sources.get(f) ?? (await readFile(f, 'utf8').catch(() => '')));
+    for (const f of ctx.rtlFiles) sources.set(f, ctx.sources.get(f) ?? (await readSourceText(f).catch(() => '')));
     const report: CoverageReport = {
       status: run.status === 'ok' ? 'ok' : run.status === 'timeout' ? 'timeout' : 'sim_error',
       coverage: summarize(points),

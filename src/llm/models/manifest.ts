@@ -1,8 +1,9 @@
 /** models/manifest.json: the models CHORUS knows, validated against models/manifest.schema.json. */
 import Ajv from 'ajv';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ChorusError, type ModelManifestEntry } from '../../protocol';
+import { readUserFileSync } from '../../protocol/userFile';
 import schema from '../../../models/manifest.schema.json';
 
 const validate = new Ajv({ allErrors: true }).compile(schema);
@@ -44,9 +45,9 @@ export function loadManifest(path: string | undefined = defaultManifestPath()): 
   if (!path) return [];
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readUserFileSync(path, { what: 'model manifest' }).toString('utf8');
   } catch (err) {
-    throw new ChorusError('bad_input', `Cannot read the model manifest ${path}: ${(err as Error).message}.`, { file: path });
+    throw new ChorusError('bad_input', `Cannot read the model manifest ${path}: ${(err as Error).message.replace(/\.$/, '')}.`, { file: path });
   }
   let data: unknown;
   try {

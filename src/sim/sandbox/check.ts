@@ -2,6 +2,8 @@
  * The sandbox check of an untrusted testbench. Verilator's own preprocessor (`verilator -E`) expands macros
  * and includes first, so `$sys``tem` built by token pasting or a DPI import hidden behind a `define is seen
  * as the compiler will see it; the `line directives it keeps map every finding back to the original file:line.
+ * The design's files are preprocessed before the testbench, in the build's order and with its flags, so a macro
+ * the design defines (`` `ifdef WIDTH ``) hides nothing: the rules judge the testbench's part of that one text.
  * Includes are checked in the original text before the preprocessor opens anything.
  */
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -9,9 +11,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ChorusError, throwIfAborted, type Diagnostic } from '../../protocol';
 import { findExecutable, runCapped } from './exec';
-import { checkIncludes, realOrSelf, within } from './includes';
-import { jailCommand } from './jail';
-import { applyRules } from './rules';
+import { checkIncludes, designTexts, realOrSelf, within } from './includes';
+import { decodeDirectiveName } from '../lineDirectiveName';
+import { linkForVerilator } from '../pathLinks';
+import { bwrapAvailable, jailCommand } from './jail';
+import { callsOf, includeCapableMacros } from './macros';
+import { applyRules, type RuleOptions } from './rules';
 import { scan, type Token } from './scan';
 
 export interface SandboxCheckOptions {
@@ -29,6 +34,15 @@ export interface SandboxCheckOptions {
   preprocessArgs?: string[];
   /** Bounds on the preprocessor run; defaults suit any real testbench (they take well under a second). */
   limits?: PreprocessLimits;
+  /**
+   * The design's source files, in the build's order: preprocessed before the testbench exactly as the build
+   * compiles them, so their macros reach the testbench here too. Their own text is the user's and is not judged.
+   */
+  designFiles?: string[];
+  /** CHORUS's own generated harness, which reads its stimulus file: the file-reading rules do not apply. */
+  allowFileReads?: boolean;
+  /** Run the preprocessor in the bubblewrap jail (only the design's folders visible); default: when it works. */
+  useJail?: boolean;
 }
 
 export interface PreprocessLimits {
@@ -87,21 +101,32 @@ export async function preprocessTestbench(testbenchPath: string, opts: SandboxCh
   const tbReal = realOrSelf(tb);
   const workspace = resolve(opts.workspaceRoot ?? dirname(tb));
   const includeDirs = (opts.includeDirs ?? []).map((d) => resolve(workspace, d));
-  const allowedRoots = [workspace, ...includeDirs].map(realOrSelf);
+  const designFiles = (opts.designFiles ?? []).map((f) => resolve(f));
+  // The design's folders: a testbench may include the design's headers beside its sources.
+  const allowedRoots = [...new Set([workspace, ...includeDirs, ...designFiles.map((f) => dirname(f))].map(realOrSelf))];
   // Verilator searches the folder it runs in: the testbench's, as when a user runs it by hand.
   const cwd = dirname(tb);
   const tmp = mkdtempSync(join(tmpdir(), 'chorus-check-'));
   try {
     const mdir = join(tmp, 'obj');
     mkdirSync(mdir);
-    const includeViolations = checkIncludes(tb, { cwd, includeDirs, mdir, allowedRoots });
+    const includeCtx = { cwd, includeDirs, mdir, allowedRoots };
+    const tbTexts = new Map<string, string>();
+    const includeViolations = checkIncludes(tb, includeCtx, tbTexts);
     if (includeViolations.length) return { violations: sortUnique(includeViolations), files: [tbReal] };
+    const macroViolations = computedIncludeCalls(tb, tbTexts.get(tbReal) ?? '', [...designTexts(designFiles, includeCtx).values(), ...tbTexts.values()]);
+    if (macroViolations.length) return { violations: macroViolations, files: [tbReal] };
 
-    const args = ['-E', ...(opts.preprocessArgs ?? ['--timing']), '--Mdir', mdir, ...includeDirs.map((d) => `-I${d}`), tb];
-    // No bwrap here: the preprocessor runs no testbench code; limits bound a macro bomb.
+    // Paths with whitespace reach Verilator as links (pathLinks.ts): 5.006 cuts `line names at a space.
+    const links = await linkForVerilator(['-E', ...(opts.preprocessArgs ?? ['--timing']), '--Mdir', mdir, ...includeDirs.map((d) => `-I${d}`), ...designFiles, tb], tmp);
+    const args = links.args;
+    // The preprocessor runs no testbench code; in the jail it cannot open a file outside the design's folders
+    // even through a macro the checks above missed, and limits bound a macro bomb.
     const spec = jailCommand(verilator, args, {
       workDir: tmp,
-      useBwrap: false,
+      chdir: cwd,
+      readOnly: [...allowedRoots, cwd, ...toolRoots(verilator)],
+      useBwrap: opts.useJail ?? bwrapAvailable(),
       limits: { cpuSeconds: limits.cpuSeconds, memoryBytes: limits.memoryBytes },
     });
     const run = await runCapped(spec, { cwd, signal: opts.signal, timeoutMs: limits.wallMs, maxStdoutBytes: limits.maxOutputBytes });
@@ -114,11 +139,18 @@ export async function preprocessTestbench(testbenchPath: string, opts: SandboxCh
       const violation = { file: tb, line: 1, column: 1, rule: 'preprocess-limit', message: `The testbench ${what} (a macro that expands without bound?): simplify its macros.` };
       return { violations: [violation], files: [tbReal] };
     }
-    if (run.code !== 0) throw preprocessError(run.stderr, cwd, verilator, run.code);
+    if (run.code !== 0) throw preprocessError(links.realText(run.stderr), cwd, verilator, run.code, allowedRoots);
 
-    const text = absoluteLineDirectives(run.stdout, cwd);
-    const tokens = scan(text, tb);
-    const violations = [...violationsOf(tokens), ...includedOutside(tokens, tbReal, allowedRoots)];
+    const text = absoluteLineDirectives(run.stdout, cwd, links.real);
+    const tokens = testbenchPart(scan(text, tb), tbReal, designFiles.length > 0);
+    // Fail closed: a testbench whose own part cannot be found in the text would otherwise be judged on nothing.
+    if (designFiles.length && !tokens.some((t) => t.lineTarget?.level === 1 && realOrSelf(t.lineTarget.file) === tbReal)) {
+      throw new ChorusError('failed', `The sandbox check could not find ${tb} in Verilator's preprocessed text, so it was not built: report this with your Verilator version.`, { file: tb });
+    }
+    const outside = includedOutside(tokens, tbReal, allowedRoots);
+    // Text from a file outside the workspace is never judged, so no finding quotes it: the path alone is named.
+    if (outside.length) return { violations: sortUnique(outside), files: [tbReal] };
+    const violations = violationsOf(tokens, { allowFileReads: opts.allowFileReads });
     const files = [tbReal, ...includedFiles(tokens).filter((f) => f !== tbReal)];
     return { violations: sortUnique(violations), text, files };
   } finally {
@@ -126,9 +158,41 @@ export async function preprocessTestbench(testbenchPath: string, opts: SandboxCh
   }
 }
 
+/**
+ * The tokens of the testbench's part of the preprocessed text: everything from its own opening `line directive
+ * on. The testbench is the last file on the command line, so all that follows its entry — headers it includes,
+ * design files it includes, macros it expands — is read because of it (5.018+ writes no closing directives, so
+ * nesting cannot be told apart). The design files before it are left out. Without design files, all of it.
+ */
+function testbenchPart(tokens: Token[], tbReal: string, withDesign: boolean): Token[] {
+  if (!withDesign) return tokens;
+  const from = tokens.findIndex((t) => t.lineTarget?.level === 1 && realOrSelf(t.lineTarget.file) === tbReal);
+  return from < 0 ? [] : tokens.slice(from);
+}
+
+/** Calls in the testbench of a macro whose expansion reaches a computed `include, located at each call. */
+function computedIncludeCalls(tb: string, tbText: string, texts: string[]): SandboxViolation[] {
+  const calls = callsOf(scan(tbText, tb), includeCapableMacros(texts));
+  return sortUnique(
+    calls.map((t) => ({
+      file: tb,
+      line: t.line,
+      column: t.column,
+      rule: 'include-macro',
+      message: `\`${t.text.slice(0, 60)} expands to an \`include of a computed name, which the sandbox cannot check before it is read: include files by a literal "name".`,
+    })),
+  );
+}
+
+/** The install folder of a tool given by path (its data lives beside its bin/), visible read-only in the jail. */
+function toolRoots(executable: string): string[] {
+  const real = realOrSelf(executable);
+  return [dirname(dirname(real)), ...(process.env.VERILATOR_ROOT ? [process.env.VERILATOR_ROOT] : [])];
+}
+
 /** Checks already-preprocessed text (pure; never throws). `fallbackFile` names text before any `line directive. */
-export function checkPreprocessedText(text: string, fallbackFile: string): SandboxViolation[] {
-  return sortUnique(violationsOf(scan(text, fallbackFile)));
+export function checkPreprocessedText(text: string, fallbackFile: string, options: RuleOptions = {}): SandboxViolation[] {
+  return sortUnique(violationsOf(scan(text, fallbackFile), options));
 }
 
 /** `file:line:column: message` lines, at most `max` of them, for logs and the model's feedback. */
@@ -154,8 +218,8 @@ export function violationDiagnostics(violations: SandboxViolation[]): Diagnostic
   return violations.map((v) => ({ file: v.file, line: v.line, column: v.column, severity: 'error', message: `${v.message} [${v.rule}]` }));
 }
 
-function violationsOf(tokens: Token[]): SandboxViolation[] {
-  return applyRules(tokens).map(({ token, rule, message }) => ({ file: token.file, line: Math.max(1, token.line), column: token.column, rule, message }));
+function violationsOf(tokens: Token[], options: RuleOptions): SandboxViolation[] {
+  return applyRules(tokens, options).map(({ token, rule, message }) => ({ file: token.file, line: Math.max(1, token.line), column: token.column, rule, message }));
 }
 
 /** Files entered by `line directives (level 1) that lie outside the allowed roots, located at the include. */
@@ -163,7 +227,8 @@ function includedOutside(tokens: Token[], tbReal: string, roots: string[]): Sand
   const out: SandboxViolation[] = [];
   for (const t of tokens) {
     const target = t.lineTarget;
-    if (!target || isPseudoFile(target.file)) continue;
+    // Entering a file (level 1) is what an include does; the directives inside it only renumber its lines.
+    if (!target || target.level !== 1 || isPseudoFile(target.file)) continue;
     const real = realOrSelf(target.file);
     if (real === tbReal || within(real, roots)) continue;
     out.push({
@@ -189,17 +254,26 @@ function isPseudoFile(name: string): boolean {
   return name === '' || name.startsWith('<');
 }
 
-/** Rewrites `line "relative" to absolute paths so the text means the same from any folder. */
-function absoluteLineDirectives(text: string, cwd: string): string {
-  return text.replace(/^(`line[ \t]+\d+[ \t]+")((?:[^"\\\n]|\\.)*)(")/gm, (_m, head: string, name: string, tail: string) =>
-    isPseudoFile(name) ? `${head}${name}${tail}` : `${head}${resolve(cwd, name.replace(/\\(.)/g, '$1')).replace(/["\\]/g, '\\$&')}${tail}`,
-  );
+/**
+ * Rewrites each `line name as the absolute real path, so the text means the same from any folder: decoded
+ * from Verilator's quoting (5.018+ writes `ü` as `\303\274`), relative names resolved, links made real, then
+ * written back with only `\` and `"` escaped, as the scanner reads them.
+ */
+function absoluteLineDirectives(text: string, cwd: string, real: (printed: string) => string): string {
+  return text.replace(/^(`line[ \t]+\d+[ \t]+")((?:[^"\\\n]|\\.)*)(")/gm, (_m, head: string, quoted: string, tail: string) => {
+    const name = decodeDirectiveName(quoted);
+    return isPseudoFile(name) ? `${head}${quoted}${tail}` : `${head}${real(resolve(cwd, name)).replace(/["\\]/g, '\\$&')}${tail}`;
+  });
 }
 
-function preprocessError(stderr: string, cwd: string, verilator: string, code: number | null): ChorusError {
+function preprocessError(stderr: string, cwd: string, verilator: string, code: number | null, roots: string[]): ChorusError {
   const m = /%Error[^:]*: ([^:\n]+):(\d+):(?:(\d+):)? ([^\n]*)/.exec(stderr);
   if (m) {
     const location = { file: resolve(cwd, m[1] ?? ''), line: Number(m[2]), column: m[3] ? Number(m[3]) : undefined };
+    // A message about a file outside the workspace may quote that file's text: only its path is named.
+    if (!within(realOrSelf(location.file), roots)) {
+      return new ChorusError('bad_input', `The testbench made the preprocessor read "${location.file}", outside the workspace: include files from the workspace or an include folder only.`, { file: location.file });
+    }
     return new ChorusError('bad_input', `${m[4] ?? 'Preprocessing failed'}: fix the testbench (Verilator's preprocessor stopped here).`, location);
   }
   const first = stderr.split('\n').find((l) => l.trim()) ?? `exit ${code}`;

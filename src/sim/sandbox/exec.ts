@@ -8,6 +8,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { ChorusError } from '../../protocol';
 import { dieWithParent, guardGroup } from '../orphanGuard';
+import { logToolStart } from '../toolLog';
 import type { JailSpec } from './jail';
 
 export interface CappedRunOptions {
@@ -41,6 +42,7 @@ export function runCapped(spec: JailSpec, opts: CappedRunOptions): Promise<Cappe
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const unguard = guardGroup(child.pid);
+    logToolStart(wrapped.command, wrapped.args, opts.cwd, child.pid, { wallMs: opts.timeoutMs });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let outBytes = 0;

@@ -7,6 +7,7 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { SandboxRule } from './rules';
+import { scan } from './scan';
 
 export interface IncludeContext {
   /** Folder Verilator runs in. */
@@ -31,7 +32,7 @@ export interface IncludeViolation {
 const maxSourceBytes = 16 * 1024 * 1024;
 const suffixes = ['', '.v', '.sv'];
 
-export function checkIncludes(rootFile: string, ctx: IncludeContext): IncludeViolation[] {
+export function checkIncludes(rootFile: string, ctx: IncludeContext, texts?: Map<string, string>): IncludeViolation[] {
   const violations: IncludeViolation[] = [];
   const seen = new Set<string>();
   const queue = [resolve(rootFile)];
@@ -42,11 +43,17 @@ export function checkIncludes(rootFile: string, ctx: IncludeContext): IncludeVio
     seen.add(real);
     const text = readSource(real);
     if (text === undefined) continue;
+    texts?.set(real, text);
+    let comments: Array<[number, number]> | undefined;
     // Every `include counts, even one in a comment or string: the preprocessor's idea of those may differ
     // from ours, and rejecting a commented-out include of /etc/passwd costs nothing.
     for (const m of text.matchAll(/`include\b/g)) {
       const offset = m.index ?? 0;
-      const found = checkOne(includeName(text, offset + m[0].length), ctx);
+      const name = includeName(text, offset + m[0].length);
+      // An operand that is no literal outside comments is computed (`` `define INC(f) `include f ``): unreadable
+      // before expansion, so refused; prose in a comment ("the `include above") is not.
+      const computed = name === undefined && !inRanges(offset, (comments ??= commentRanges(text, real)));
+      const found = computed ? computedIncludeViolation : checkOne(name, ctx);
       if (typeof found === 'string') queue.push(found);
       else if (found) violations.push({ file, ...lineAndColumn(text, offset), ...found });
     }
@@ -54,11 +61,42 @@ export function checkIncludes(rootFile: string, ctx: IncludeContext): IncludeVio
   return violations;
 }
 
+/**
+ * The texts of `files` and of every header they include that resolves (the design's own sources: nothing is
+ * judged, only read, within the same size bound), keyed by real path.
+ */
+export function designTexts(files: string[], ctx: IncludeContext): Map<string, string> {
+  const texts = new Map<string, string>();
+  const queue = files.map((f) => resolve(f));
+  while (queue.length) {
+    const real = realOrSelf(queue.shift() as string);
+    if (texts.has(real)) continue;
+    const text = readSource(real);
+    if (text === undefined) continue;
+    texts.set(real, text);
+    for (const m of text.matchAll(/`include\s*"((?:[^"\\\n]|\\.)*)"/g)) {
+      const found = resolveInclude(m[1] ?? '', ctx);
+      if (found && isRegularFile(found)) queue.push(found);
+    }
+  }
+  return texts;
+}
+
+const computedIncludeViolation = { rule: 'include-macro' as const, message: '`include needs a literal "file" name so the sandbox can check it: write the path out.' };
+
+function commentRanges(text: string, file: string): Array<[number, number]> {
+  return scan(text, file)
+    .filter((t) => t.kind === 'comment')
+    .map((t) => [t.offset, t.offset + t.text.length + 4] as [number, number]);
+}
+
+function inRanges(offset: number, ranges: Array<[number, number]>): boolean {
+  return ranges.some(([from, to]) => offset >= from && offset < to);
+}
+
 /** A violation, the resolved file to walk next, or undefined (missing: the preprocessor reports it). */
 function checkOne(name: string | null | undefined, ctx: IncludeContext): { rule: SandboxRule; message: string } | string | undefined {
-  if (name === null) {
-    return { rule: 'include-macro', message: '`include needs a literal "file" name so the sandbox can check it: write the path out.' };
-  }
+  if (name === null) return computedIncludeViolation;
   // Neither a name nor a macro: prose in a comment, or a syntax error the preprocessor reports.
   if (name === undefined) return undefined;
   const found = resolveInclude(name, ctx);

@@ -5,7 +5,7 @@
  * The caller spawns the returned spec with `detached: true` and kills the whole process group on abort.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 
@@ -35,6 +35,14 @@ export interface JailOptions {
   hide?: string[];
   /** Variables added to the scrubbed environment (HOME and TMPDIR default to workDir). */
   env?: Record<string, string>;
+  /**
+   * What of the machine bwrap shows, read-only: 'system' (default) the whole root with home folders, /tmp and
+   * /run hidden (a build needs the toolchain wherever it is installed); 'runtime' only /usr and the library
+   * folders a compiled simulator loads, so it sees nothing of the machine beyond them and the paths given here.
+   */
+  view?: 'system' | 'runtime';
+  /** Folder the command starts in inside bwrap; default workDir. */
+  chdir?: string;
   /** How limits are applied; default 'auto' (prlimit when it works, else the shell wrapper). */
   limiter?: 'auto' | 'prlimit' | 'shell';
 }
@@ -74,10 +82,11 @@ export function jailCommand(command: string, args: string[], opts: JailOptions):
 }
 
 function bwrapArgs(workDir: string, opts: JailOptions): string[] {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
-  for (const dir of opts.hide ?? defaultHidden()) {
+  const args = opts.view === 'runtime' ? runtimeView() : ['--ro-bind', '/', '/'];
+  args.push('--dev', '/dev', '--proc', '/proc');
+  for (const dir of opts.view === 'runtime' ? ['/tmp'] : (opts.hide ?? defaultHidden())) {
     const abs = absolute(dir);
-    if (existsSync(abs)) args.push('--tmpfs', abs);
+    if (opts.view === 'runtime' || existsSync(abs)) args.push('--tmpfs', abs);
   }
   // Later mounts sit on top of the hidden folders, so these reappear inside them.
   for (const p of opts.readOnly ?? []) {
@@ -88,11 +97,29 @@ function bwrapArgs(workDir: string, opts: JailOptions): string[] {
     const abs = absolute(p);
     if (existsSync(abs)) args.push('--bind', abs, abs);
   }
-  args.push('--bind', workDir, workDir, '--chdir', workDir);
+  args.push('--bind', workDir, workDir, '--chdir', opts.chdir ? absolute(opts.chdir) : workDir);
   args.push('--unshare-all');
   if (opts.network) args.push('--share-net');
   // --new-session: the sandbox cannot push keystrokes into the user's terminal (TIOCSTI).
   args.push('--die-with-parent', '--new-session');
+  return args;
+}
+
+/** The dynamic loader's view: /usr, and /bin, /lib… as the host has them (merged-/usr symlinks or folders). */
+function runtimeView(): string[] {
+  const args = ['--ro-bind', '/usr', '/usr'];
+  for (const dir of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
+    let link: string | undefined;
+    try {
+      link = lstatSync(dir).isSymbolicLink() ? readlinkSync(dir) : undefined;
+    } catch {
+      continue;
+    }
+    if (link !== undefined) args.push('--symlink', link, dir);
+    else args.push('--ro-bind', dir, dir);
+  }
+  for (const file of ['/etc/ld.so.cache', '/etc/ld.so.conf']) if (existsSync(file)) args.push('--ro-bind', file, file);
+  if (existsSync('/etc/ld.so.conf.d')) args.push('--ro-bind', '/etc/ld.so.conf.d', '/etc/ld.so.conf.d');
   return args;
 }
 
@@ -164,4 +191,19 @@ export function bwrapAvailable(): boolean {
     if (dir) rmSync(dir, { recursive: true, force: true });
   }
   return bwrapWorks;
+}
+
+/**
+ * The warning a run prints once where bubblewrap cannot run (not installed, no user namespaces, macOS): what is
+ * then not enforced. Undefined where the jail works.
+ */
+export function jailWarning(): string | undefined {
+  if (bwrapAvailable()) return undefined;
+  const installed = spawnSync('bwrap', ['--version'], { stdio: 'ignore', timeout: 5000 }).error === undefined;
+  const why = installed ? 'bubblewrap is installed but cannot create its sandbox here (no unprivileged user namespaces?)' : 'bubblewrap (bwrap) is not installed';
+  return (
+    `${why}: testbenches run WITHOUT the jail. Not enforced: the read-only view of the machine (a simulation could read any file you can; ` +
+    'only the static check, which refuses every file-reading task, stands in the way) and network isolation. ' +
+    'Resource limits and the static check still apply. Install it (`apt-get install bubblewrap`) or run CHORUS in a container.'
+  );
 }

@@ -10,6 +10,7 @@ export type SandboxRule =
   | 'embedded-cpp'
   | 'dpi'
   | 'file-output'
+  | 'file-input'
   | 'unknown-system-task'
   | 'metacomment'
   | 'directive'
@@ -46,8 +47,7 @@ export const allowedSystemTasks = words(`
   $assertnonvacuouson $assertvacuousoff
   $past $rose $fell $stable $changed $sampled
   $test$plusargs $value$plusargs
-  $fclose $fgetc $fgets $fscanf $fread $feof $ferror $fseek $ftell $rewind $ungetc $fflush
-  $readmemh $readmemb
+  $fclose $feof $ferror $fseek $ftell $rewind $fflush
   $dumpvars $dumpon $dumpoff $dumpall $dumplimit $dumpflush
   $root $unit $stacktrace
 `);
@@ -74,10 +74,21 @@ function shown(text: string): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
-/** Modes `$fopen` may use: reading only. */
+/** Modes `$fopen` may use in CHORUS's own harness: reading only. */
 const readModes = new Set(['r', 'rb']);
 
-export function applyRules(tokens: Token[]): RuleHit[] {
+/**
+ * Tasks that read a file's content into the simulation. Stimulus needs none, and what a testbench reads it can
+ * print, and printed text reaches the model's feedback: only CHORUS's own harness (its stimulus file) may read.
+ */
+const fileInputTask = new Set(['$fgetc', '$fgets', '$fscanf', '$fread', '$ungetc', '$readmemh', '$readmemb']);
+
+export interface RuleOptions {
+  /** CHORUS's own generated harness reads its stimulus file: `$fopen` for reading and the reading tasks pass. */
+  allowFileReads?: boolean;
+}
+
+export function applyRules(tokens: Token[], options: RuleOptions = {}): RuleHit[] {
   const hits: RuleHit[] = [];
   const hit = (token: Token, rule: SandboxRule, message: string): void => {
     hits.push({ token, rule, message });
@@ -89,7 +100,7 @@ export function applyRules(tokens: Token[]): RuleHit[] {
   sig.forEach((tok, at) => {
     switch (tok.kind) {
       case 'system':
-        checkSystem(tok, calls.get(at), hit);
+        checkSystem(tok, calls.get(at), hit, options);
         break;
       case 'ident':
         if (tok.text === 'import' || tok.text === 'export') {
@@ -126,9 +137,11 @@ const argumentsMatter = new Set(['$fopen', '$dumpfile']);
 type CallArgs = Array<Token[] | 'long'> | 'none' | 'unreadable';
 const shortArgTokens = 4;
 
-function checkSystem(tok: Token, call: CallArgs | undefined, hit: Hit): void {
+function checkSystem(tok: Token, call: CallArgs | undefined, hit: Hit, options: RuleOptions): void {
   const name = tok.text;
-  if (name === '$system') {
+  if (fileInputTask.has(name)) {
+    if (!options.allowFileReads) hit(tok, 'file-input', `\`${shown(name)}\` reads a file: a testbench drives stimulus from its own code; write the values out in it.`);
+  } else if (name === '$system') {
     hit(tok, 'system-task', '`$system` runs a shell command: remove it.');
   } else if (embeddedCppTask.test(name)) {
     hit(tok, 'embedded-cpp', `\`${shown(name)}\` embeds raw C++ in the simulator: remove it.`);
@@ -138,11 +151,13 @@ function checkSystem(tok: Token, call: CallArgs | undefined, hit: Hit): void {
     const args = Array.isArray(call) ? call : undefined;
     const mode = literal(args?.[1]);
     if (call === 'none' || (args && args.length < 2)) {
-      hit(tok, 'file-output', '`$fopen` without a mode opens a file for writing: open files for reading only, with mode "r".');
+      hit(tok, 'file-output', '`$fopen` without a mode opens a file for writing: a testbench may not open files; print with $display.');
     } else if (mode === undefined) {
-      hit(tok, 'file-output', '`$fopen` needs a literal mode so the sandbox can see it: use "r" (reading only).');
+      hit(tok, 'file-output', '`$fopen` needs a literal mode so the sandbox can see it: a testbench may not open files; print with $display.');
     } else if (!readModes.has(mode)) {
-      hit(tok, 'file-output', `\`$fopen\` with mode "${shown(mode)}" writes a file: open files for reading only, with mode "r".`);
+      hit(tok, 'file-output', `\`$fopen\` with mode "${shown(mode)}" writes a file: a testbench may not open files; print with $display.`);
+    } else if (!options.allowFileReads) {
+      hit(tok, 'file-input', '`$fopen` for reading opens a file: a testbench drives stimulus from its own code; write the values out in it.');
     }
   } else if (name === '$dumpfile') {
     const file = literal(Array.isArray(call) ? call[0] : undefined);
