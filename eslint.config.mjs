@@ -1,5 +1,6 @@
 // The layer rule of docs/ARCHITECTURE: arrows point one way; only src/extension imports vscode.
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 import { builtinModules } from 'node:module';
 
 const layers = {
@@ -49,6 +50,8 @@ export default tseslint.config(
     },
   },
   ...all.map(layerRules),
+  // Formatting is prettier's (`npm run format`); no lint rule argues with it.
+  prettier,
   {
     // Tests, scripts and benchmarks print; entry points write through the logger.
     files: ['test/**', 'scripts/**', 'bench/**', '**/*.mjs'],

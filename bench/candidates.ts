@@ -31,7 +31,14 @@ interface Row {
 
 async function measure(modelPath: string, k: number, sequences: number): Promise<Row> {
   // 8,192 tokens: the tiny model's byte-level tokenizer makes the RTL prompt about 3,000 tokens.
-  const backend = new LocalBackend({ modelPath, logger: silentLogger, gpu: false, threads, cpuSequences: sequences, contextSize: 8192 });
+  const backend = new LocalBackend({
+    modelPath,
+    logger: silentLogger,
+    gpu: false,
+    threads,
+    cpuSequences: sequences,
+    contextSize: 8192,
+  });
   try {
     await backend.load();
     const started = new Map<number, number>();
@@ -68,7 +75,13 @@ async function measure(modelPath: string, k: number, sequences: number): Promise
       { logger: silentLogger, signal: new AbortController().signal, backend },
       onEvent,
     );
-    return { label: sequences === 1 ? `K = ${k}, one sequence` : `K = ${k}, ${sequences} sequences`, k, roundMs, evaluated, promptTokens };
+    return {
+      label: sequences === 1 ? `K = ${k}, one sequence` : `K = ${k}, ${sequences} sequences`,
+      k,
+      roundMs,
+      evaluated,
+      promptTokens,
+    };
   } finally {
     await backend.dispose();
   }

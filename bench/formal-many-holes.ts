@@ -25,13 +25,18 @@ function design(arms: number): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { arms: { type: 'string', default: '200' }, budget: { type: 'string', default: '5' } } });
+  const { values } = parseArgs({
+    options: { arms: { type: 'string', default: '200' }, budget: { type: 'string', default: '5' } },
+  });
   const arms = Math.min(255, Number(values.arms));
   const dir = mkdtempSync(join(tmpdir(), 'chorus-many-holes-'));
   const file = join(dir, 'many_holes.sv');
   writeFileSync(file, design(arms));
   const started = Date.now();
-  const r = await proveHoles({ rtlFiles: [file], top: 'many_holes', budgetSeconds: Number(values.budget), seed: 1 }, { logger: silentLogger, signal: new AbortController().signal });
+  const r = await proveHoles(
+    { rtlFiles: [file], top: 'many_holes', budgetSeconds: Number(values.budget), seed: 1 },
+    { logger: silentLogger, signal: new AbortController().signal },
+  );
   const counts = { unreachable: 0, witness: 0, unknown: 0 };
   for (const v of r.verdicts) counts[v.verdict.status]++;
   process.stdout.write(

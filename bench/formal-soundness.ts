@@ -55,11 +55,19 @@ const samePlace = (h: Hole, p: CoveragePoint, runInstance: string, simInstance: 
 /** The proven holes some point of a random simulation hit, in words. */
 function provenHits(proven: Hole[], points: CoveragePoint[], runInstance: string, simInstance: string): string[] {
   const hit = (h: Hole) => points.some((p) => p.count > 0 && samePlace(h, p, runInstance, simInstance));
-  return proven.filter(hit).map((h) => `${basename(h.file)}:${h.line} ${h.detail} (${h.proof?.method}: ${h.unreachable})`);
+  return proven
+    .filter(hit)
+    .map((h) => `${basename(h.file)}:${h.line} ${h.detail} (${h.proof?.method}: ${h.unreachable})`);
 }
 
 /** One item's result: its proven holes counted by method, and what contradicted them. */
-function tally(id: string, proven: Hole[], closed: boolean | undefined, violations: string[], started: number): ItemSoundness {
+function tally(
+  id: string,
+  proven: Hole[],
+  closed: boolean | undefined,
+  violations: string[],
+  started: number,
+): ItemSoundness {
   return {
     id,
     induction: proven.filter((h) => h.proof?.method === 'induction').length,
@@ -71,14 +79,24 @@ function tally(id: string, proven: Hole[], closed: boolean | undefined, violatio
 }
 
 /** A real-IP item: a run with the formal stage on its filelist, then its proven holes against plain random runs. */
-export async function checkDesignItem(item: BenchItem, opts: { budgetSeconds: number; randomSeconds: number; seed: number }): Promise<ItemSoundness> {
+export async function checkDesignItem(
+  item: BenchItem,
+  opts: { budgetSeconds: number; randomSeconds: number; seed: number },
+): Promise<ItemSoundness> {
   const started = Date.now();
   if (!item.design) throw new Error(`${item.id}: not a filelist item`);
   const design = await itemDesign(item.design);
   const top = item.dut_module_name;
   const signal = new AbortController().signal;
   const run = await generateToEnd(
-    { ...design, top, engine: 'random', targets: { line: 100, branch: 100 }, seed: opts.seed, budgetSeconds: opts.budgetSeconds },
+    {
+      ...design,
+      top,
+      engine: 'random',
+      targets: { line: 100, branch: 100 },
+      seed: opts.seed,
+      budgetSeconds: opts.budgetSeconds,
+    },
     { logger: silentLogger, signal },
   );
   const proven = run.holes.filter((h) => isFormalKind(h.kind) && h.proof);
@@ -86,18 +104,28 @@ export async function checkDesignItem(item: BenchItem, opts: { budgetSeconds: nu
   let cycles = 0;
   if (proven.length) {
     // The baseline's harness instantiates the DUT as the run's does (`uut`).
-    const plain = await plainRandomInBudget({ ...design, top, seed: opts.seed + 1, budgetMs: opts.randomSeconds * 1000 }, { logger: silentLogger, signal });
+    const plain = await plainRandomInBudget(
+      { ...design, top, seed: opts.seed + 1, budgetMs: opts.randomSeconds * 1000 },
+      { logger: silentLogger, signal },
+    );
     violations = provenHits(proven, plain.points, 'uut', 'uut');
     // A proven hole the random runs have no point for would pass unchecked: that is a failure of the check.
     const missing = proven.filter((h) => !plain.points.some((p) => samePlace(h, p, 'uut', 'uut')));
-    violations.push(...missing.map((h) => `${basename(h.file)}:${h.line} ${h.detail}: no such point in the random runs (not checked)`));
+    violations.push(
+      ...missing.map(
+        (h) => `${basename(h.file)}:${h.line} ${h.detail}: no such point in the random runs (not checked)`,
+      ),
+    );
     cycles = plain.cycles;
   }
   return { ...tally(item.id, proven, run.closed, violations, started), cycles };
 }
 
 /** One item: a run with the formal stage, then its proven holes against `cycles` of uniform random stimulus. */
-export async function checkItem(item: SoundnessItem, opts: { budgetSeconds: number; cycles: number; seed: number; fsm?: boolean }): Promise<ItemSoundness> {
+export async function checkItem(
+  item: SoundnessItem,
+  opts: { budgetSeconds: number; cycles: number; seed: number; fsm?: boolean },
+): Promise<ItemSoundness> {
   const started = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'chorus-formal-soundness-'));
   try {
@@ -110,7 +138,15 @@ export async function checkItem(item: SoundnessItem, opts: { budgetSeconds: numb
     const top = item.dut_module_name;
     const instance = item.dut_instance_name ?? 'uut';
     const run = await generateToEnd(
-      { rtlFiles, top, instanceName: instance, engine: 'random', targets: { line: 100, branch: 100, ...(opts.fsm ? { fsm_state: 100, fsm_arc: 100 } : {}) }, seed: opts.seed, budgetSeconds: opts.budgetSeconds },
+      {
+        rtlFiles,
+        top,
+        instanceName: instance,
+        engine: 'random',
+        targets: { line: 100, branch: 100, ...(opts.fsm ? { fsm_state: 100, fsm_arc: 100 } : {}) },
+        seed: opts.seed,
+        budgetSeconds: opts.budgetSeconds,
+      },
       { logger: silentLogger, signal: new AbortController().signal },
     );
     const proven = run.holes.filter((h) => isFormalKind(h.kind) && h.proof);
@@ -139,27 +175,47 @@ async function main(): Promise<void> {
     const i = args.indexOf(name);
     return i >= 0 ? args[i + 1] : undefined;
   };
-  const corpus = resolve(arg('--corpus') ?? join(__dirname, '..', '..', 'shared', 'corpus', 'verilog-eval-ecov', 'verilog-eval-ecov.jsonl'));
+  const corpus = resolve(
+    arg('--corpus') ?? join(__dirname, '..', '..', 'shared', 'corpus', 'verilog-eval-ecov', 'verilog-eval-ecov.jsonl'),
+  );
   const only = arg('--only')?.split(',');
   const itemsFile = arg('--items');
-  if (itemsFile) return realIp(resolve(itemsFile), only, { budgetSeconds: Number(arg('--budget') ?? 30), randomSeconds: Number(arg('--random-seconds') ?? 60), seed: Number(arg('--seed') ?? 1) });
+  if (itemsFile)
+    return realIp(resolve(itemsFile), only, {
+      budgetSeconds: Number(arg('--budget') ?? 30),
+      randomSeconds: Number(arg('--random-seconds') ?? 60),
+      seed: Number(arg('--seed') ?? 1),
+    });
   let items = corpusItems(corpus).filter((i) => !only || only.some((o) => i.id.includes(o)));
   const limit = Number(arg('--limit') ?? 0);
   if (limit > 0) items = items.slice(0, limit);
-  const opts = { budgetSeconds: Number(arg('--budget') ?? 30), cycles: Number(arg('--cycles') ?? 20_000), seed: Number(arg('--seed') ?? 1), fsm: args.includes('--fsm') };
+  const opts = {
+    budgetSeconds: Number(arg('--budget') ?? 30),
+    cycles: Number(arg('--cycles') ?? 20_000),
+    seed: Number(arg('--seed') ?? 1),
+    fsm: args.includes('--fsm'),
+  };
   const out: ItemSoundness[] = [];
   for (const item of items) {
     const r = await checkItem(item, opts);
     out.push(r);
-    process.stdout.write(`${r.id}: ${r.induction} by induction, ${r.analysis} by analysis, closed ${r.closed}, ${r.violations.length} violation(s)${r.violations.length ? `: ${r.violations.join('; ')}` : ''} (${(r.ms / 1000).toFixed(1)} s)\n`);
+    process.stdout.write(
+      `${r.id}: ${r.induction} by induction, ${r.analysis} by analysis, closed ${r.closed}, ${r.violations.length} violation(s)${r.violations.length ? `: ${r.violations.join('; ')}` : ''} (${(r.ms / 1000).toFixed(1)} s)\n`,
+    );
   }
   const claims = out.reduce((n, r) => n + r.induction + r.analysis, 0);
   const bad = out.reduce((n, r) => n + r.violations.length, 0);
-  process.stdout.write(`\n${out.length} item(s), ${claims} point(s) proven unreachable in runs, ${bad} hit by ${opts.cycles} random cycles.\n`);
+  process.stdout.write(
+    `\n${out.length} item(s), ${claims} point(s) proven unreachable in runs, ${bad} hit by ${opts.cycles} random cycles.\n`,
+  );
   process.exitCode = bad ? 1 : 0;
 }
 
-async function realIp(path: string, only: string[] | undefined, opts: { budgetSeconds: number; randomSeconds: number; seed: number }): Promise<void> {
+async function realIp(
+  path: string,
+  only: string[] | undefined,
+  opts: { budgetSeconds: number; randomSeconds: number; seed: number },
+): Promise<void> {
   const parsed = parseItems(readFileSync(path, 'utf8'), dirname(path));
   const items = parsed.flatMap((l) => (l.ok && l.item.design && (!only || only.includes(l.item.id)) ? [l.item] : []));
   const out: ItemSoundness[] = [];
@@ -172,7 +228,9 @@ async function realIp(path: string, only: string[] | undefined, opts: { budgetSe
   }
   const claims = out.reduce((n, r) => n + r.induction + r.analysis, 0);
   const bad = out.reduce((n, r) => n + r.violations.length, 0);
-  process.stdout.write(`\n${out.length} item(s), ${claims} point(s) proven unreachable in runs, ${bad} hit by random simulation.\n`);
+  process.stdout.write(
+    `\n${out.length} item(s), ${claims} point(s) proven unreachable in runs, ${bad} hit by random simulation.\n`,
+  );
   process.exitCode = bad ? 1 : 0;
 }
 

@@ -22,22 +22,48 @@ const cache = args('--cache')[0];
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
-  out('| Verilator | items | FSMs | states (hit/total) | arcs (hit/total) | native points | native ⊆ CHORUS | count mismatches | items with native FSM | line | branch | build+run (s) |');
+  out(
+    '| Verilator | items | FSMs | states (hit/total) | arcs (hit/total) | native points | native ⊆ CHORUS | count mismatches | items with native FSM | line | branch | build+run (s) |',
+  );
   out('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const path of verilators) {
     const { version } = await detectVerilator(path);
     const work = mkdtempSync(join(tmpdir(), 'chorus-bench-fsm-'));
-    const t = { items: 0, fsms: 0, sHit: 0, s: 0, aHit: 0, a: 0, native: 0, shared: 0, mismatch: 0, nativeItems: 0, lHit: 0, l: 0, bHit: 0, b: 0, ms: 0 };
+    const t = {
+      items: 0,
+      fsms: 0,
+      sHit: 0,
+      s: 0,
+      aHit: 0,
+      a: 0,
+      native: 0,
+      shared: 0,
+      mismatch: 0,
+      nativeItems: 0,
+      lHit: 0,
+      l: 0,
+      bHit: 0,
+      b: 0,
+      ms: 0,
+    };
     const failures: string[] = [];
     try {
       for (const item of items) {
         const { rtl, tb } = writeEcovBench(item, join(work, item.id), cycles);
         const fsms = item.fsms.map((f) => ({ ...f, file: rtl }));
         const started = performance.now();
-        const r = await measureCoverage({ dutFiles: [rtl], testbench: tb, dutTop: 'RefModule', fsms }, { verilatorPath: path, cacheDir: cache });
+        const r = await measureCoverage(
+          { dutFiles: [rtl], testbench: tb, dutTop: 'RefModule', fsms },
+          { verilatorPath: path, cacheDir: cache },
+        );
         t.ms += performance.now() - started;
         if (r.status !== 'ok') {
-          failures.push(`${item.id}: ${r.status} ${r.diagnostics.map((d) => d.message).join('; ').slice(0, 200)}`);
+          failures.push(
+            `${item.id}: ${r.status} ${r.diagnostics
+              .map((d) => d.message)
+              .join('; ')
+              .slice(0, 200)}`,
+          );
           continue;
         }
         t.items++;
@@ -60,7 +86,9 @@ async function main(): Promise<void> {
         if (native.length) t.nativeItems++;
         for (const n of native) {
           t.native++;
-          const mine = r.points.filter((p) => p.kind === n.kind && p.comment === n.comment && p.hierarchy === n.hierarchy);
+          const mine = r.points.filter(
+            (p) => p.kind === n.kind && p.comment === n.comment && p.hierarchy === n.hierarchy,
+          );
           // A native point CHORUS lacks stays in the result as Verilator placed it: its line is the case's.
           const own = mine.filter((p) => p.module !== '');
           if (own.length === 1) {

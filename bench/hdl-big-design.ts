@@ -5,7 +5,10 @@ import { join } from 'node:path';
 export const EXAMPLES = ['counter', 'fifo', 'alu', 'vending', 'uart_tx'];
 
 /** At least `minLines` lines of renamed copies of the given examples (all five by default), in turn. */
-export function bigDesign(minLines: number, examples: readonly string[] = EXAMPLES): { text: string; copies: number; names: string[] } {
+export function bigDesign(
+  minLines: number,
+  examples: readonly string[] = EXAMPLES,
+): { text: string; copies: number; names: string[] } {
   const root = join(__dirname, '..');
   const sources = examples.map((n) => readFileSync(join(root, 'examples', n, `${n}.sv`), 'utf8'));
   const parts: string[] = [];

@@ -18,7 +18,15 @@ interface Item {
   dut_module_name: string;
 }
 
-const DEFAULT_CORPUS = resolve(__dirname, '..', '..', 'shared', 'corpus', 'verilog-eval-ecov', 'verilog-eval-ecov.jsonl');
+const DEFAULT_CORPUS = resolve(
+  __dirname,
+  '..',
+  '..',
+  'shared',
+  'corpus',
+  'verilog-eval-ecov',
+  'verilog-eval-ecov.jsonl',
+);
 
 function main(): void {
   const corpus = process.argv[2] ?? DEFAULT_CORPUS;
@@ -58,7 +66,8 @@ function main(): void {
       );
       verilatorMs += performance.now() - t1;
       const issues: string[] = [];
-      if (analysis.errors.length) issues.push(`syntax errors: ${analysis.errors.map((e) => `${e.line}:${e.column} ${e.message}`).join('; ')}`);
+      if (analysis.errors.length)
+        issues.push(`syntax errors: ${analysis.errors.map((e) => `${e.line}:${e.column} ${e.message}`).join('; ')}`);
       if (!mine) issues.push(`module ${item.dut_module_name} not found`);
       if (typeof theirs === 'string') issues.push(theirs);
       else if (mine) {

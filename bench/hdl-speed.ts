@@ -57,9 +57,16 @@ function main(): void {
   for (const name of EXAMPLES) {
     const one = bigDesign(lines, [name]).text;
     const xs = Array.from({ length: runs }, (_, i) => measure(() => parseText(`${one}// run ${i}\n`)));
-    parseByDesign[name] = { bytes: one.length, wallMs: +median(xs.map((x) => x.wall)).toFixed(1), cpuMs: +median(xs.map((x) => x.cpu)).toFixed(1) };
+    parseByDesign[name] = {
+      bytes: one.length,
+      wallMs: +median(xs.map((x) => x.wall)).toFixed(1),
+      cpuMs: +median(xs.map((x) => x.cpu)).toFixed(1),
+    };
   }
-  const stats = (xs: Sample[]) => ({ wallMs: +median(xs.map((x) => x.wall)).toFixed(1), cpuMs: +median(xs.map((x) => x.cpu)).toFixed(1) });
+  const stats = (xs: Sample[]) => ({
+    wallMs: +median(xs.map((x) => x.wall)).toFixed(1),
+    cpuMs: +median(xs.map((x) => x.cpu)).toFixed(1),
+  });
   const p = stats(parse);
   const f = stats(full);
   console.log(

@@ -37,7 +37,8 @@ function typeWidths(xml: string): (id: string) => number | undefined {
     if (!t || depth > 20) return undefined;
     switch (t.kind) {
       case 'basicdtype':
-        if (t.a.left !== undefined && t.a.right !== undefined) return Math.abs(Number(t.a.left) - Number(t.a.right)) + 1;
+        if (t.a.left !== undefined && t.a.right !== undefined)
+          return Math.abs(Number(t.a.left) - Number(t.a.right)) + 1;
         return atom[t.a.name] ?? 1;
       case 'refdtype':
       case 'enumdtype':
@@ -50,7 +51,9 @@ function typeWidths(xml: string): (id: string) => number | undefined {
       }
       case 'structdtype':
       case 'uniondtype': {
-        const members = [...t.body.matchAll(/<memberdtype\b([^>]*)\/>/g)].map((c) => width(attrs(c[1]).sub_dtype_id, depth + 1));
+        const members = [...t.body.matchAll(/<memberdtype\b([^>]*)\/>/g)].map((c) =>
+          width(attrs(c[1]).sub_dtype_id, depth + 1),
+        );
         if (members.some((w) => w === undefined)) return undefined;
         const ws = members as number[];
         return t.kind === 'structdtype' ? ws.reduce((s, w) => s + w, 0) : Math.max(...ws);
@@ -67,7 +70,20 @@ export function verilatorPorts(dir: string, files: string[], top: string, extra:
   const xmlPath = join(dir, 'out.xml');
   const r = spawnSync(
     'verilator',
-    ['--xml-only', '--xml-output', xmlPath, '-Wno-fatal', '-Wno-lint', '-Wno-style', '--top-module', top, '--Mdir', join(dir, 'obj'), ...extra, ...files],
+    [
+      '--xml-only',
+      '--xml-output',
+      xmlPath,
+      '-Wno-fatal',
+      '-Wno-lint',
+      '-Wno-style',
+      '--top-module',
+      top,
+      '--Mdir',
+      join(dir, 'obj'),
+      ...extra,
+      ...files,
+    ],
     { cwd: dir, encoding: 'utf8', timeout: 60_000 },
   );
   if (r.status !== 0) return `verilator failed: ${(r.stderr || r.stdout).split('\n').slice(0, 3).join(' | ')}`;
@@ -79,8 +95,12 @@ export function verilatorPorts(dir: string, files: string[], top: string, extra:
   for (const v of mod[1].matchAll(/<var\b([^>]*?)\/?>/g)) {
     const a = attrs(v[1]);
     if (!a.dir) continue;
-    ports.push({ name: a.origName ?? a.name, direction: a.dir, width: widthOf(a.dtype_id) ?? -1, pin: Number(a.pinIndex) });
+    ports.push({
+      name: a.origName ?? a.name,
+      direction: a.dir,
+      width: widthOf(a.dtype_id) ?? -1,
+      pin: Number(a.pinIndex),
+    });
   }
   return ports.sort((x, y) => x.pin - y.pin).map(({ name, direction, width }) => ({ name, direction, width }));
 }
-

@@ -42,7 +42,10 @@ interface RoundRow {
   msFresh: number;
 }
 
-async function speed(modelPath: string, threads: number): Promise<{ promptTps: number; genTps: number; promptTokens: number; completion: number }> {
+async function speed(
+  modelPath: string,
+  threads: number,
+): Promise<{ promptTps: number; genTps: number; promptTokens: number; completion: number }> {
   const b = new LocalBackend({ modelPath, logger: silentLogger, gpu: false, threads });
   try {
     await b.load();
@@ -75,7 +78,14 @@ async function roundsTable(modelPath: string, threads: number): Promise<RoundRow
     await warm.load();
     let best = '';
     for (let round = 1; round <= rounds; round++) {
-      const messages = round === 1 ? opening : [...opening, { role: 'assistant' as const, content: best }, { role: 'user' as const, content: feedback(round - 1) }];
+      const messages =
+        round === 1
+          ? opening
+          : [
+              ...opening,
+              { role: 'assistant' as const, content: best },
+              { role: 'user' as const, content: feedback(round - 1) },
+            ];
       let t = performance.now();
       const reused = await warm.chat(messages, { maxTokens: replyTokens, seed: round });
       const msReused = performance.now() - t;
@@ -85,7 +95,14 @@ async function roundsTable(modelPath: string, threads: number): Promise<RoundRow
       const fresh = await cold.chat(messages, { maxTokens: replyTokens, seed: round });
       const msFresh = performance.now() - t;
       await cold.dispose();
-      rows.push({ round, promptTokens: reused.usage.promptTokens, reused: reused.usage.evaluatedPromptTokens, fresh: fresh.usage.evaluatedPromptTokens, msReused, msFresh });
+      rows.push({
+        round,
+        promptTokens: reused.usage.promptTokens,
+        reused: reused.usage.evaluatedPromptTokens,
+        fresh: fresh.usage.evaluatedPromptTokens,
+        msReused,
+        msFresh,
+      });
       // The engine keeps the best reply; with random weights every reply is as good as another: keep round 1's.
       if (round === 1) best = reused.text;
     }
@@ -117,7 +134,10 @@ async function main(): Promise<void> {
     '',
     '| round | prompt tokens | evaluated with reuse | evaluated without | round ms with reuse | round ms without |',
     '|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.round} | ${r.promptTokens} | ${r.reused} | ${r.fresh} | ${r.msReused.toFixed(0)} | ${r.msFresh.toFixed(0)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.round} | ${r.promptTokens} | ${r.reused} | ${r.fresh} | ${r.msReused.toFixed(0)} | ${r.msFresh.toFixed(0)} |`,
+    ),
   );
   const later = rows.slice(1);
   if (later.length) {

@@ -31,7 +31,13 @@ export async function plainRandom(
   sim: SimOptions,
 ): Promise<PlainOutcome> {
   const workDir = await mkdtemp(join(tmpdir(), 'chorus-plain-'));
-  const ctx = await prepareRun({ rtlFiles: req.rtlFiles, top: req.top, engine: 'random', targets: req.targets, workDir });
+  const ctx = await prepareRun({
+    rtlFiles: req.rtlFiles,
+    top: req.top,
+    engine: 'random',
+    targets: req.targets,
+    workDir,
+  });
   const plan = planHarness(ctx.top, ctx.instance);
   // Literals are not used by `plain`: every value is uniform.
   const gen = new StimulusGenerator(plan.inputs, new Rng(req.seed), [], Boolean(plan.clock));
@@ -39,7 +45,10 @@ export async function plainRandom(
   const tbName = `tb_${ctx.top.name}`;
   const tb = join(workDir, `${tbName}.sv`);
   await writeFileAtomic(tb, emitTestbench(plan, [{ candidate, newPoints: 0 }], { seed: req.seed, tbName }));
-  const m = await measureCoverage({ dutFiles: ctx.rtlFiles, testbench: tb, dutTop: ctx.top.name }, { ...sim, workspaceRoot: workDir });
+  const m = await measureCoverage(
+    { dutFiles: ctx.rtlFiles, testbench: tb, dutTop: ctx.top.name },
+    { ...sim, workspaceRoot: workDir },
+  );
   return {
     pass: m.status === 'ok' && meetsTargets(m.coverage, ctx.targets),
     status: m.status,

@@ -21,7 +21,12 @@ async function main(): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), 'chorus-bench-harness-'));
   const ctx = await prepareRun({ rtlFiles: [file], engine: 'random', targets: {}, workDir });
   const plan = planHarness(ctx.top, 'uut');
-  const gen = new StimulusGenerator(plan.inputs, new Rng(11), literalsOf(ctx.analysis, ctx.top.name), Boolean(plan.clock));
+  const gen = new StimulusGenerator(
+    plan.inputs,
+    new Rng(11),
+    literalsOf(ctx.analysis, ctx.top.name),
+    Boolean(plan.clock),
+  );
   const harness = join(workDir, 'chorus_vector_harness.sv');
   writeFileSync(harness, harnessSource(plan));
   const sim = { workspaceRoot: workDir };
@@ -37,7 +42,16 @@ async function main(): Promise<void> {
   for (const c of candidates) {
     writeFileSync(stim, stimulusText(c));
     cycles += totalCycles(c.rows);
-    const r = await runSimulation({ binary: build.binary, coverageFile: join(workDir, 'c.dat'), plusargs: [`+stim=${stim}`], cwd: workDir, trusted: true }, sim);
+    const r = await runSimulation(
+      {
+        binary: build.binary,
+        coverageFile: join(workDir, 'c.dat'),
+        plusargs: [`+stim=${stim}`],
+        cwd: workDir,
+        trusted: true,
+      },
+      sim,
+    );
     if (!r.coverageWritten) throw new Error(`run failed: ${r.output}`);
   }
   const perRun = (Date.now() - t0) / runs;
@@ -46,7 +60,10 @@ async function main(): Promise<void> {
   const t1 = Date.now();
   for (let i = 0; i < rebuilds; i++) {
     const tb = join(workDir, `tb_${name}_${i}.sv`);
-    writeFileSync(tb, emitTestbench(plan, [{ candidate: candidates[i], newPoints: 0 }], { seed: i, tbName: `tb_${name}` }));
+    writeFileSync(
+      tb,
+      emitTestbench(plan, [{ candidate: candidates[i], newPoints: 0 }], { seed: i, tbName: `tb_${name}` }),
+    );
     const m = await measureCoverage({ dutFiles: [file], testbench: tb, dutTop: ctx.top.name }, sim);
     if (m.status !== 'ok') throw new Error(`rebuild ${i}: ${m.status}`);
   }

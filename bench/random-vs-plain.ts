@@ -39,7 +39,10 @@ function args(): { input: string; concurrency: number; budget: number; limit: nu
     return i >= 0 ? a[i + 1] : dflt;
   };
   const input = a.find((x, i) => !x.startsWith('--') && (i === 0 || !a[i - 1].startsWith('--')));
-  if (!input) throw new Error('usage: npx tsx bench/random-vs-plain.ts <items.jsonl | real-ip folder> [--concurrency 2] [--budget-seconds 30] [--limit N] [--out dir]');
+  if (!input)
+    throw new Error(
+      'usage: npx tsx bench/random-vs-plain.ts <items.jsonl | real-ip folder> [--concurrency 2] [--budget-seconds 30] [--limit N] [--out dir]',
+    );
   return {
     input: resolve(input),
     concurrency: Number(opt('--concurrency', '2')),
@@ -82,7 +85,10 @@ function realIpItems(folder: string, skipped: string[]): Item[] {
       skipped.push(`${d.id} (parameter overrides: the engine takes none)`);
       continue;
     }
-    const lines = readFileSync(join(folder, d.filelist), 'utf8').split('\n').map((l) => l.replace(/\/\/.*$/, '').trim()).filter(Boolean);
+    const lines = readFileSync(join(folder, d.filelist), 'utf8')
+      .split('\n')
+      .map((l) => l.replace(/\/\/.*$/, '').trim())
+      .filter(Boolean);
     if (lines.some((l) => l.startsWith('+incdir+'))) {
       skipped.push(`${d.id} (include folders: the engine takes none yet)`);
       continue;
@@ -98,7 +104,6 @@ function realIpItems(folder: string, skipped: string[]): Item[] {
   return out;
 }
 
-
 async function main(): Promise<void> {
   const o = args();
   mkdirSync(o.out, { recursive: true });
@@ -110,7 +115,10 @@ async function main(): Promise<void> {
   const sim = { logger: silentLogger, cacheDir };
   // Warm the fresh cache's runtime objects and precompiled header, so neither side pays them on its first item.
   const warm = join(work, 'warm.sv');
-  writeFileSync(warm, 'module warm(input logic clk, input logic a, output logic q);\n  always_ff @(posedge clk) q <= a;\nendmodule\n');
+  writeFileSync(
+    warm,
+    'module warm(input logic clk, input logic a, output logic q);\n  always_ff @(posedge clk) q <= a;\nendmodule\n',
+  );
   await plainRandom({ rtlFiles: [warm], targets: { line: 100 }, seed: 99 }, sim);
 
   const rows: { id: string; plain: Side; engine: Side }[] = [];
@@ -124,7 +132,9 @@ async function main(): Promise<void> {
       if (i >= items.length) return;
       const it = items[i];
       const runPlain = async (): Promise<Side> => {
-        const r = await timed(() => plainRandom({ rtlFiles: it.rtlFiles, top: it.top, targets: it.targets, seed: 1 }, sim));
+        const r = await timed(() =>
+          plainRandom({ rtlFiles: it.rtlFiles, top: it.top, targets: it.targets, seed: 1 }, sim),
+        );
         return { ms: r.ms, pass: r.value?.pass ?? false, coverage: r.value?.coverage, error: r.error };
       };
       const runEngine = async (): Promise<Side> => {
@@ -133,12 +143,27 @@ async function main(): Promise<void> {
         const logger = { ...silentLogger, debug: (m: string) => void (m.startsWith('random search:') && (phases = m)) };
         const r = await timed(() =>
           generateToEnd(
-            { rtlFiles: it.rtlFiles, top: it.top, engine: 'random', targets: it.targets, seed: 1, budgetSeconds: o.budget, workDir: mkdtempSync(join(tmpdir(), 'chorus-rvp-run-')) },
+            {
+              rtlFiles: it.rtlFiles,
+              top: it.top,
+              engine: 'random',
+              targets: it.targets,
+              seed: 1,
+              budgetSeconds: o.budget,
+              workDir: mkdtempSync(join(tmpdir(), 'chorus-rvp-run-')),
+            },
             { logger, signal: new AbortController().signal, cacheDir },
             () => {},
           ),
         );
-        return { ms: r.ms, pass: r.value?.pass ?? false, coverage: r.value?.coverage, error: r.error, phases, stop: r.value?.stopReason };
+        return {
+          ms: r.ms,
+          pass: r.value?.pass ?? false,
+          coverage: r.value?.coverage,
+          error: r.error,
+          phases,
+          stop: r.value?.stopReason,
+        };
       };
       // Alternate which side goes first, so neither always meets the other's leftovers.
       let plain: Side;
@@ -167,7 +192,9 @@ async function main(): Promise<void> {
     input: o.input,
     items: items.length,
     loaded: loaded.length,
-    not_loaded: rows.filter((r) => r.plain.error || r.engine.error).map((r) => `${r.id}: ${r.plain.error ?? r.engine.error}`),
+    not_loaded: rows
+      .filter((r) => r.plain.error || r.engine.error)
+      .map((r) => `${r.id}: ${r.plain.error ?? r.engine.error}`),
     skipped,
     concurrency: o.concurrency,
     budget_seconds: o.budget,
@@ -191,7 +218,15 @@ async function main(): Promise<void> {
       branch: sum((r) => r.engine.coverage?.branch.total ?? r.plain.coverage?.branch.total ?? 0),
       toggle: sum((r) => r.engine.coverage?.toggle.total ?? r.plain.coverage?.toggle.total ?? 0),
     },
-    ratio_engine_over_plain: Math.round((sum((r) => r.engine.ms) / Math.max(1, sum((r) => r.plain.ms))) * 100) / 100,
+    ratio_engine_over_plain:
+      Math.round(
+        (sum((r) => r.engine.ms) /
+          Math.max(
+            1,
+            sum((r) => r.plain.ms),
+          )) *
+          100,
+      ) / 100,
     engine_only_passes: rows.filter((r) => r.engine.pass && !r.plain.pass).map((r) => r.id),
     plain_only_passes: rows.filter((r) => r.plain.pass && !r.engine.pass).map((r) => r.id),
   };

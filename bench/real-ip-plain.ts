@@ -13,7 +13,16 @@ import { HALF_PERIOD, harnessSource, planHarness } from '../src/engine/random/ha
 import { Rng } from '../src/engine/random/rng';
 import { StimulusGenerator, stimulusText, totalCycles } from '../src/engine/random/stimulus';
 import { writeFileAtomic } from '../src/engine/fs';
-import { buildSimulation, lintDesign, mergePoints, readCoverageFile, runSimulation, scopeToTop, summarize, type SimOptions } from '../src/sim';
+import {
+  buildSimulation,
+  lintDesign,
+  mergePoints,
+  readCoverageFile,
+  runSimulation,
+  scopeToTop,
+  summarize,
+  type SimOptions,
+} from '../src/sim';
 import type { CoveragePoint, CoverageSummary } from '../src/protocol';
 
 /** Cycles of one plain run: long enough that the run's start is a small share, short enough to stop near the budget. */
@@ -54,7 +63,10 @@ export async function plainRandomInBudget(req: PlainBudgetRequest, sim: SimOptio
       workDir,
     });
     // Port widths as Verilator elaborates them, exactly as the engine takes them (generate.ts).
-    const lint = await lintDesign({ files: ctx.rtlFiles, top: ctx.top.name, ...ctx.design }, { verilatorPath: sim.verilatorPath, signal: sim.signal });
+    const lint = await lintDesign(
+      { files: ctx.rtlFiles, top: ctx.top.name, ...ctx.design },
+      { verilatorPath: sim.verilatorPath, signal: sim.signal },
+    );
     for (const port of ctx.top.ports) port.width = lint.portWidths.get(port.name) ?? port.width;
     const plan = planHarness(ctx.top, ctx.instance, ctx.design.parameters);
     const gen = new StimulusGenerator(plan.inputs, new Rng(req.seed), [], Boolean(plan.clock));
@@ -63,7 +75,8 @@ export async function plainRandomInBudget(req: PlainBudgetRequest, sim: SimOptio
     await writeFileAtomic(harness, harnessSource(plan, tbName));
     const simOpts: SimOptions = { ...sim, design: ctx.design, workspaceRoot: workDir };
     const build = await buildSimulation({ dutFiles: ctx.rtlFiles, testbench: harness, tbTop: tbName }, simOpts);
-    if (build.status !== 'ok' || !build.binary) throw new Error(`plain random: the harness does not build: ${build.diagnostics[0]?.message ?? build.status}`);
+    if (build.status !== 'ok' || !build.binary)
+      throw new Error(`plain random: the harness does not build: ${build.diagnostics[0]?.message ?? build.status}`);
     const stim = join(workDir, 'stimulus.hex');
     const cov = join(workDir, 'plain.dat');
     let merged: CoveragePoint[] = [];
@@ -77,7 +90,15 @@ export async function plainRandomInBudget(req: PlainBudgetRequest, sim: SimOptio
       await writeFile(stim, stimulusText(candidate));
       await rm(cov, { force: true });
       const run = await runSimulation(
-        { binary: build.binary, coverageFile: cov, plusargs: [`+stim=${stim}`], timeoutMs: 60_000, maxSimTime: (n + 16) * 2 * HALF_PERIOD, cwd: workDir, trusted: true },
+        {
+          binary: build.binary,
+          coverageFile: cov,
+          plusargs: [`+stim=${stim}`],
+          timeoutMs: 60_000,
+          maxSimTime: (n + 16) * 2 * HALF_PERIOD,
+          cwd: workDir,
+          trusted: true,
+        },
         simOpts,
       );
       simMs += run.ms;
@@ -86,7 +107,13 @@ export async function plainRandomInBudget(req: PlainBudgetRequest, sim: SimOptio
       if (!run.coverageWritten) throw new Error(`plain random: run ${runs} wrote no coverage (${run.status})`);
       merged = mergePoints(merged, scopeToTop(await readCoverageFile(cov, ctx.rtlFiles), ctx.top.name));
     }
-    return { coverage: summarize(merged), runs, cycles, ms: { build: build.ms, sim: simMs, total: Date.now() - t0 }, points: merged };
+    return {
+      coverage: summarize(merged),
+      runs,
+      cycles,
+      ms: { build: build.ms, sim: simMs, total: Date.now() - t0 },
+      points: merged,
+    };
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

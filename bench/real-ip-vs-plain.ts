@@ -32,7 +32,10 @@ function args() {
     return i >= 0 ? a[i + 1] : dflt;
   };
   const input = a.find((x, i) => !x.startsWith('--') && (i === 0 || !a[i - 1].startsWith('--')));
-  if (!input) throw new Error('usage: npx tsx bench/real-ip-vs-plain.ts <items.jsonl> [--budget-seconds 25] [--concurrency 2] [--only id,id] [--out dir]');
+  if (!input)
+    throw new Error(
+      'usage: npx tsx bench/real-ip-vs-plain.ts <items.jsonl> [--budget-seconds 25] [--concurrency 2] [--only id,id] [--out dir]',
+    );
   const only = opt('--only', '');
   return {
     input: resolve(input),
@@ -43,9 +46,9 @@ function args() {
   };
 }
 
-
 const atLeast = (e: Side, p: Side) =>
-  Boolean(e.coverage && p.coverage) && (['line', 'branch', 'toggle'] as const).every((k) => e.coverage![k].covered >= p.coverage![k].covered);
+  Boolean(e.coverage && p.coverage) &&
+  (['line', 'branch', 'toggle'] as const).every((k) => e.coverage![k].covered >= p.coverage![k].covered);
 
 async function main(): Promise<void> {
   const o = args();
@@ -59,10 +62,19 @@ async function main(): Promise<void> {
   const sim = { logger: silentLogger, cacheDir, signal: new AbortController().signal };
   // Warm the fresh cache's runtime objects and precompiled header on a tiny design, so neither side pays them.
   const warm = join(o.out, 'warm.sv');
-  writeFileSync(warm, 'module warm(input logic clk, input logic a, output logic q);\n  always_ff @(posedge clk) q <= a;\nendmodule\n');
+  writeFileSync(
+    warm,
+    'module warm(input logic clk, input logic a, output logic q);\n  always_ff @(posedge clk) q <= a;\nendmodule\n',
+  );
   await plainRandomInBudget({ rtlFiles: [warm], seed: 99, budgetMs: 1 }, sim);
 
-  const rows: { id: string; parameters: Record<string, string>; engine: Side; plain: Side; engine_at_least_plain: boolean }[] = [];
+  const rows: {
+    id: string;
+    parameters: Record<string, string>;
+    engine: Side;
+    plain: Side;
+    engine_at_least_plain: boolean;
+  }[] = [];
   const perItem = join(o.out, 'items.jsonl');
   writeFileSync(perItem, '');
   let next = 0;
@@ -70,26 +82,56 @@ async function main(): Promise<void> {
   const runItem = async (it: BenchItem, index: number) => {
     const design = await itemDesign(it.design!);
     const runPlain = async (): Promise<Side> => {
-      const r = await timed(() => plainRandomInBudget({ ...design, top: it.dut_module_name, seed: 1, budgetMs: o.budget * 1000 }, sim));
-      return { ms: r.ms, coverage: r.value?.coverage, error: r.error, note: r.value ? `${r.value.runs} runs, ${r.value.cycles} cycles` : undefined };
+      const r = await timed(() =>
+        plainRandomInBudget({ ...design, top: it.dut_module_name, seed: 1, budgetMs: o.budget * 1000 }, sim),
+      );
+      return {
+        ms: r.ms,
+        coverage: r.value?.coverage,
+        error: r.error,
+        note: r.value ? `${r.value.runs} runs, ${r.value.cycles} cycles` : undefined,
+      };
     };
     const runEngine = async (): Promise<Side> => {
       const workDir = mkdtempSync(join(tmpdir(), 'chorus-ip-vs-plain-run-'));
       const r = await timed(() =>
         generateToEnd(
-          { ...design, top: it.dut_module_name, engine: 'random', targets: { line: 100, branch: 100, toggle: 100 }, seed: 1, budgetSeconds: o.budget, formal: false, workDir },
+          {
+            ...design,
+            top: it.dut_module_name,
+            engine: 'random',
+            targets: { line: 100, branch: 100, toggle: 100 },
+            seed: 1,
+            budgetSeconds: o.budget,
+            formal: false,
+            workDir,
+          },
           { logger: silentLogger, signal: new AbortController().signal, cacheDir },
           () => {},
         ),
       );
-      return { ms: r.ms, coverage: r.value?.coverage, error: r.error, note: r.value ? `stop: ${r.value.stopReason}` : undefined };
+      return {
+        ms: r.ms,
+        coverage: r.value?.coverage,
+        error: r.error,
+        note: r.value ? `stop: ${r.value.stopReason}` : undefined,
+      };
     };
     // Alternate which side goes first, so neither always meets the other's leftovers.
-    const [engine, plain] = index % 2 === 0 ? [await runEngine(), await runPlain()] : await (async () => {
-      const p = await runPlain();
-      return [await runEngine(), p] as const;
-    })();
-    const row = { id: it.id, parameters: design.parameters ?? {}, engine, plain, engine_at_least_plain: atLeast(engine, plain) };
+    const [engine, plain] =
+      index % 2 === 0
+        ? [await runEngine(), await runPlain()]
+        : await (async () => {
+            const p = await runPlain();
+            return [await runEngine(), p] as const;
+          })();
+    const row = {
+      id: it.id,
+      parameters: design.parameters ?? {},
+      engine,
+      plain,
+      engine_at_least_plain: atLeast(engine, plain),
+    };
     rows.push(row);
     writeFileSync(perItem, `${JSON.stringify(row)}\n`, { flag: 'a' });
     process.stderr.write(
@@ -106,7 +148,10 @@ async function main(): Promise<void> {
     '| item | parameters | engine line | plain line | engine branch | plain branch | engine toggle | plain toggle | engine s | plain s | engine ≥ plain |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map((r) => {
-      const params = Object.entries(r.parameters).map(([k, v]) => `${k}=${v}`).join(' ') || '—';
+      const params =
+        Object.entries(r.parameters)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ') || '—';
       const s = (x: Side) => (x.ms / 1000).toFixed(1);
       return `| ${r.id} | ${params} | ${coverageCell(r.engine.coverage, 'line')} | ${coverageCell(r.plain.coverage, 'line')} | ${coverageCell(r.engine.coverage, 'branch')} | ${coverageCell(r.plain.coverage, 'branch')} | ${coverageCell(r.engine.coverage, 'toggle')} | ${coverageCell(r.plain.coverage, 'toggle')} | ${s(r.engine)} | ${s(r.plain)} | ${r.engine_at_least_plain ? 'yes' : 'NO'} |`;
     }),
@@ -119,7 +164,9 @@ async function main(): Promise<void> {
     wall_ms_whole_run: Math.round(performance.now() - t0),
     engine_at_least_plain: rows.filter((r) => r.engine_at_least_plain).length,
     short: rows.filter((r) => !r.engine_at_least_plain).map((r) => r.id),
-    errors: rows.filter((r) => r.engine.error || r.plain.error).map((r) => `${r.id}: ${r.engine.error ?? r.plain.error}`),
+    errors: rows
+      .filter((r) => r.engine.error || r.plain.error)
+      .map((r) => `${r.id}: ${r.engine.error ?? r.plain.error}`),
   };
   writeFileSync(join(o.out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   writeFileSync(join(o.out, 'table.md'), `${table}\n`);

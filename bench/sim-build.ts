@@ -71,7 +71,9 @@ async function main(): Promise<void> {
   for (let i = 0; i < reps; i++) {
     const s = await once();
     samples.push(s);
-    console.log(`rep ${i + 1}: cold ${s.cold} ms, warm (second testbench) ${s.warm} ms, identical ${s.identical} ms, warm/cold ${(s.warm / s.cold).toFixed(3)}`);
+    console.log(
+      `rep ${i + 1}: cold ${s.cold} ms, warm (second testbench) ${s.warm} ms, identical ${s.identical} ms, warm/cold ${(s.warm / s.cold).toFixed(3)}`,
+    );
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const ratios = samples.map((s) => s.warm / s.cold);

@@ -8,9 +8,13 @@ export async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; valu
     const value = await fn();
     return { ms: Math.round(performance.now() - t0), value };
   } catch (err) {
-    return { ms: Math.round(performance.now() - t0), error: err instanceof Error ? err.message.slice(0, 400) : String(err) };
+    return {
+      ms: Math.round(performance.now() - t0),
+      error: err instanceof Error ? err.message.slice(0, 400) : String(err),
+    };
   }
 }
 
 /** `covered/total` of one metric, or `-` when the side has no coverage. */
-export const coverageCell = (c: CoverageSummary | undefined, k: 'line' | 'branch' | 'toggle') => (c ? `${c[k].covered}/${c[k].total}` : '-');
+export const coverageCell = (c: CoverageSummary | undefined, k: 'line' | 'branch' | 'toggle') =>
+  c ? `${c[k].covered}/${c[k].total}` : '-';

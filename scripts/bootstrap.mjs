@@ -42,7 +42,9 @@ function aptInstall(packages, why) {
   if (process.platform === 'darwin') {
     fail(3, `${why}: install it with \`brew install ${packages.join(' ')}\` and run this again.`);
   }
-  const how = has('apt-get') ? `sudo apt-get install -y ${packages.join(' ')}` : `your package manager (${packages.join(', ')})`;
+  const how = has('apt-get')
+    ? `sudo apt-get install -y ${packages.join(' ')}`
+    : `your package manager (${packages.join(', ')})`;
   fail(3, `${why}: install it with \`${how}\` and run this again.`);
 }
 
@@ -60,7 +62,8 @@ function ensureSystemTools() {
   const v = verilatorVersion();
   const missing = [];
   if (!v) missing.push('verilator');
-  else if (v[0] < 5 || (v[0] === 5 && v[1] < 6)) fail(3, `Verilator ${v.join('.')} is too old; CHORUS needs 5.006 or newer.`);
+  else if (v[0] < 5 || (v[0] === 5 && v[1] < 6))
+    fail(3, `Verilator ${v.join('.')} is too old; CHORUS needs 5.006 or newer.`);
   if (!has('ccache')) missing.push('ccache');
   if (!has('g++') || !has('make')) missing.push('g++', 'make');
   // node-gyp builds tree-sitter's addon from source: its linux-x64 prebuild needs a newer libstdc++ than Debian 12 has

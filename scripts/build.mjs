@@ -7,7 +7,13 @@ const production = process.argv.includes('--production');
 
 // Native or ESM-only packages stay outside the bundle and ship as dependencies.
 // @yowasp/yosys: ESM with a 30 MB WebAssembly module, loaded by the formal engine's worker with import().
-const nativeExternals = ['node-llama-cpp', '@node-llama-cpp/*', 'tree-sitter', 'tree-sitter-systemverilog', '@yowasp/yosys'];
+const nativeExternals = [
+  'node-llama-cpp',
+  '@node-llama-cpp/*',
+  'tree-sitter',
+  'tree-sitter-systemverilog',
+  '@yowasp/yosys',
+];
 
 const common = {
   bundle: true,
@@ -21,7 +27,12 @@ const node = { ...common, platform: 'node', target: 'node20', format: 'cjs', ext
 
 /** @type {esbuild.BuildOptions[]} */
 const builds = [
-  { ...node, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: [...nativeExternals, 'vscode'] },
+  {
+    ...node,
+    entryPoints: { extension: 'src/extension/extension.ts' },
+    outdir: 'dist',
+    external: [...nativeExternals, 'vscode'],
+  },
   { ...node, entryPoints: { server: 'src/server/main.ts' }, outdir: 'dist' },
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   {

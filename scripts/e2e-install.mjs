@@ -9,7 +9,17 @@
 // the install happens in a temporary folder renamed into place only when complete, so a killed install is never
 // taken for a finished one. Exit codes: 0 ready, 3 a tool is missing and cannot be installed here, 1 failed.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -35,7 +45,18 @@ function fail(code, msg) {
 
 // A parent `npm test` exports npm_config_* (local_prefix among them): a child npm would then install into the
 // repository instead of the cache. Children keep only the settings that say where and how to download.
-const KEEP_NPM_CONFIG = new Set(['cache', 'registry', 'userconfig', 'globalconfig', 'cafile', 'nodedir', 'proxy', 'https_proxy', 'noproxy', 'strict_ssl']);
+const KEEP_NPM_CONFIG = new Set([
+  'cache',
+  'registry',
+  'userconfig',
+  'globalconfig',
+  'cafile',
+  'nodedir',
+  'proxy',
+  'https_proxy',
+  'noproxy',
+  'strict_ssl',
+]);
 function cleanEnv() {
   const env = {};
   for (const [k, v] of Object.entries(process.env)) {
@@ -56,7 +77,8 @@ function run(cmd, argv, cwd, extraEnv = {}) {
     killSignal: 'SIGKILL',
   });
   if (r.error) fail(1, `'${cmd} ${argv.join(' ')}' could not run: ${r.error.message}.`);
-  if (r.status !== 0) fail(1, `'${cmd} ${argv.join(' ')}' failed (exit ${r.status ?? r.signal}) in ${cwd}; see the output above.`);
+  if (r.status !== 0)
+    fail(1, `'${cmd} ${argv.join(' ')}' failed (exit ${r.status ?? r.signal}) in ${cwd}; see the output above.`);
 }
 
 function dpkgInstalled(pkg) {
@@ -66,16 +88,25 @@ function dpkgInstalled(pkg) {
 
 function ensureSystemPackages() {
   const [major] = process.versions.node.split('.').map(Number);
-  if (major < 20) fail(3, `Node ${process.versions.node} is too old: code-server ${CODE_SERVER_VERSION} needs Node 20.`);
-  if (process.platform !== 'linux') fail(3, 'The end-to-end suite runs on Linux (Debian/Ubuntu) only: it drives Debian\'s chromium.');
+  if (major < 20)
+    fail(3, `Node ${process.versions.node} is too old: code-server ${CODE_SERVER_VERSION} needs Node 20.`);
+  if (process.platform !== 'linux')
+    fail(3, "The end-to-end suite runs on Linux (Debian/Ubuntu) only: it drives Debian's chromium.");
   const hasDpkg = spawnSync('sh', ['-c', 'command -v dpkg-query'], { stdio: 'ignore' }).status === 0;
   const missing = hasDpkg
     ? APT_PACKAGES.filter((p) => !dpkgInstalled(p))
     : ['/usr/bin/chromium', '/usr/bin/rg'].filter((p) => !existsSync(p));
   if (!missing.length) return;
-  if (!hasDpkg) fail(3, `Missing ${missing.join(', ')}: install chromium and ripgrep (and Kerberos headers) with your package manager.`);
+  if (!hasDpkg)
+    fail(
+      3,
+      `Missing ${missing.join(', ')}: install chromium and ripgrep (and Kerberos headers) with your package manager.`,
+    );
   if (process.getuid?.() !== 0) {
-    fail(3, `Missing ${missing.join(', ')}: install with \`sudo apt-get install -y ${missing.join(' ')}\` and run this again.`);
+    fail(
+      3,
+      `Missing ${missing.join(', ')}: install with \`sudo apt-get install -y ${missing.join(' ')}\` and run this again.`,
+    );
   }
   const env = { DEBIAN_FRONTEND: 'noninteractive' };
   run('apt-get', ['update', '-qq'], root, env);
@@ -126,7 +157,8 @@ function acquireLock() {
       rmSync(lockDir, { recursive: true, force: true });
       continue;
     }
-    if (Date.now() > deadline) fail(1, `Another installer (pid ${owner}) has held ${lockDir} too long; remove it if that process is gone.`);
+    if (Date.now() > deadline)
+      fail(1, `Another installer (pid ${owner}) has held ${lockDir} too long; remove it if that process is gone.`);
     if (isComplete()) return;
     sleep(2000);
   }
@@ -134,7 +166,8 @@ function acquireLock() {
 
 function releaseLock() {
   try {
-    if (readFileSync(join(lockDir, 'pid'), 'utf8') === String(process.pid)) rmSync(lockDir, { recursive: true, force: true });
+    if (readFileSync(join(lockDir, 'pid'), 'utf8') === String(process.pid))
+      rmSync(lockDir, { recursive: true, force: true });
   } catch {
     // Not ours, or already gone.
   }
@@ -162,7 +195,12 @@ function installCodeServer() {
   const vscodeDir = join(tmp, 'node_modules', 'code-server', 'lib', 'vscode');
   run('npm', ['install', '--omit=dev', '--ignore-scripts', '--prefix', vscodeDir, ...npmFlags], vscodeDir);
   // node-pty does not build here and is left out: terminals are not needed.
-  run('npm', ['rebuild', '--prefix', vscodeDir, 'kerberos', '@parcel/watcher', '@vscode/spdlog', '@vscode/deviceid'], vscodeDir, headers);
+  run(
+    'npm',
+    ['rebuild', '--prefix', vscodeDir, 'kerberos', '@parcel/watcher', '@vscode/spdlog', '@vscode/deviceid'],
+    vscodeDir,
+    headers,
+  );
   const rgDir = join(vscodeDir, 'node_modules', '@vscode', 'ripgrep', 'bin');
   mkdirSync(rgDir, { recursive: true });
   copyFileSync('/usr/bin/rg', join(rgDir, 'rg'));
@@ -171,9 +209,16 @@ function installCodeServer() {
   run('npm', ['rebuild', '--prefix', tmp, 'argon2'], tmp, headers);
 
   const tmpEntry = join(tmp, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
-  const v = spawnSync(process.execPath, [tmpEntry, '--version'], { encoding: 'utf8', env: cleanEnv(), timeout: 120_000 });
+  const v = spawnSync(process.execPath, [tmpEntry, '--version'], {
+    encoding: 'utf8',
+    env: cleanEnv(),
+    timeout: 120_000,
+  });
   if (v.status !== 0 || !v.stdout.includes(CODE_SERVER_VERSION)) {
-    fail(1, `The fresh code-server does not start (\`${tmpEntry} --version\` said: ${(v.stdout + v.stderr).trim().slice(-500)}).`);
+    fail(
+      1,
+      `The fresh code-server does not start (\`${tmpEntry} --version\` said: ${(v.stdout + v.stderr).trim().slice(-500)}).`,
+    );
   }
   writeFileSync(join(tmp, '.chorus-e2e-complete'), CODE_SERVER_VERSION);
   rmSync(installDir, { recursive: true, force: true }); // an incomplete folder left by an older layout

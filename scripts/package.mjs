@@ -27,7 +27,8 @@ if (!(gpu in GPU_VARIANTS)) fail(`--gpu must be one of ${Object.keys(GPU_VARIANT
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const out = resolve(opt('out', join(root, `${manifest.name}-${target}-${manifest.version}.vsix`)));
 const stage = resolve(opt('stage', join(root, '.cache', 'vsix', target)));
-if (stage === root || !relative(stage, root).startsWith('..')) fail(`--stage ${stage} would hold the repository: pick an empty folder.`);
+if (stage === root || !relative(stage, root).startsWith('..'))
+  fail(`--stage ${stage} would hold the repository: pick an empty folder.`);
 
 function fail(message) {
   console.error(`package: ${message}`);
@@ -37,7 +38,9 @@ function fail(message) {
 function run(cmd, argv, cwd = root) {
   // Under `npm run`, npm_config_local_prefix points at the repository: the `npm ls` vsce runs in the stage must
   // not be sent back there.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_(config_(local_)?prefix|package_)/i.test(k)));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^npm_(config_(local_)?prefix|package_)/i.test(k)),
+  );
   const r = spawnSync(cmd, argv, { cwd, stdio: 'inherit', env });
   if (r.status !== 0) fail(`${cmd} ${argv.join(' ')} failed (exit ${r.status ?? r.signal}).`);
 }
@@ -56,8 +59,14 @@ function wantedPlatformPackage(name, pkg) {
     const variant = id.startsWith(`${base}-`) ? id.slice(base.length + 1) : undefined;
     return variant !== undefined && GPU_VARIANTS[gpu].includes(variant);
   }
-  const osOk = !pkg.os || pkg.os.includes(targetOs) || (pkg.os.every((o) => o.startsWith('!')) && !pkg.os.includes(`!${targetOs}`));
-  const cpuOk = !pkg.cpu || pkg.cpu.includes(targetArch) || (pkg.cpu.every((c) => c.startsWith('!')) && !pkg.cpu.includes(`!${targetArch}`));
+  const osOk =
+    !pkg.os ||
+    pkg.os.includes(targetOs) ||
+    (pkg.os.every((o) => o.startsWith('!')) && !pkg.os.includes(`!${targetOs}`));
+  const cpuOk =
+    !pkg.cpu ||
+    pkg.cpu.includes(targetArch) ||
+    (pkg.cpu.every((c) => c.startsWith('!')) && !pkg.cpu.includes(`!${targetArch}`));
   return osOk && cpuOk;
 }
 
@@ -116,7 +125,8 @@ function keepFile(pkgName, rel) {
   if (pkgName === 'tree-sitter' && ['src', 'vendor'].includes(parts[0])) return false;
   // A binding compiled at install time is kept (node-gyp-build loads it first): tree-sitter 0.25.1's linux-x64
   // prebuild needs GLIBCXX_3.4.31, which Debian 12's libstdc++ lacks. Object files and makefiles are not.
-  if (pkgName === 'tree-sitter' && parts[0] === 'build') return parts.length === 3 && parts[1] === 'Release' && rel.endsWith('.node');
+  if (pkgName === 'tree-sitter' && parts[0] === 'build')
+    return parts.length === 3 && parts[1] === 'Release' && rel.endsWith('.node');
   // llama.cpp's source bundle, used only to compile from source; the extension loads prebuilt binaries.
   if (pkgName === 'node-llama-cpp' && rel === join('llama', 'gitRelease.bundle')) return false;
   return true;
@@ -168,7 +178,8 @@ const copyIn = (rel, filter = () => true) => {
 };
 copyIn('dist', (src) => !src.endsWith('.map'));
 copyIn('media');
-for (const f of readdirSync(join(root, 'models')).filter((f) => /^manifest.*\.json$/.test(f))) copyIn(join('models', f));
+for (const f of readdirSync(join(root, 'models')).filter((f) => /^manifest.*\.json$/.test(f)))
+  copyIn(join('models', f));
 for (const f of ['LICENSE', '.vscodeignore']) copyIn(f);
 // vsce cannot resolve relative links without a public repository URL, so the packaged README leaves the
 // screenshots (and the sentence about them) out, and keeps a link to a repository file as its text.
@@ -190,14 +201,25 @@ for (const dir of closure) copyPackage(dir, JSON.parse(readFileSync(join(dir, 'p
 const sizes = closure
   .map((dir) => [relative(join(root, 'node_modules'), dir), folderBytes(join(stage, relative(root, dir)))])
   .sort((a, b) => b[1] - a[1]);
-console.log(`Staged ${closure.length} packages for ${target} (gpu: ${gpu}), ${mb(folderBytes(join(stage, 'node_modules')))}; largest:`);
+console.log(
+  `Staged ${closure.length} packages for ${target} (gpu: ${gpu}), ${mb(folderBytes(join(stage, 'node_modules')))}; largest:`,
+);
 for (const [name, bytes] of sizes.slice(0, 6)) console.log(`  ${name.padEnd(36)} ${mb(bytes)}`);
 
 // vsce's npm mode lists the staged node_modules (`npm ls --production`) and packs exactly those.
 mkdirSync(dirname(out), { recursive: true });
 run(
   process.execPath,
-  [join(root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--target', target, '--out', out, '--allow-missing-repository', '--no-update-package-json'],
+  [
+    join(root, 'node_modules', '@vscode', 'vsce', 'vsce'),
+    'package',
+    '--target',
+    target,
+    '--out',
+    out,
+    '--allow-missing-repository',
+    '--no-update-package-json',
+  ],
   stage,
 );
 console.log(`VSIX: ${out} (${mb(statSync(out).size)}, unpacked ${mb(folderBytes(stage))})`);

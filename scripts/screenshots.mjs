@@ -15,7 +15,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const target = join(root, 'docs', 'images');
 const EXPECTED = ['gutter-holes.png', 'chat-panel.png', 'chat-mid-run.png'];
 
-const install = spawnSync(process.execPath, [join(root, 'scripts', 'e2e-install.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+const install = spawnSync(process.execPath, [join(root, 'scripts', 'e2e-install.mjs')], {
+  cwd: root,
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 if (install.status !== 0) process.exit(install.status ?? 1);
 
 const staging = mkdtempSync(join(tmpdir(), 'chorus-screenshots-'));
@@ -26,7 +29,9 @@ try {
     { cwd: root, stdio: 'inherit', env: { ...process.env, CHORUS_E2E_README_DIR: staging } },
   );
   if (test.status !== 0) {
-    console.error(`screenshots: the product test failed (exit ${test.status ?? test.signal}); docs/images/ is unchanged.`);
+    console.error(
+      `screenshots: the product test failed (exit ${test.status ?? test.signal}); docs/images/ is unchanged.`,
+    );
     process.exit(1);
   }
   const taken = readdirSync(staging);

@@ -6,7 +6,22 @@ import { join, relative } from 'node:path';
 
 const root = process.cwd();
 // Cheap suites first so a broken basic fails fast.
-const order = ['unit', 'protocol', 'hdl', 'sim', 'llm', 'engine', 'formal', 'cli', 'hardening', 'bench', 'server', 'extension', 'webview', 'e2e'];
+const order = [
+  'unit',
+  'protocol',
+  'hdl',
+  'sim',
+  'llm',
+  'engine',
+  'formal',
+  'cli',
+  'hardening',
+  'bench',
+  'server',
+  'extension',
+  'webview',
+  'e2e',
+];
 const only = process.argv.slice(2);
 
 // Each step's wall time is printed, so a slow run (a busy CI machine) shows where the time went.
@@ -41,6 +56,7 @@ if (unknown.length) {
   process.exit(2);
 }
 
+step('format', 'npm', ['run', '--silent', 'format:check']);
 step('lint', 'npx', ['eslint', '--max-warnings=0', '.']);
 step('typecheck', 'npx', ['tsc', '--noEmit', '-p', '.']);
 
@@ -55,14 +71,23 @@ if (!files.length) {
 // (test/helpers/vsix.ts): slow one-time work happens before the suites, outside every test's time limit.
 if (chosen.includes('e2e')) {
   step('e2e tools (code-server)', process.execPath, [join('scripts', 'e2e-install.mjs')]);
-  step('package the VSIX the e2e suite installs', process.execPath, ['--import', 'tsx', join('test', 'helpers', 'package-vsix.ts')]);
+  step('package the VSIX the e2e suite installs', process.execPath, [
+    '--import',
+    'tsx',
+    join('test', 'helpers', 'package-vsix.ts'),
+  ]);
 }
 const testEnv = {
   CHORUS_TEST: '1',
   // llama.cpp's worker threads busy-wait: on a 2-core machine shared with simulators, one thread is far faster.
   CHORUS_THREADS: process.env.CHORUS_THREADS ?? '1',
 };
-step(`tests (${chosen.join(', ')})`, process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], testEnv);
+step(
+  `tests (${chosen.join(', ')})`,
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-reporter=spec', ...files],
+  testEnv,
+);
 
 // The Verilator version matrix (issue 21): the simulation layer's files and the engine files that drive the
 // harness on deep and FSM designs run once more on every other Verilator test/helpers/verilators.ts finds (5.050
@@ -70,18 +95,28 @@ step(`tests (${chosen.join(', ')})`, process.execPath, ['--import', 'tsx', '--te
 // test/engine/random.test.ts (the examples and held-out designs: about 380 s of test time at load 20) stays on the
 // system Verilator to keep npm test under 30 min; the rest of the suites do not depend on the Verilator version.
 const MATRIX_ENGINE_FILES = ['random-depth.test.ts', 'unreachable.test.ts'];
-const matrixFiles = files.filter((f) => f.startsWith(join('test', 'sim') + '/') || MATRIX_ENGINE_FILES.some((n) => f === join('test', 'engine', n)));
+const matrixFiles = files.filter(
+  (f) => f.startsWith(join('test', 'sim') + '/') || MATRIX_ENGINE_FILES.some((n) => f === join('test', 'engine', n)),
+);
 if (matrixFiles.length) {
-  const listed = spawnSync(process.execPath, ['--import', 'tsx', join('test', 'helpers', 'verilators.ts')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const listed = spawnSync(process.execPath, ['--import', 'tsx', join('test', 'helpers', 'verilators.ts')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   if (listed.status !== 0) {
     process.stderr.write(`\nListing the Verilators to test failed (exit ${listed.status ?? listed.signal}).\n`);
     process.exit(listed.status || 1);
   }
   for (const v of JSON.parse(listed.stdout).filter((v) => v.name !== 'system')) {
-    step(`tests on Verilator ${v.name} (${matrixFiles.length} files)`, process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...matrixFiles], {
-      ...testEnv,
-      CHORUS_VERILATOR: v.path,
-      CHORUS_TEST_VERILATOR: v.name,
-    });
+    step(
+      `tests on Verilator ${v.name} (${matrixFiles.length} files)`,
+      process.execPath,
+      ['--import', 'tsx', '--test', '--test-reporter=spec', ...matrixFiles],
+      {
+        ...testEnv,
+        CHORUS_VERILATOR: v.path,
+        CHORUS_TEST_VERILATOR: v.name,
+      },
+    );
   }
 }

@@ -34,7 +34,10 @@ export function createCliContext(): CliContext {
     process.stderr.write('\nStopping… (Ctrl-C again to force)\n');
     controller.abort();
     // Unref'd: a command that stops in time exits on its own, with its own result.
-    setTimeout(() => forceExit(`Stopped: the command did not end within ${STOP_GRACE_MS / 1000} s`), STOP_GRACE_MS).unref();
+    setTimeout(
+      () => forceExit(`Stopped: the command did not end within ${STOP_GRACE_MS / 1000} s`),
+      STOP_GRACE_MS,
+    ).unref();
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);

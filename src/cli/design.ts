@@ -39,14 +39,18 @@ function shown(file: string): string {
 
 /** `NAME[=VALUE]` for -D. */
 function defineArg(value: string, previous: string[] = []): string[] {
-  if (!/^[A-Za-z_][A-Za-z0-9_$]*(=.*)?$/.test(value)) throw new InvalidArgumentError('-D takes NAME or NAME=VALUE, NAME a macro name.');
+  if (!/^[A-Za-z_][A-Za-z0-9_$]*(=.*)?$/.test(value))
+    throw new InvalidArgumentError('-D takes NAME or NAME=VALUE, NAME a macro name.');
   return [...previous, value];
 }
 
 /** `NAME=VALUE` for -G: VALUE a Verilog constant expression (no quotes needed for numbers). */
 export function parameterArg(value: string, previous: string[] = []): string[] {
   const m = /^([A-Za-z_][A-Za-z0-9_$]*)=(.+)$/.exec(value);
-  if (!m || !m[2].trim()) throw new InvalidArgumentError('-G takes NAME=VALUE, NAME a parameter of the top module and VALUE a constant (8, 32\'hFF, "text").');
+  if (!m || !m[2].trim())
+    throw new InvalidArgumentError(
+      '-G takes NAME=VALUE, NAME a parameter of the top module and VALUE a constant (8, 32\'hFF, "text").',
+    );
   const bad = parameterValueError(`-G ${m[1]}`, m[2]);
   if (bad) throw new InvalidArgumentError(bad);
   return [...previous, value];
@@ -68,9 +72,20 @@ export function parameterPairs(values: string[] | undefined): Record<string, str
  */
 export function addDesignOptions(cmd: Command, withIncludeDir = true, withParameters = true): Command {
   cmd
-    .option('--filelist <file.f>', 'EDA filelist of the design (-f/-F, +incdir+, +define+, -v/-y; repeatable); paths relative to the working folder', collect, [])
+    .option(
+      '--filelist <file.f>',
+      'EDA filelist of the design (-f/-F, +incdir+, +define+, -v/-y; repeatable); paths relative to the working folder',
+      collect,
+      [],
+    )
     .option('-D, --define <NAME[=VALUE]>', 'macro definition for the design (repeatable)', defineArg, []);
-  if (withParameters) cmd.option('-G, --param <NAME=VALUE>', 'top parameter override: the DUT is analysed, built and instantiated with it (repeatable)', parameterArg, []);
+  if (withParameters)
+    cmd.option(
+      '-G, --param <NAME=VALUE>',
+      'top parameter override: the DUT is analysed, built and instantiated with it (repeatable)',
+      parameterArg,
+      [],
+    );
   if (withIncludeDir) cmd.option('-I, --include-dir <dir>', 'include folder for `include (repeatable)', collect, []);
   return cmd;
 }
@@ -98,13 +113,18 @@ export async function designInput(files: string[], flags: Partial<DesignCliFlags
     out.defines[eq < 0 ? d : d.slice(0, eq)] = eq < 0 ? undefined : d.slice(eq + 1);
   }
   out.parameters = parameterPairs(flags.param);
-  if (!out.files.length) throw new ChorusError('bad_input', 'No RTL files given: pass the DUT source files or --filelist <file.f>.');
+  if (!out.files.length)
+    throw new ChorusError('bad_input', 'No RTL files given: pass the DUT source files or --filelist <file.f>.');
   // Only the library files whose modules the sources use are compiled, as a simulator resolves -v/-y.
   const needed = await libraryFilesNeeded(
     out.files.map((f) => resolve(f)),
     libraries,
     readSourceText,
-    (f) => stat(f).then((st) => st.isFile(), () => false),
+    (f) =>
+      stat(f).then(
+        (st) => st.isFile(),
+        () => false,
+      ),
   );
   needed.files.forEach((f) => add(out.files, shown(f)));
   // A library file's unused modules are compiled with it but are no top: the sources' own top is.

@@ -36,7 +36,9 @@ export function coverageTable(s: CoverageSummary, targets: Targets = {}): string
     if (t !== undefined) cells.push(pc.dim(`target ${t}%`));
     return `  ${cells.join('  ')}`;
   });
-  return [pc.bold(`  ${'kind'.padEnd(width)}  ${'covered'.padStart(11)}  ${'percent'.padStart(7)}`), ...rows].join('\n');
+  return [pc.bold(`  ${'kind'.padEnd(width)}  ${'covered'.padStart(11)}  ${'percent'.padStart(7)}`), ...rows].join(
+    '\n',
+  );
 }
 
 /** Toggle holes of one signal collapse into one line: `mem: 17 bit(s) never toggled (mem[1][6], …)`. */
@@ -63,7 +65,10 @@ function groupToggles(holes: Hole[]): Hole[] {
     const g = groups.get(`${h.file}:${h.line}:${signal}`) ?? [h];
     if (g.length === 1) return h;
     const bits = g.map((x) => /^(\S+)/.exec(x.detail)?.[1] ?? x.detail);
-    return { ...h, detail: `${signal}: ${g.length} bit(s) never toggled (${bits.slice(0, 4).join(', ')}${g.length > 4 ? ', …' : ''})` };
+    return {
+      ...h,
+      detail: `${signal}: ${g.length} bit(s) never toggled (${bits.slice(0, 4).join(', ')}${g.length > 4 ? ', …' : ''})`,
+    };
   });
 }
 
@@ -72,7 +77,11 @@ export function holesList(holes: Hole[], limit = 30): string {
   const grouped = groupToggles(holes);
   const lines = grouped.slice(0, limit).map((h) => {
     const where = pc.cyan(`${h.file}:${h.line}`);
-    const tag = h.unreachable ? pc.dim(` (proven unreachable: ${h.unreachable})`) : h.formal ? pc.dim(` (formal: ${h.formal})`) : '';
+    const tag = h.unreachable
+      ? pc.dim(` (proven unreachable: ${h.unreachable})`)
+      : h.formal
+        ? pc.dim(` (formal: ${h.formal})`)
+        : '';
     const src = h.source ? `\n      ${pc.dim(h.source)}` : '';
     return `  ${where} ${pc.yellow(h.kind)} ${h.detail}${tag}${src}`;
   });
@@ -87,14 +96,19 @@ export function holesList(holes: Hole[], limit = 30): string {
 export function closureLine(r: Pick<GenerateResult, 'closed' | 'holes' | 'formal' | 'targets'>): string {
   // FSM points count toward closure when the run targets them (as the engine's `closed` reads them).
   const fsm = r.targets.fsm_state !== undefined || r.targets.fsm_arc !== undefined;
-  const counted = (k: string) => k === 'line' || k === 'branch' || (fsm && r.targets[k as 'fsm_state' | 'fsm_arc'] !== undefined);
+  const counted = (k: string) =>
+    k === 'line' || k === 'branch' || (fsm && r.targets[k as 'fsm_state' | 'fsm_arc'] !== undefined);
   const what = fsm ? 'line, branch and FSM' : 'line and branch';
   const structural = r.holes.filter((h) => counted(h.kind));
   const proven = structural.filter((h) => h.proof).length;
   const open = structural.length - proven;
   const head = r.closed
     ? pc.green(`Closed: every ${what} point is covered${proven ? ` or proven unreachable (${proven})` : ''}.`)
-    : pc.yellow(`Not closed: ${open} ${fsm ? 'line/branch/FSM' : 'line/branch'} point(s) neither covered nor proven unreachable${proven ? `, ${proven} proven unreachable` : ''}.`);
+    : pc.yellow(
+        `Not closed: ${open} ${fsm ? 'line/branch/FSM' : 'line/branch'} point(s) neither covered nor proven unreachable${proven ? `, ${proven} proven unreachable` : ''}.`,
+      );
   const f = r.formal;
-  return f ? `${head} Formal: ${f.proven} proof(s), ${f.witnesses} witness(es), ${f.unknown} unknown; Yosys ${(f.ms / 1000).toFixed(1)} s.` : head;
+  return f
+    ? `${head} Formal: ${f.proven} proof(s), ${f.witnesses} witness(es), ${f.unknown} unknown; Yosys ${(f.ms / 1000).toFixed(1)} s.`
+    : head;
 }

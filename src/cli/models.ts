@@ -1,5 +1,13 @@
 /** The CLI's models: `--model`, CHORUS_MODEL or a GGUF found in models/, or `--endpoint`; one backend per run. */
-import { findModel, GPU_CANDIDATES, openModel, openModelExperts, type ChatBackend, type ModelProvider, type OpenedExperts } from '../engine';
+import {
+  findModel,
+  GPU_CANDIDATES,
+  openModel,
+  openModelExperts,
+  type ChatBackend,
+  type ModelProvider,
+  type OpenedExperts,
+} from '../engine';
 import { ChorusError, type GpuSetting } from '../protocol';
 import type { CliContext } from './context';
 import { cliModelDirs } from './modelDirs';
@@ -38,7 +46,9 @@ export function cliModels(flags: ModelFlags, ctx: CliContext): ModelProvider & {
           baseUrl: flags.endpoint,
           model: flags.apiModel,
           apiKey: process.env.CHORUS_API_KEY,
-          ...(flags.requestTimeout ? { responseTimeoutMs: flags.requestTimeout * 1000, idleTimeoutMs: flags.requestTimeout * 1000 } : {}),
+          ...(flags.requestTimeout
+            ? { responseTimeoutMs: flags.requestTimeout * 1000, idleTimeoutMs: flags.requestTimeout * 1000 }
+            : {}),
         }
       : undefined,
   });
@@ -47,10 +57,12 @@ export function cliModels(flags: ModelFlags, ctx: CliContext): ModelProvider & {
   const openExpertSet = (signal: AbortSignal): Promise<OpenedExperts> => {
     // Each expert gets the sequences for its share of a round's candidates (one each by default).
     const share = flags.candidates ? Math.ceil(flags.candidates / expertUris.length) : 1;
-    experts ??= openModelExperts(expertUris, { ...backendOptions(signal), parallel: share, baseModel: model }).then((set) => {
-      opened.push(...set.experts);
-      return set;
-    });
+    experts ??= openModelExperts(expertUris, { ...backendOptions(signal), parallel: share, baseModel: model }).then(
+      (set) => {
+        opened.push(...set.experts);
+        return set;
+      },
+    );
     return experts;
   };
   return {
@@ -60,10 +72,16 @@ export function cliModels(flags: ModelFlags, ctx: CliContext): ModelProvider & {
         // Experts alone: the first that opens stands as the run's model (its context sizes the prompts).
         const set = await openExpertSet(signal);
         if (set.experts[0]) return set.experts[0];
-        throw new ChorusError('bad_input', `No expert could be opened: ${set.failures.map((f) => `${f.expert}: ${f.message}`).join('; ')}.`);
+        throw new ChorusError(
+          'bad_input',
+          `No expert could be opened: ${set.failures.map((f) => `${f.expert}: ${f.message}`).join('; ')}.`,
+        );
       }
       if (!model && !flags.endpoint) {
-        throw new ChorusError('bad_input', 'No model configured: pass --model <path|id|replay:file> or --endpoint <url>, or use --engine random.');
+        throw new ChorusError(
+          'bad_input',
+          'No model configured: pass --model <path|id|replay:file> or --endpoint <url>, or use --engine random.',
+        );
       }
       const backend = await openModel(model, backendOptions(signal));
       opened.push(backend);

@@ -39,7 +39,8 @@ export function oneOf<T extends string>(name: string, allowed: readonly T[]) {
 export function numberIn(name: string, min: number, max: number) {
   return (value: string): number => {
     const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a number from ${min} to ${max}.`);
+    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max)
+      throw new InvalidArgumentError(`${name} must be a number from ${min} to ${max}.`);
     return n;
   };
 }

@@ -30,7 +30,10 @@ export async function askMessages(req: AskRequest): Promise<ChatMessage[]> {
         ? `Uncovered points:\n${last.holes
             .filter((h) => h.kind !== 'toggle')
             .slice(0, 40)
-            .map((h) => `- ${name(h.file)}:${h.line} ${h.kind}: ${h.detail}${h.unreachable ? ` (proven unreachable: ${h.unreachable})` : h.formal ? ` (formal engine undecided: ${h.formal})` : ''}`)
+            .map(
+              (h) =>
+                `- ${name(h.file)}:${h.line} ${h.kind}: ${h.detail}${h.unreachable ? ` (proven unreachable: ${h.unreachable})` : h.formal ? ` (formal engine undecided: ${h.formal})` : ''}`,
+            )
             .join('\n')}`
         : 'No uncovered points.',
     );
@@ -45,7 +48,12 @@ export async function askMessages(req: AskRequest): Promise<ChatMessage[]> {
 }
 
 /** The model's answer, streamed to `onText` as it comes. */
-export async function ask(req: AskRequest, models: ModelProvider, signal: AbortSignal, onText: (text: string) => void): Promise<string> {
+export async function ask(
+  req: AskRequest,
+  models: ModelProvider,
+  signal: AbortSignal,
+  onText: (text: string) => void,
+): Promise<string> {
   const backend = await models.open(signal);
   const messages = await askMessages(req);
   const r = await backend.chat(messages, { signal, onToken: onText, maxTokens: 2048 });

@@ -2,7 +2,14 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { ChorusError, DEFAULT_TARGETS, type DesignAnalysis, type ModuleInfo, type SourceFile, type Targets } from '../protocol';
+import {
+  ChorusError,
+  DEFAULT_TARGETS,
+  type DesignAnalysis,
+  type ModuleInfo,
+  type SourceFile,
+  type Targets,
+} from '../protocol';
 import { readUserText } from '../protocol/userFile';
 import { readSourceText } from '../hdl';
 import type { DesignFlags } from '../sim';
@@ -31,9 +38,19 @@ export interface RunContext {
 
 export async function prepareRun(req: GenerateRequest): Promise<RunContext> {
   if (!req.rtlFiles.length) throw new ChorusError('bad_input', 'No RTL files given: pass the DUT source files.');
-  const { files: rtlFiles, top, analysis } = await selectDut({ files: req.rtlFiles, top: req.top, design: { includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters } });
+  const {
+    files: rtlFiles,
+    top,
+    analysis,
+  } = await selectDut({
+    files: req.rtlFiles,
+    top: req.top,
+    design: { includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters },
+  });
   // None named: the spec beside the design (`<name>.md`, `<name>.txt`, spec/ or docs/ files naming the module).
-  const specFiles = req.specFiles?.length ? req.specFiles.map((f) => resolve(f)) : await findSpecFiles(rtlFiles, top.name);
+  const specFiles = req.specFiles?.length
+    ? req.specFiles.map((f) => resolve(f))
+    : await findSpecFiles(rtlFiles, top.name);
   const displayName = designNames(rtlFiles);
   const sources = new Map<string, string>();
   const rtl: SourceFile[] = [];
@@ -47,7 +64,12 @@ export async function prepareRun(req: GenerateRequest): Promise<RunContext> {
     try {
       specs.push({ name: basename(f), content: await readUserText(f, { what: 'spec file' }) });
     } catch (err) {
-      throw new ChorusError('bad_input', `Cannot read spec file ${f}: ${(err as Error).message}`, { file: f }, { cause: err });
+      throw new ChorusError(
+        'bad_input',
+        `Cannot read spec file ${f}: ${(err as Error).message}`,
+        { file: f },
+        { cause: err },
+      );
     }
   }
   const workDir = req.workDir ?? (await mkdtemp(join(tmpdir(), 'chorus-run-')));

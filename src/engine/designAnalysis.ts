@@ -30,7 +30,10 @@ export async function analyzeDesign(files: string[], opts: DesignAnalysisOptions
   const sources: SourceFile[] = [];
   for (const file of files) {
     const expanded = failing.has(file)
-      ? await preprocessDesignFile(file, opts.design ?? {}, { verilatorPath: opts.verilatorPath, signal: opts.signal }).catch(() => undefined)
+      ? await preprocessDesignFile(file, opts.design ?? {}, {
+          verilatorPath: opts.verilatorPath,
+          signal: opts.signal,
+        }).catch(() => undefined)
       : undefined;
     // Unchanged files were read (and checked) by the first analysis already.
     sources.push({ name: file, content: expanded ?? (await readSourceText(file)) });

@@ -13,8 +13,25 @@ import { preprocessDesignFile, type DesignFlags } from '../sim';
 
 /** Directives that change no text the analysis reads (conditionals are left to the text analysis as written). */
 const PLAIN_DIRECTIVES = new Set([
-  'define', 'undef', 'undefineall', 'ifdef', 'ifndef', 'else', 'elsif', 'endif', 'timescale', 'default_nettype', 'resetall',
-  'celldefine', 'endcelldefine', 'pragma', 'line', 'begin_keywords', 'end_keywords', 'unconnected_drive', 'nounconnected_drive',
+  'define',
+  'undef',
+  'undefineall',
+  'ifdef',
+  'ifndef',
+  'else',
+  'elsif',
+  'endif',
+  'timescale',
+  'default_nettype',
+  'resetall',
+  'celldefine',
+  'endcelldefine',
+  'pragma',
+  'line',
+  'begin_keywords',
+  'end_keywords',
+  'unconnected_drive',
+  'nounconnected_drive',
 ]);
 
 /** True when the text uses a macro or includes a file: a backtick name that is no plain directive. */
@@ -31,7 +48,11 @@ export interface DocumentAnalysisOptions {
 }
 
 /** Analyses `text`, the content of `file` (absolute); see the file comment. Never throws for bad text: errors are in the result. */
-export async function analyzeDocumentText(file: string, text: string, opts: DocumentAnalysisOptions = {}): Promise<DesignAnalysis> {
+export async function analyzeDocumentText(
+  file: string,
+  text: string,
+  opts: DocumentAnalysisOptions = {},
+): Promise<DesignAnalysis> {
   const first = analyzeSources([{ name: file, content: text }], { defines: opts.design?.defines });
   if (!usesMacros(text)) return first;
   // The editor's text, not the file on disk, is expanded: a copy in a private folder, with the document's own
@@ -41,7 +62,10 @@ export async function analyzeDocumentText(file: string, text: string, opts: Docu
     const copy = join(work, basename(file));
     await writeFile(copy, text);
     const design: DesignFlags = { ...opts.design, includeDirs: [dirname(file), ...(opts.design?.includeDirs ?? [])] };
-    const expanded = await preprocessDesignFile(copy, design, { verilatorPath: opts.verilatorPath, signal: opts.signal }).catch(() => undefined);
+    const expanded = await preprocessDesignFile(copy, design, {
+      verilatorPath: opts.verilatorPath,
+      signal: opts.signal,
+    }).catch(() => undefined);
     if (expanded === undefined) return first;
     const second = analyzeSources([{ name: file, content: expanded }]);
     // When expansion does not help, the errors of the text as written are the ones to show.

@@ -27,7 +27,8 @@ export function instantiationProblem(testbench: string, top: string, instance: s
   const inst = new RegExp(`\\b${top}\\b\\s*(#\\s*\\([\\s\\S]*?\\)\\s*)?(\\w+)\\s*\\(`, 'g');
   const names = [...code.matchAll(inst)].map((m) => m[2]);
   if (!names.length) return `the testbench does not instantiate the DUT module '${top}'`;
-  if (!names.includes(instance)) return `the DUT '${top}' is instantiated as '${names[0]}', but it must be named '${instance}'`;
+  if (!names.includes(instance))
+    return `the DUT '${top}' is instantiated as '${names[0]}', but it must be named '${instance}'`;
   return null;
 }
 
@@ -70,7 +71,11 @@ export function explainHoles(ctx: RunContext, holes: Hole[]): Hole[] {
   });
 }
 
-export async function evaluateTestbench(ctx: RunContext, testbench: string, opts: EvaluateOptions): Promise<Evaluation> {
+export async function evaluateTestbench(
+  ctx: RunContext,
+  testbench: string,
+  opts: EvaluateOptions,
+): Promise<Evaluation> {
   const testbenchPath = join(ctx.workDir, opts.filename);
   await writeFileAtomic(testbenchPath, testbench);
   const measured = await measureCoverage(
@@ -97,7 +102,8 @@ export async function evaluateTestbench(ctx: RunContext, testbench: string, opts
 export function holesForModel(holes: Hole[], maxLines = 40, name: (file: string) => string = basename): string {
   const reachable = holes.filter((h) => !h.unreachable);
   const proven = holes.length - reachable.length;
-  if (!reachable.length) return `No coverage holes left to reach: the ${proven} uncovered point(s) are proven unreachable.`;
+  if (!reachable.length)
+    return `No coverage holes left to reach: the ${proven} uncovered point(s) are proven unreachable.`;
   let text = holesFeedback(reachable, maxLines, name);
   if (proven) text += `\n(${proven} more point(s) are proven unreachable and left out.)`;
   return text;

@@ -25,13 +25,15 @@ export function instanceBelow(hierarchy: string | undefined, dutInstance: string
   return at < 0 ? undefined : parts.slice(at + 1).join('.');
 }
 
-const lineKey = (file: string, line: number, kind: string, instance: string | undefined) => `${resolve(file)}\u0000${line}\u0000${kind}\u0000${instance ?? '*'}`;
+const lineKey = (file: string, line: number, kind: string, instance: string | undefined) =>
+  `${resolve(file)}\u0000${line}\u0000${kind}\u0000${instance ?? '*'}`;
 
 /** The text of a k-induction proof, as a hole's `unreachable` carries it. */
 export const inductionText = (depth: number) => `k-induction, depth ${depth}`;
 
 /** The point kinds the formal engine decides: line and branch arms, FSM states and arcs. */
-export const isFormalKind = (kind: CoveragePoint['kind']): kind is FormalTarget['kind'] => kind === 'line' || kind === 'branch' || kind === 'fsm_state' || kind === 'fsm_arc';
+export const isFormalKind = (kind: CoveragePoint['kind']): kind is FormalTarget['kind'] =>
+  kind === 'line' || kind === 'branch' || kind === 'fsm_state' || kind === 'fsm_arc';
 
 /** The kinds closure is judged on: line and branch always, FSM states and arcs when the run targets them. */
 export const closureKind = (kind: CoveragePoint['kind'], targets: Targets = {}): boolean =>

@@ -11,12 +11,27 @@ function writeFailure(path: string, err: unknown): ChorusError {
   const code = (err as NodeJS.ErrnoException).code;
   // The machine's fault, not the input's (nor the model's): its own kind and exit code.
   if (code === 'ENOSPC' || code === 'EDQUOT') {
-    return new ChorusError('infrastructure', 'No space left on the device while writing this file: free some space and retry.', { file: path }, { cause: err });
+    return new ChorusError(
+      'infrastructure',
+      'No space left on the device while writing this file: free some space and retry.',
+      { file: path },
+      { cause: err },
+    );
   }
   if (code === 'EROFS') {
-    return new ChorusError('infrastructure', 'This file is on a read-only file system: choose a path on a writable one and retry.', { file: path }, { cause: err });
+    return new ChorusError(
+      'infrastructure',
+      'This file is on a read-only file system: choose a path on a writable one and retry.',
+      { file: path },
+      { cause: err },
+    );
   }
-  return new ChorusError('failed', `Cannot write this file (${code ?? String(err)}): check that its folder is writable, or choose another path.`, { file: path }, { cause: err });
+  return new ChorusError(
+    'failed',
+    `Cannot write this file (${code ?? String(err)}): check that its folder is writable, or choose another path.`,
+    { file: path },
+    { cause: err },
+  );
 }
 
 /** Writes through a temporary file in the same folder and a rename: readers see the old file or the new one, never half. */
@@ -58,7 +73,9 @@ export async function mayOverwrite(path: string): Promise<boolean> {
 /** Writes a generated testbench to a user-visible path, never over a file CHORUS did not write unless forced. */
 export async function writeTestbench(path: string, content: string, force: boolean): Promise<void> {
   await checkTestbenchTarget(path, force);
-  const marked = content.startsWith(GENERATED_MARKER) ? content : `${GENERATED_MARKER}: stimulus only; regenerate with \`chorus generate\`.\n${content}`;
+  const marked = content.startsWith(GENERATED_MARKER)
+    ? content
+    : `${GENERATED_MARKER}: stimulus only; regenerate with \`chorus generate\`.\n${content}`;
   await writeFileAtomic(path, marked);
 }
 
@@ -71,12 +88,18 @@ export async function checkTestbenchTarget(path: string, force: boolean): Promis
   const s = await lstat(path).catch(() => undefined);
   if (s?.isSymbolicLink()) {
     const real = await realpath(path).catch(() => undefined);
-    throw new ChorusError('bad_input', `A symbolic link${real ? ` to ${real}` : ''}: pass the file itself as --out.`, { file: path });
+    throw new ChorusError('bad_input', `A symbolic link${real ? ` to ${real}` : ''}: pass the file itself as --out.`, {
+      file: path,
+    });
   }
   if (s && !s.isFile()) {
     throw new ChorusError('bad_input', 'Not a regular file: choose a file path for --out.', { file: path });
   }
   if (!force && !(await mayOverwrite(path))) {
-    throw new ChorusError('bad_input', 'The file exists and was not written by CHORUS: pass --force to overwrite it, or choose another --out.', { file: path });
+    throw new ChorusError(
+      'bad_input',
+      'The file exists and was not written by CHORUS: pass --force to overwrite it, or choose another --out.',
+      { file: path },
+    );
   }
 }

@@ -10,7 +10,12 @@ import { generatorFor, runSettings } from './generators';
 export { DEFAULT_ROUNDS, DEFAULT_STALL_ROUNDS } from './generators';
 
 /** Runs the request's generator, looked up by engine name. */
-async function run(req: GenerateRequest, services: EngineServices, ctx: RunContext, emit: Emit<LoopEvent>): Promise<EngineResult> {
+async function run(
+  req: GenerateRequest,
+  services: EngineServices,
+  ctx: RunContext,
+  emit: Emit<LoopEvent>,
+): Promise<EngineResult> {
   const outcome = await generatorFor(req.engine, runSettings(req)).generate(ctx, services, emit);
   return { ...outcome.result, points: outcome.points };
 }
@@ -23,11 +28,19 @@ export function generate(req: GenerateRequest, services: EngineServices): AsyncI
 }
 
 /** Runs to the end and returns the engine's result (with its points), passing every event to `onEvent`. */
-export async function generateToEnd(req: GenerateRequest, services: EngineServices, onEvent?: (e: LoopEvent) => void): Promise<EngineResult> {
+export async function generateToEnd(
+  req: GenerateRequest,
+  services: EngineServices,
+  onEvent?: (e: LoopEvent) => void,
+): Promise<EngineResult> {
   return generateRun(req, services, (e) => onEvent?.(e));
 }
 
-async function generateRun(req: GenerateRequest, services: EngineServices, emit: Emit<LoopEvent>): Promise<EngineResult> {
+async function generateRun(
+  req: GenerateRequest,
+  services: EngineServices,
+  emit: Emit<LoopEvent>,
+): Promise<EngineResult> {
   const ctx = await prepareRun(req);
   try {
     return await runAndReport(req, services, ctx, emit);
@@ -37,12 +50,22 @@ async function generateRun(req: GenerateRequest, services: EngineServices, emit:
   }
 }
 
-async function runAndReport(req: GenerateRequest, services: EngineServices, ctx: RunContext, emit: Emit<LoopEvent>): Promise<EngineResult> {
+async function runAndReport(
+  req: GenerateRequest,
+  services: EngineServices,
+  ctx: RunContext,
+  emit: Emit<LoopEvent>,
+): Promise<EngineResult> {
   // Lint is not failure: the design's own warnings are reported once, here; a construct Verilator cannot build
   // stops the run now, with its file and line, before minutes of model loading.
   const lint = await lintDesign(
     { files: ctx.rtlFiles, top: ctx.top.name, ...ctx.design },
-    { verilatorPath: services.verilatorPath, logger: services.logger, signal: services.signal, memoryLimitBytes: services.memoryLimitBytes },
+    {
+      verilatorPath: services.verilatorPath,
+      logger: services.logger,
+      signal: services.signal,
+      memoryLimitBytes: services.memoryLimitBytes,
+    },
   );
   const designWarnings = lint.warnings;
   // Loudly, once per run: without bubblewrap the testbenches this run simulates are not jailed.
@@ -52,14 +75,24 @@ async function runAndReport(req: GenerateRequest, services: EngineServices, ctx:
   for (const port of ctx.top.ports) {
     const width = lint.portWidths.get(port.name);
     if (width !== undefined && width !== port.width) {
-      services.logger.debug(`Port ${port.name} of ${ctx.top.name}: ${width} bits as elaborated (analysis read ${port.width}).`);
+      services.logger.debug(
+        `Port ${port.name} of ${ctx.top.name}: ${width} bits as elaborated (analysis read ${port.width}).`,
+      );
       port.width = width;
     }
   }
   // The model is opened once the DUT is known to be sound: a bad file fails before minutes of model loading.
-  const backend = services.backend ?? (req.engine !== 'random' ? await services.models?.open(services.signal) : undefined);
+  const backend =
+    services.backend ?? (req.engine !== 'random' ? await services.models?.open(services.signal) : undefined);
   const withModel = { ...services, backend };
-  emit({ type: 'start', top: ctx.top.name, engine: req.engine, targets: ctx.targets, model: backend?.label, files: ctx.rtlFiles });
+  emit({
+    type: 'start',
+    top: ctx.top.name,
+    engine: req.engine,
+    targets: ctx.targets,
+    model: backend?.label,
+    files: ctx.rtlFiles,
+  });
   const result: EngineResult = { ...(await run(req, withModel, ctx, emit)), designWarnings };
   const { points: _points, ...wire } = result;
   emit({ type: 'final', result: wire });

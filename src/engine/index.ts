@@ -3,13 +3,29 @@ export { generate, generateToEnd, DEFAULT_ROUNDS } from './generate';
 export { parseTargets, meetsTargets, overallPct, formatSummary, formatTargets } from './targets';
 export { writeTestbench, writeFileAtomic, mayOverwrite, checkTestbenchTarget, GENERATED_MARKER } from './fs';
 // The consent rule of every output file option (--out, --lcov, bench --out).
-export { checkOutputTarget, writeOutput, checkBenchOutputs, BENCH_OUTPUTS, type OutputTarget, type OutputKind } from './outputs';
+export {
+  checkOutputTarget,
+  writeOutput,
+  checkBenchOutputs,
+  BENCH_OUTPUTS,
+  type OutputTarget,
+  type OutputKind,
+} from './outputs';
 export { buildOpeningMessages } from './llm/prompt';
 export { parseReply } from './llm/reply';
 export { parsePatch, applyPatch } from './llm/patch';
 export { prepareRun } from './context';
 // Run planning: DUT files, top and engine decided once for every adapter.
-export { planRun, selectDut, findTop, checkOverrides, type RunInput, type RunPlan, type DutRequest, type DutSelection } from './plan';
+export {
+  planRun,
+  selectDut,
+  findTop,
+  checkOverrides,
+  type RunInput,
+  type RunPlan,
+  type DutRequest,
+  type DutSelection,
+} from './plan';
 export { chooseEngine, findModel, openModel, openModelExperts, type ModelProvider, type OpenedExperts } from './models';
 export { GPU_CANDIDATES } from './llm/experts';
 export { ask, askMessages, type AskRequest } from './ask';
@@ -31,4 +47,16 @@ export { machineFault } from '../sim';
 // For an adapter that must end now (the CLI's second Ctrl-C, or a first one not answered in time): every tool's tree killed.
 export { killAllGroups } from '../sim';
 // Formal closure (Yosys in WebAssembly): proven-unreachable points, witness traces, `chorus prove`.
-export { proveHoles, provePoints, type ProveHolesRequest, type ProveHolesReport, type FormalOptions, type FormalServices, type TargetVerdict, type Witness, type Verdict, type StimulusRow, type FormalTarget } from './prove';
+export {
+  proveHoles,
+  provePoints,
+  type ProveHolesRequest,
+  type ProveHolesReport,
+  type FormalOptions,
+  type FormalServices,
+  type TargetVerdict,
+  type Witness,
+  type Verdict,
+  type StimulusRow,
+  type FormalTarget,
+} from './prove';

@@ -46,12 +46,23 @@ export async function measure(req: MeasureRequest, services: MeasureServices): P
   if (!Object.keys(req.parameters ?? {}).length) return measureAsGiven(req, services);
   // The overrides name parameters the top declares, and go on a copy of the testbench (Verilator's -G reaches
   // only the top module, here the testbench); messages about the copy name the user's file.
-  const { top } = await selectDut({ files: req.rtlFiles, top: req.top, design: { includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters } });
+  const { top } = await selectDut({
+    files: req.rtlFiles,
+    top: req.top,
+    design: { includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters },
+  });
   const copy = await parameterizedTestbench(req.testbench, top.name, req.parameters ?? {});
   try {
     const result = await measureAsGiven({ ...req, top: top.name, testbench: copy.path }, services);
     const original = (file: string) => (resolve(file) === copy.path ? req.testbench : file);
-    return { ...result, diagnostics: result.diagnostics.map((d) => ({ ...d, file: original(d.file), message: d.message.replaceAll(copy.path, req.testbench) })) };
+    return {
+      ...result,
+      diagnostics: result.diagnostics.map((d) => ({
+        ...d,
+        file: original(d.file),
+        message: d.message.replaceAll(copy.path, req.testbench),
+      })),
+    };
   } finally {
     await copy.dispose();
   }

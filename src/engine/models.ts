@@ -3,7 +3,15 @@
  * configured or found, and how to open its backend: the server keeps a warm pool behind it, the CLI opens one
  * per run) and the engine asks it.
  */
-import { findDefaultModel, openBackend, openExperts, type ChatBackend, type ExpertOptions, type OpenBackendOptions, type OpenedExperts } from '../llm';
+import {
+  findDefaultModel,
+  openBackend,
+  openExperts,
+  type ChatBackend,
+  type ExpertOptions,
+  type OpenBackendOptions,
+  type OpenedExperts,
+} from '../llm';
 import type { EngineName } from '../protocol';
 
 export interface ModelProvider {
@@ -25,7 +33,11 @@ export function chooseEngine(requested: EngineName | 'auto' | undefined, models:
 }
 
 /** The model a setting or flag names, else a GGUF found in the model folders (none when an endpoint serves it). */
-export function findModel(model: string | undefined, endpoint: string | undefined, modelDirs: string[]): string | undefined {
+export function findModel(
+  model: string | undefined,
+  endpoint: string | undefined,
+  modelDirs: string[],
+): string | undefined {
   return model || (endpoint ? undefined : findDefaultModel(modelDirs));
 }
 

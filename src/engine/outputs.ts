@@ -52,7 +52,11 @@ async function refuseInput(path: string, inputs: string[], option: string): Prom
   for (const input of inputs) {
     const s = await stat(input).catch(() => undefined);
     if (s && s.dev === target.dev && s.ino === target.ino) {
-      throw new ChorusError('bad_input', `This is an input of the run (${input}): ${option} never replaces one, not even with --force; choose another path for ${option}.`, { file: path });
+      throw new ChorusError(
+        'bad_input',
+        `This is an input of the run (${input}): ${option} never replaces one, not even with --force; choose another path for ${option}.`,
+        { file: path },
+      );
     }
   }
 }
@@ -63,12 +67,21 @@ export async function checkOutputTarget(t: OutputTarget): Promise<void> {
   if (!s) return;
   if (s.isSymbolicLink()) {
     const real = await realpath(t.path).catch(() => undefined);
-    throw new ChorusError('bad_input', `A symbolic link${real ? ` to ${real}` : ''}: pass the file itself as ${t.option}.`, { file: t.path });
+    throw new ChorusError(
+      'bad_input',
+      `A symbolic link${real ? ` to ${real}` : ''}: pass the file itself as ${t.option}.`,
+      { file: t.path },
+    );
   }
-  if (!s.isFile()) throw new ChorusError('bad_input', `Not a regular file: choose a file path for ${t.option}.`, { file: t.path });
+  if (!s.isFile())
+    throw new ChorusError('bad_input', `Not a regular file: choose a file path for ${t.option}.`, { file: t.path });
   await refuseInput(t.path, t.inputs ?? [], t.option);
   if (!t.force && !(await beginsWith(t.path, SIGNATURES[t.kind]))) {
-    throw new ChorusError('bad_input', `The file exists and was not written by CHORUS: pass --force to overwrite it, or choose another ${t.option}.`, { file: t.path });
+    throw new ChorusError(
+      'bad_input',
+      `The file exists and was not written by CHORUS: pass --force to overwrite it, or choose another ${t.option}.`,
+      { file: t.path },
+    );
   }
 }
 
@@ -89,7 +102,12 @@ export const BENCH_OUTPUTS = ['results.json', 'summary.md', 'chart.svg'] as cons
 export async function checkBenchOutputs(dir: string, force: boolean, inputs: string[]): Promise<void> {
   const s = await stat(dir).catch(() => undefined);
   if (!s) return;
-  if (!s.isDirectory()) throw new ChorusError('bad_input', 'Not a folder: --out takes the folder for results.json, summary.md and chart.svg.', { file: dir });
+  if (!s.isDirectory())
+    throw new ChorusError(
+      'bad_input',
+      'Not a folder: --out takes the folder for results.json, summary.md and chart.svg.',
+      { file: dir },
+    );
   const present: string[] = [];
   for (const name of BENCH_OUTPUTS) {
     const path = join(dir, name);
@@ -99,7 +117,11 @@ export async function checkBenchOutputs(dir: string, force: boolean, inputs: str
     await checkOutputTarget({ path, option: '--out', kind: 'benchSummary', force: true, inputs });
   }
   const summary = join(dir, 'summary.md');
-  if (!force && present.length && !(present.includes('summary.md') && (await beginsWith(summary, SIGNATURES.benchSummary)))) {
+  if (
+    !force &&
+    present.length &&
+    !(present.includes('summary.md') && (await beginsWith(summary, SIGNATURES.benchSummary)))
+  ) {
     throw new ChorusError(
       'bad_input',
       `The folder holds ${present.join(', ')}, not written by chorus bench: pass --force to replace them, or choose another --out.`,

@@ -18,7 +18,11 @@ export interface ParameterizedTestbench {
 }
 
 /** A copy of `testbench` whose every `top` instantiation carries `parameters`; an error when it has none. */
-export async function parameterizedTestbench(testbench: string, top: string, parameters: Record<string, string>): Promise<ParameterizedTestbench> {
+export async function parameterizedTestbench(
+  testbench: string,
+  top: string,
+  parameters: Record<string, string>,
+): Promise<ParameterizedTestbench> {
   const text = await readUserText(testbench, { what: 'testbench' });
   const patched = withDutParameters(text, top, parameters);
   if (!patched.instances) {

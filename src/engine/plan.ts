@@ -65,7 +65,10 @@ export function findTop(analysis: DesignAnalysis, files: string[], requested?: s
 async function siblings(file: string): Promise<string[]> {
   const dir = dirname(file);
   const names = await readdir(dir).catch(() => [] as string[]);
-  return names.filter((n) => HDL.test(n) && !TESTBENCH.test(n)).slice(0, MAX_SIBLINGS).map((n) => join(dir, n));
+  return names
+    .filter((n) => HDL.test(n) && !TESTBENCH.test(n))
+    .slice(0, MAX_SIBLINGS)
+    .map((n) => join(dir, n));
 }
 
 /**
@@ -112,7 +115,11 @@ export async function selectDut(req: DutRequest): Promise<DutSelection> {
     const index = await indexModules([doc, ...others], readSourceText);
     files = [doc, ...filesNeeded(index, topName, doc).filter((f) => f !== doc)];
     if (files.length > 1) {
-      const wide = await analyzeFiles(files, { top: topName, parameters: req.design?.parameters, defines: req.design?.defines });
+      const wide = await analyzeFiles(files, {
+        top: topName,
+        parameters: req.design?.parameters,
+        defines: req.design?.defines,
+      });
       // A needed file the analysis cannot read (macros, …) may still build: the document's analysis serves then.
       if (!wide.errors.length) analysis = wide;
     }
@@ -133,6 +140,11 @@ export interface RunPlan {
 /** The engine's one decision of a run: its DUT files and top (`selectDut`) and its engine (`chooseEngine`). */
 export async function planRun(input: RunInput, models: ModelProvider): Promise<RunPlan> {
   const { files, document, engine, ...rest } = input;
-  const dut = await selectDut({ files, document, top: input.top, design: { includeDirs: input.includeDirs, defines: input.defines, parameters: input.parameters } });
+  const dut = await selectDut({
+    files,
+    document,
+    top: input.top,
+    design: { includeDirs: input.includeDirs, defines: input.defines, parameters: input.parameters },
+  });
   return { dut, request: { ...rest, rtlFiles: dut.files, top: dut.top.name, engine: chooseEngine(engine, models) } };
 }

@@ -53,7 +53,8 @@ export async function provePoints(
 ): Promise<ProvePointsResult> {
   // Instances that hit each source point: a proof about one of them must not contradict a simulation.
   const hitBy = new Map<string, Set<string>>();
-  for (const p of points.filter((x) => x.count > 0)) hitBy.set(siteKey(p), (hitBy.get(siteKey(p)) ?? new Set()).add(p.hierarchy));
+  for (const p of points.filter((x) => x.count > 0))
+    hitBy.set(siteKey(p), (hitBy.get(siteKey(p)) ?? new Set()).add(p.hierarchy));
   // The DUT's own instance path (`TOP.tb.uut`): what a point's hierarchy starts with.
   const root = points.find((p) => p.module === design.top)?.hierarchy;
   const seen = new Set<string>();
@@ -65,7 +66,8 @@ export async function provePoints(
     if (seen.has(key)) continue;
     seen.add(key);
     const t: FormalTarget = { file: resolve(p.file), line: p.line, column: p.column, kind: p.kind, comment: p.comment };
-    if (root !== undefined && (p.hierarchy === root || p.hierarchy.startsWith(`${root}.`))) t.instance = p.hierarchy.slice(root.length + 1);
+    if (root !== undefined && (p.hierarchy === root || p.hierarchy.startsWith(`${root}.`)))
+      t.instance = p.hierarchy.slice(root.length + 1);
     targets.push(t);
     of.push(p);
   }
@@ -88,9 +90,16 @@ export async function provePoints(
   const guarded = result.verdicts.map((v): TargetVerdict => {
     if (v.verdict.status !== 'unreachable') return v;
     const hierarchies = hitBy.get(siteKey(v.target));
-    const path = v.target.instance === undefined || root === undefined ? undefined : v.target.instance ? `${root}.${v.target.instance}` : root;
+    const path =
+      v.target.instance === undefined || root === undefined
+        ? undefined
+        : v.target.instance
+          ? `${root}.${v.target.instance}`
+          : root;
     const contradicted = hierarchies !== undefined && (path === undefined || hierarchies.has(path));
-    return contradicted ? { ...v, verdict: { status: 'unknown', reason: 'a simulation reached this point: the proof is not trusted' } } : v;
+    return contradicted
+      ? { ...v, verdict: { status: 'unknown', reason: 'a simulation reached this point: the proof is not trusted' } }
+      : v;
   });
   return { ...result, verdicts: guarded, points: of };
 }
@@ -118,11 +127,19 @@ export interface ProveHolesReport {
 }
 
 /** `chorus prove`: find the holes a user would see, then decide each with the formal engine. */
-export async function proveHoles(req: ProveHolesRequest, services: FormalServices & { verilatorPath?: string; cacheDir?: string }): Promise<ProveHolesReport> {
+export async function proveHoles(
+  req: ProveHolesRequest,
+  services: FormalServices & { verilatorPath?: string; cacheDir?: string },
+): Promise<ProveHolesReport> {
   const rtlFiles = req.rtlFiles.map((f) => resolve(f));
   // The holes are found on the design as it is built: its include folders, macros and top parameters.
   const design = { includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters };
-  const analysis = await analyzeDesign(rtlFiles, { top: req.top, design, verilatorPath: services.verilatorPath, signal: services.signal });
+  const analysis = await analyzeDesign(rtlFiles, {
+    top: req.top,
+    design,
+    verilatorPath: services.verilatorPath,
+    signal: services.signal,
+  });
   const top = findTop(analysis, rtlFiles, req.top).name;
   const started = Date.now();
   let points: CoveragePoint[];
@@ -132,14 +149,32 @@ export async function proveHoles(req: ProveHolesRequest, services: FormalService
       { rtlFiles, testbench: resolve(req.testbench), top, ...design },
       { logger: services.logger, signal: services.signal, verilatorPath: services.verilatorPath },
     );
-    if (m.status !== 'ok') throw new ChorusError('failed', `The testbench did not run (${m.status}): run \`chorus coverage\` on it to see why.`);
+    if (m.status !== 'ok')
+      throw new ChorusError(
+        'failed',
+        `The testbench did not run (${m.status}): run \`chorus coverage\` on it to see why.`,
+      );
     points = m.points;
     coverage = m.coverage;
   } else {
     const r = await generateToEnd(
       // The search's own formal stage is off: every hole it leaves is decided below, with this command's bounds.
-      { rtlFiles, top, ...design, engine: 'random', targets: DEFAULT_TARGETS, budgetSeconds: req.budgetSeconds ?? 20, seed: req.seed, formal: false },
-      { logger: services.logger, signal: services.signal, verilatorPath: services.verilatorPath, cacheDir: services.cacheDir },
+      {
+        rtlFiles,
+        top,
+        ...design,
+        engine: 'random',
+        targets: DEFAULT_TARGETS,
+        budgetSeconds: req.budgetSeconds ?? 20,
+        seed: req.seed,
+        formal: false,
+      },
+      {
+        logger: services.logger,
+        signal: services.signal,
+        verilatorPath: services.verilatorPath,
+        cacheDir: services.cacheDir,
+      },
     );
     points = r.points;
     coverage = r.coverage;

@@ -30,7 +30,8 @@ export function chatActions(d: ChatActionDeps): ChatActions {
           type: 'steerResult',
           steerId: m.steerId,
           accepted: false,
-          message: 'No run is going: start one with "CHORUS: Generate high-coverage stimulus", then steer its next round.',
+          message:
+            'No run is going: start one with "CHORUS: Generate high-coverage stimulus", then steer its next round.',
         });
         return;
       }
@@ -48,7 +49,13 @@ export function chatActions(d: ChatActionDeps): ChatActions {
         }
         d.post({ type: 'steerResult', steerId: m.steerId, accepted: true, runId: run.runId, round: run.round + 1 });
       } catch (err) {
-        d.post({ type: 'steerResult', steerId: m.steerId, accepted: false, runId: run.runId, message: describeError(err).message });
+        d.post({
+          type: 'steerResult',
+          steerId: m.steerId,
+          accepted: false,
+          runId: run.runId,
+          message: describeError(err).message,
+        });
       }
     },
     ask: async (m) => {
@@ -60,7 +67,13 @@ export function chatActions(d: ChatActionDeps): ChatActions {
       const active = vscode.window.activeTextEditor?.document.uri;
       const dut = run?.dut ?? d.store.latest()?.dut ?? active;
       if (!dut) {
-        d.post({ type: 'askChunk', askId: m.askId, text: '', done: true, error: 'Open a design file (or run Generate on one) so the model has a design to talk about.' });
+        d.post({
+          type: 'askChunk',
+          askId: m.askId,
+          text: '',
+          done: true,
+          error: 'Open a design file (or run Generate on one) so the model has a design to talk about.',
+        });
         return;
       }
       d.noteQuestion(m.askId, m.question);
@@ -97,7 +110,11 @@ export function chatActions(d: ChatActionDeps): ChatActions {
       const dut = run?.dut ?? entry?.dut;
       const top = run?.top ?? entry?.top;
       if (!dut || !top) {
-        d.post({ type: 'notice', level: 'warning', text: 'That run is no longer known here: open the testbench and save it yourself.' });
+        d.post({
+          type: 'notice',
+          level: 'warning',
+          text: 'That run is no longer known here: open the testbench and save it yourself.',
+        });
         return;
       }
       await d.publisher.writeTestbench(dut, top, m.testbench);
@@ -109,7 +126,10 @@ export function chatActions(d: ChatActionDeps): ChatActions {
       // `m.file` is the hole's absolute path.
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(m.file));
       const pos = new vscode.Position(Math.max(0, Math.min(m.line - 1, doc.lineCount - 1)), 0);
-      await vscode.window.showTextDocument(doc, { selection: new vscode.Range(pos, pos), viewColumn: vscode.ViewColumn.One });
+      await vscode.window.showTextDocument(doc, {
+        selection: new vscode.Range(pos, pos),
+        viewColumn: vscode.ViewColumn.One,
+      });
     },
   };
 }

@@ -18,7 +18,11 @@ type ActionType = keyof ChatActions;
 type ActionMessage<K extends ActionType> = Extract<WebviewToHost, { type: K }>;
 
 /** The action for a checked message: its type picks the handler typed for it. */
-function runAction<K extends ActionType>(actions: { [P in ActionType]: (m: ActionMessage<P>) => unknown }, type: K, msg: ActionMessage<K>): unknown {
+function runAction<K extends ActionType>(
+  actions: { [P in ActionType]: (m: ActionMessage<P>) => unknown },
+  type: K,
+  msg: ActionMessage<K>,
+): unknown {
   const handler: (m: ActionMessage<K>) => unknown = actions[type];
   return handler(msg);
 }
@@ -41,7 +45,9 @@ export class ChatHost implements vscode.WebviewViewProvider, vscode.Disposable {
   ) {
     this.actions = actions(this);
     this.subscriptions.push(
-      vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, this, { webviewOptions: { retainContextWhenHidden: true } }),
+      vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, this, {
+        webviewOptions: { retainContextWhenHidden: true },
+      }),
       vscode.window.registerWebviewPanelSerializer(PANEL_TYPE, {
         deserializeWebviewPanel: async (panel) => this.adoptPanel(panel),
       }),
@@ -68,7 +74,15 @@ export class ChatHost implements vscode.WebviewViewProvider, vscode.Disposable {
 
   post(msg: HostToWebview): void {
     if (msg.type === 'modelStatus') this.modelStatus = msg.status;
-    if (msg.type === 'askChunk' || msg.type === 'loopEvent' || msg.type === 'runStart' || msg.type === 'runEnded' || msg.type === 'notice' || msg.type === 'steerResult' || msg.type === 'reset') {
+    if (
+      msg.type === 'askChunk' ||
+      msg.type === 'loopEvent' ||
+      msg.type === 'runStart' ||
+      msg.type === 'runEnded' ||
+      msg.type === 'notice' ||
+      msg.type === 'steerResult' ||
+      msg.type === 'reset'
+    ) {
       this.transcript.add(msg);
     }
     for (const w of this.webviews) void w.postMessage(msg);
@@ -79,7 +93,10 @@ export class ChatHost implements vscode.WebviewViewProvider, vscode.Disposable {
   }
 
   private roots(): vscode.Uri[] {
-    return [vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(this.context.extensionUri, 'media')];
+    return [
+      vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'webview'),
+      vscode.Uri.joinPath(this.context.extensionUri, 'media'),
+    ];
   }
 
   private adoptPanel(panel: vscode.WebviewPanel): void {
@@ -94,7 +111,9 @@ export class ChatHost implements vscode.WebviewViewProvider, vscode.Disposable {
   private attach(webview: vscode.Webview, owner: { onDidDispose: vscode.Event<void> }): void {
     webview.options = { enableScripts: true, localResourceRoots: this.roots() };
     webview.html = renderPanelHtml({
-      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'webview', 'panel.js')).toString(),
+      scriptUri: webview
+        .asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'webview', 'panel.js'))
+        .toString(),
       cspSource: webview.cspSource,
       nonce: createNonce(),
       title: 'CHORUS Chat',
@@ -123,7 +142,11 @@ export class ChatHost implements vscode.WebviewViewProvider, vscode.Disposable {
       .then(() => runAction(this.actions, msg.type, msg))
       .catch((err: unknown) => {
         this.logger.error(`Chat panel action ${msg.type} failed: ${String(err)}`);
-        this.post({ type: 'notice', level: 'error', text: `${msg.type} failed: ${err instanceof Error ? err.message : String(err)}` });
+        this.post({
+          type: 'notice',
+          level: 'error',
+          text: `${msg.type} failed: ${err instanceof Error ? err.message : String(err)}`,
+        });
       });
   }
 

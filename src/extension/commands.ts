@@ -33,7 +33,8 @@ type Command = (...args: unknown[]) => unknown;
  */
 export function asUri(arg: unknown): vscode.Uri | undefined {
   if (arg instanceof vscode.Uri) return arg;
-  if (typeof arg === 'string' && arg) return /^[a-z][\w+.-]*:/i.test(arg) && !/^[a-z]:[\\/]/i.test(arg) ? vscode.Uri.parse(arg) : vscode.Uri.file(arg);
+  if (typeof arg === 'string' && arg)
+    return /^[a-z][\w+.-]*:/i.test(arg) && !/^[a-z]:[\\/]/i.test(arg) ? vscode.Uri.parse(arg) : vscode.Uri.file(arg);
   const lens = readLensArgs(arg);
   return lens ? asUri(lens.uri) : undefined;
 }
@@ -77,7 +78,9 @@ async function showCoverage(s: Services, arg?: unknown): Promise<void> {
     }
   }
   if (!entry) {
-    void vscode.window.showInformationMessage(`No coverage yet for ${path.basename(dut.fsPath)}: run "CHORUS: Generate high-coverage stimulus" first.`);
+    void vscode.window.showInformationMessage(
+      `No coverage yet for ${path.basename(dut.fsPath)}: run "CHORUS: Generate high-coverage stimulus" first.`,
+    );
     return;
   }
   if (!s.gutter.isVisible) await s.gutter.setVisible(true);
@@ -99,7 +102,11 @@ async function showCoverage(s: Services, arg?: unknown): Promise<void> {
     void vscode.window.showInformationMessage(`${title}: nothing left to cover.`);
     return;
   }
-  const pick = await vscode.window.showQuickPick(items, { title, placeHolder: 'Pick a hole to reveal it', matchOnDescription: true });
+  const pick = await vscode.window.showQuickPick(items, {
+    title,
+    placeHolder: 'Pick a hole to reveal it',
+    matchOnDescription: true,
+  });
   if (pick) await reveal(pick.file, pick.line);
 }
 
@@ -127,7 +134,9 @@ async function openTestbench(s: Services, arg?: unknown): Promise<void> {
     await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside });
     return;
   }
-  void vscode.window.showInformationMessage('No generated testbench yet: run "CHORUS: Generate high-coverage stimulus" on a design first.');
+  void vscode.window.showInformationMessage(
+    'No generated testbench yet: run "CHORUS: Generate high-coverage stimulus" on a design first.',
+  );
 }
 
 async function exportLcov(s: Services, arg?: unknown): Promise<void> {
@@ -138,7 +147,9 @@ async function exportLcov(s: Services, arg?: unknown): Promise<void> {
   }
   const { lcov } = await s.server.exportLcov({ uri: dut.toString() });
   if (!lcov.trim()) {
-    void vscode.window.showInformationMessage(`No coverage to export for ${path.basename(dut.fsPath)}: run Generate first.`);
+    void vscode.window.showInformationMessage(
+      `No coverage to export for ${path.basename(dut.fsPath)}: run Generate first.`,
+    );
     return;
   }
   const root = vscode.workspace.getWorkspaceFolder(dut)?.uri ?? vscode.Uri.joinPath(dut, '..');

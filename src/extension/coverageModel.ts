@@ -89,16 +89,25 @@ function openLineState(lc: LineCoverage | undefined, holes: readonly Hole[]): Li
 export function hoverText(lc: LineCoverage | undefined, holes: readonly Hole[], state: LineState): string {
   const out: string[] = [];
   if (lc && isDeclaration(lc, holes)) {
-    out.push(state === 'covered' ? '**CHORUS: covered** — every bit of these signals toggled both ways' : '**CHORUS: partly covered** — some bits never toggled');
+    out.push(
+      state === 'covered'
+        ? '**CHORUS: covered** — every bit of these signals toggled both ways'
+        : '**CHORUS: partly covered** — some bits never toggled',
+    );
   } else if (state === 'covered') out.push(`**CHORUS: covered**${lc ? ` — ${plural(lc.hits, 'hit')}` : ''}`);
   else if (state === 'uncovered') out.push('**CHORUS: not covered** — no stimulus reached this line');
-  else if (state === 'proven' && lc?.hits) out.push(`**CHORUS: covered** — ${plural(lc.hits, 'hit')}; what never ran here is proven unreachable`);
+  else if (state === 'proven' && lc?.hits)
+    out.push(`**CHORUS: covered** — ${plural(lc.hits, 'hit')}; what never ran here is proven unreachable`);
   else if (state === 'proven') out.push('**CHORUS: proven unreachable** — no stimulus can reach this line');
   else out.push(`**CHORUS: partly covered**${lc ? ` — ${plural(lc.hits, 'hit')}` : ''}`);
 
   if (lc?.branches.length) {
     const arms = lc.branches.map((b) =>
-      b.count > 0 ? `${b.label} ×${b.count}` : isProven(armHole(holes, b.label) ?? {}) ? `${b.label} proven unreachable` : `**${b.label} never taken**`,
+      b.count > 0
+        ? `${b.label} ×${b.count}`
+        : isProven(armHole(holes, b.label) ?? {})
+          ? `${b.label} proven unreachable`
+          : `**${b.label} never taken**`,
     );
     out.push(`Branch arms: ${arms.join(', ')}`);
   }
@@ -138,7 +147,11 @@ export function lineMarks(data: Pick<FileCoverageData, 'lines' | 'holes'>): Line
     .map(([line, { lc, holes }]) => {
       const owner = dead.get(line);
       if (owner && lc && !holes.length && !ran(lc)) {
-        return { line, state: 'proven' as const, hover: `**CHORUS: proven unreachable** — in the block of line ${owner.line} (${owner.detail}), proven by ${proofText(owner) ?? ''}` };
+        return {
+          line,
+          state: 'proven' as const,
+          hover: `**CHORUS: proven unreachable** — in the block of line ${owner.line} (${owner.detail}), proven by ${proofText(owner) ?? ''}`,
+        };
       }
       const state = lineState(lc, holes);
       return { line, state, hover: hoverText(lc, holes, state) };
@@ -192,7 +205,10 @@ export function mergeLine(a: LineCoverage, b: LineCoverage): LineCoverage {
 }
 
 /** FSM states and arcs of two records of a line, counts added up by kind and label. */
-function mergeFsm(a: NonNullable<LineCoverage['fsm']>, b: NonNullable<LineCoverage['fsm']>): NonNullable<LineCoverage['fsm']> {
+function mergeFsm(
+  a: NonNullable<LineCoverage['fsm']>,
+  b: NonNullable<LineCoverage['fsm']>,
+): NonNullable<LineCoverage['fsm']> {
   const out = new Map<string, { kind: 'fsm_state' | 'fsm_arc'; label: string; count: number }>();
   for (const f of [...a, ...b]) {
     const key = `${f.kind}\u0000${f.label}`;

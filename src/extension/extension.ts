@@ -14,7 +14,15 @@ import { RunView } from './runView';
 import { ServerConnection } from './server';
 import { ServerNotifications } from './serverNotifications';
 import type { Services } from './services';
-import { changedRestartSettings, hasModel, readSettings, resolveEngine, runEngine, SETTINGS_SECTION, type ChorusSettings } from './settings';
+import {
+  changedRestartSettings,
+  hasModel,
+  readSettings,
+  resolveEngine,
+  runEngine,
+  SETTINGS_SECTION,
+  type ChorusSettings,
+} from './settings';
 import { StatusBar, type StatusInput } from './statusBar';
 import { CoverageStore } from './store';
 import { CoverageTests } from './testCoverage';
@@ -70,7 +78,10 @@ export function activate(context: vscode.ExtensionContext): void {
     await launcher.generate({ dut, token, testRun });
   });
   const testbenches = new TestbenchWriter(vscode.workspace.fs, context.workspaceState, confirmOverwrite);
-  const publisher = new RunPublisher({ tests, testbenches, store, settings }, { started: launcher.onDidStart, ended: launcher.onDidEnd });
+  const publisher = new RunPublisher(
+    { tests, testbenches, store, settings },
+    { started: launcher.onDidStart, ended: launcher.onDidEnd },
+  );
   const chat = new ChatHost(
     context,
     (host) =>
@@ -127,9 +138,15 @@ export function activate(context: vscode.ExtensionContext): void {
       const restart = changedRestartSettings((k) => e.affectsConfiguration(k));
       if (restart.length) {
         void Promise.resolve(
-          vscode.window.showInformationMessage(`${restart.join(' and ')} take effect when the CHORUS language server restarts.`, 'Restart now'),
+          vscode.window.showInformationMessage(
+            `${restart.join(' and ')} take effect when the CHORUS language server restarts.`,
+            'Restart now',
+          ),
         ).then((pick) => {
-          if (pick) void server.restart().catch((err: unknown) => errors.report(err, 'Restarting the CHORUS language server failed'));
+          if (pick)
+            void server
+              .restart()
+              .catch((err: unknown) => errors.report(err, 'Restarting the CHORUS language server failed'));
         });
       }
     }),

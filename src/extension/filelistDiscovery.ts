@@ -5,7 +5,13 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { MAX_FILELIST_CANDIDATES, SETTINGS_SECTION, type FilelistsForParams, type FilelistsForResult, type Logger } from '../protocol';
+import {
+  MAX_FILELIST_CANDIDATES,
+  SETTINGS_SECTION,
+  type FilelistsForParams,
+  type FilelistsForResult,
+  type Logger,
+} from '../protocol';
 import { isHdlDocument } from './languages';
 
 export const USE_FILELIST = 'Use it';
@@ -47,7 +53,9 @@ export class FilelistDiscovery implements vscode.Disposable {
     try {
       await this.offerFor(doc);
     } catch (err) {
-      this.deps.logger.warn(`Filelist discovery for ${doc.uri.fsPath} failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.deps.logger.warn(
+        `Filelist discovery for ${doc.uri.fsPath} failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
 
@@ -61,7 +69,11 @@ export class FilelistDiscovery implements vscode.Disposable {
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION, doc.uri);
     if (config.get<string>('filelist')) return;
     const declined = new Set(this.deps.state.get<string[]>(DECLINED_KEY) ?? []);
-    const found = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, '**/*.f'), EXCLUDE, MAX_FILELIST_CANDIDATES);
+    const found = await vscode.workspace.findFiles(
+      new vscode.RelativePattern(folder, '**/*.f'),
+      EXCLUDE,
+      MAX_FILELIST_CANDIDATES,
+    );
     // The shallowest lists first: a project's top list usually sits above the lists it nests.
     const candidates = found
       .map((u) => u.toString())
@@ -81,7 +93,9 @@ export class FilelistDiscovery implements vscode.Disposable {
       DECLINE_FILELIST,
     );
     if (pick === USE_FILELIST) {
-      await vscode.workspace.getConfiguration(SETTINGS_SECTION, folder.uri).update('filelist', value, vscode.ConfigurationTarget.WorkspaceFolder);
+      await vscode.workspace
+        .getConfiguration(SETTINGS_SECTION, folder.uri)
+        .update('filelist', value, vscode.ConfigurationTarget.WorkspaceFolder);
       this.deps.logger.info(`chorus.filelist set to ${value} in the workspace settings.`);
     } else if (pick === DECLINE_FILELIST) {
       await this.deps.state.update(DECLINED_KEY, [...declined, list]);

@@ -2,7 +2,14 @@
 import { REPORTED_KINDS, metricPct } from '../protocol';
 import type { CoverageSummary, LoopEvent, ReportedKind, TargetMetric, Targets } from '../protocol';
 
-const SHORT: Record<ReportedKind, string> = { line: 'line', branch: 'branch', toggle: 'toggle', fsm_state: 'fsm state', fsm_arc: 'fsm arc', expr: 'expr' };
+const SHORT: Record<ReportedKind, string> = {
+  line: 'line',
+  branch: 'branch',
+  toggle: 'toggle',
+  fsm_state: 'fsm state',
+  fsm_arc: 'fsm arc',
+  expr: 'expr',
+};
 
 export function pctText(pct: number): string {
   return `${Number.isInteger(pct) ? pct : pct.toFixed(1)}%`;
@@ -50,7 +57,9 @@ export function progressStep(state: ProgressState, e: LoopEvent): { message?: st
       // A progress notification is not a token counter: update on every 50th piece only.
       return state.tokens % 50 === 0 ? { message: `${round()}: writing the testbench…${cov()}` } : {};
     case 'build':
-      return { message: `${round()}: ${e.status === 'ok' ? 'simulating' : `build ${e.status.replace('_', ' ')}`}…${cov()}` };
+      return {
+        message: `${round()}: ${e.status === 'ok' ? 'simulating' : `build ${e.status.replace('_', ' ')}`}…${cov()}`,
+      };
     case 'coverage':
       state.coverage = summaryText(e.coverage);
       return { message: `${round()}${cov()}` };

@@ -21,9 +21,16 @@ function size(bytes: number | undefined): string | undefined {
 }
 
 /** The quick pick's entries, the current choice marked. Pure. */
-export function modelPickItems(models: readonly ModelChoice[], current: { model: string; endpoint: string }): ModelPickItem[] {
+export function modelPickItems(
+  models: readonly ModelChoice[],
+  current: { model: string; endpoint: string },
+): ModelPickItem[] {
   const items: ModelPickItem[] = models.map((m) => {
-    const facts = [m.source === 'found' ? 'found on disk' : m.source, size(m.sizeBytes), m.present ? undefined : 'not downloaded'];
+    const facts = [
+      m.source === 'found' ? 'found on disk' : m.source,
+      size(m.sizeBytes),
+      m.present ? undefined : 'not downloaded',
+    ];
     const isCurrent = !current.endpoint && (current.model === m.uri || current.model === m.id);
     return {
       label: `${isCurrent ? '$(check) ' : ''}${m.label}`,
@@ -48,7 +55,8 @@ export function modelPickItems(models: readonly ModelChoice[], current: { model:
 export function validateEndpoint(value: string): string | undefined {
   try {
     const u = new URL(value.trim());
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'Use an http:// or https:// URL, e.g. http://localhost:8000/v1';
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      return 'Use an http:// or https:// URL, e.g. http://localhost:8000/v1';
     return undefined;
   } catch {
     return 'Enter a base URL, e.g. http://localhost:8000/v1';
@@ -84,7 +92,9 @@ export async function selectModel(server: ChorusServer, log: vscode.LogOutputCha
     case 'model':
       await setModel(pick.action.uri, '');
       if (!pick.action.present) {
-        const how = pick.action.pull ? `download it with \`chorus model pull ${pick.action.pull}\`` : `put its GGUF at ${pick.action.uri}`;
+        const how = pick.action.pull
+          ? `download it with \`chorus model pull ${pick.action.pull}\``
+          : `put its GGUF at ${pick.action.uri}`;
         void vscode.window.showInformationMessage(`${pick.label} is not on disk yet: ${how}.`);
       }
       return pick.action.uri;

@@ -101,16 +101,22 @@ export class RunLauncher implements vscode.Disposable {
     return this.generate(run ? { dut: run.dut, top: run.top } : {});
   }
 
-  private async preflight(opts: LaunchOptions): Promise<{ doc: vscode.TextDocument; settings: ChorusSettings; top?: string } | undefined> {
+  private async preflight(
+    opts: LaunchOptions,
+  ): Promise<{ doc: vscode.TextDocument; settings: ChorusSettings; top?: string } | undefined> {
     if (!ensureTrusted('generate stimulus')) return undefined;
     const doc = await this.dutDocument(opts.dut);
     if (!doc) {
-      void vscode.window.showWarningMessage('Open a Verilog or SystemVerilog design file, then run "CHORUS: Generate high-coverage stimulus".');
+      void vscode.window.showWarningMessage(
+        'Open a Verilog or SystemVerilog design file, then run "CHORUS: Generate high-coverage stimulus".',
+      );
       return undefined;
     }
     const busy = this.deps.runs.current(doc.uri);
     if (busy && busy.dut.toString() === doc.uri.toString()) {
-      void vscode.window.showInformationMessage(`CHORUS is already running on ${topOf(busy)}: stop it first (CHORUS: Stop).`);
+      void vscode.window.showInformationMessage(
+        `CHORUS is already running on ${topOf(busy)}: stop it first (CHORUS: Stop).`,
+      );
       return undefined;
     }
     if (doc.isDirty) await doc.save();
@@ -130,7 +136,11 @@ export class RunLauncher implements vscode.Disposable {
   private async settingsWithModel(scope: vscode.Uri): Promise<ChorusSettings | undefined> {
     const settings = this.deps.settings(scope);
     if (!needsModel(settings)) return settings;
-    const pick = await vscode.window.showWarningMessage(`The ${settings.engine} engine needs a model, and none is configured.`, SELECT_MODEL, USE_MODEL_FREE);
+    const pick = await vscode.window.showWarningMessage(
+      `The ${settings.engine} engine needs a model, and none is configured.`,
+      SELECT_MODEL,
+      USE_MODEL_FREE,
+    );
     if (pick === USE_MODEL_FREE) return { ...settings, engine: 'random' };
     if (pick !== SELECT_MODEL) return undefined;
     await this.deps.selectModel();
@@ -141,8 +151,14 @@ export class RunLauncher implements vscode.Disposable {
   /** The given top, or the only candidate, or the user's pick (the last pick offered first); remembered per DUT. */
   private async top(doc: vscode.TextDocument, given?: string): Promise<{ top?: string; cancelled: boolean }> {
     const key = doc.uri.toString();
-    const picked = given ? { top: given, cancelled: false } : await pickTop(this.deps.server, doc, this.deps.state.get<Record<string, string>>(TOPS_KEY)?.[key]);
-    if (picked.top) await this.deps.state.update(TOPS_KEY, { ...this.deps.state.get<Record<string, string>>(TOPS_KEY), [key]: picked.top });
+    const picked = given
+      ? { top: given, cancelled: false }
+      : await pickTop(this.deps.server, doc, this.deps.state.get<Record<string, string>>(TOPS_KEY)?.[key]);
+    if (picked.top)
+      await this.deps.state.update(TOPS_KEY, {
+        ...this.deps.state.get<Record<string, string>>(TOPS_KEY),
+        [key]: picked.top,
+      });
     return picked;
   }
 

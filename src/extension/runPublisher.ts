@@ -70,7 +70,10 @@ export class RunPublisher implements vscode.Disposable {
     try {
       final = await this.publish(run, outcome, open.testRun);
     } catch (error) {
-      open.testRun.errored(this.deps.tests.itemFor(run.dut, topOf(run)), new vscode.TestMessage(describeError(error).message));
+      open.testRun.errored(
+        this.deps.tests.itemFor(run.dut, topOf(run)),
+        new vscode.TestMessage(describeError(error).message),
+      );
       final = { kind: 'failed', error };
     } finally {
       if (open.ownedHere) open.testRun.end();
@@ -84,7 +87,10 @@ export class RunPublisher implements vscode.Disposable {
       return outcome;
     }
     if (outcome.kind === 'failed') {
-      testRun.errored(this.deps.tests.itemFor(run.dut, topOf(run)), new vscode.TestMessage(describeError(outcome.error).message));
+      testRun.errored(
+        this.deps.tests.itemFor(run.dut, topOf(run)),
+        new vscode.TestMessage(describeError(outcome.error).message),
+      );
       return outcome;
     }
     const result = outcome.result;
@@ -98,7 +104,9 @@ export class RunPublisher implements vscode.Disposable {
       result,
     });
     this.deps.tests.publish(testRun, run.dut, result, await fileCoverage(entry), outcome.ms);
-    const target = result.testbench.trim() ? await this.writeTestbench(run.dut, result.top, result.testbench) : undefined;
+    const target = result.testbench.trim()
+      ? await this.writeTestbench(run.dut, result.top, result.testbench)
+      : undefined;
     const published: GenerateResponse = { ...result, testbenchPath: target?.fsPath ?? result.testbenchPath };
     return { ...outcome, result: published };
   }
@@ -137,7 +145,8 @@ async function fileCoverage(entry: DutCoverage): Promise<FileCoverageWithDetails
     if (!data.lines.length) continue;
     const uri = vscode.Uri.file(data.file);
     const doc = await Promise.resolve(vscode.workspace.openTextDocument(uri)).catch(() => undefined);
-    const lineText = (line: number) => (doc && line >= 1 && line <= doc.lineCount ? doc.lineAt(line - 1).text : undefined);
+    const lineText = (line: number) =>
+      doc && line >= 1 && line <= doc.lineCount ? doc.lineAt(line - 1).text : undefined;
     files.push(toFileCoverage(uri, data, lineText));
   }
   return files;

@@ -63,6 +63,10 @@ export class RunRegistry {
 
   /** `chorus.running` decides where Stop is offered. */
   private publishRunning(): void {
-    void vscode.commands.executeCommand('setContext', 'chorus.running', [...this.records.values()].some((r) => r.running));
+    void vscode.commands.executeCommand(
+      'setContext',
+      'chorus.running',
+      [...this.records.values()].some((r) => r.running),
+    );
   }
 }

@@ -51,7 +51,11 @@ interface RunProgress {
  * it chose). The server sends `autoEngine` as soon as it is initialized; should a run start before that arrives,
  * the model-free engine is shown until the `start` event.
  */
-export function requestInfo(run: RunRecord, settings: ChorusSettings, autoEngine: EngineName | undefined): RunRequestInfo {
+export function requestInfo(
+  run: RunRecord,
+  settings: ChorusSettings,
+  autoEngine: EngineName | undefined,
+): RunRequestInfo {
   const engine = run.params.engine ?? autoEngine ?? 'random';
   return {
     runId: run.runId,
@@ -119,15 +123,18 @@ export class RunView implements vscode.Disposable {
     this.progress.set(run.runId, view);
     const title = `CHORUS: ${topOf(run)}`;
     void Promise.resolve(
-      vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
-        view.report = (step) => progress.report(step);
-        const cancel = token.onCancellationRequested(() => run.cts.cancel());
-        try {
-          await closed;
-        } finally {
-          cancel.dispose();
-        }
-      }),
+      vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+        async (progress, token) => {
+          view.report = (step) => progress.report(step);
+          const cancel = token.onCancellationRequested(() => run.cts.cancel());
+          try {
+            await closed;
+          } finally {
+            cancel.dispose();
+          }
+        },
+      ),
     ).catch((err: unknown) => this.deps.logger.warn(`The progress notification of ${title} failed: ${String(err)}`));
   }
 
@@ -149,13 +156,24 @@ export class RunView implements vscode.Disposable {
     if (outcome.kind === 'completed') {
       const { result } = outcome;
       this.deps.status.update({ last: { top: result.top, coverage: result.coverage } });
-      this.deps.logger.info(`${result.top}: ${summaryText(result.coverage)} after ${result.rounds.length} round(s) (${result.stopReason}${result.stopDetail ? `: ${result.stopDetail}` : ''}).`);
+      this.deps.logger.info(
+        `${result.top}: ${summaryText(result.coverage)} after ${result.rounds.length} round(s) (${result.stopReason}${result.stopDetail ? `: ${result.stopDetail}` : ''}).`,
+      );
       this.deps.chat.post({ type: 'loopEvent', runId: run.runId, event: { type: 'final', result } });
-      this.deps.chat.post({ type: 'runEnded', runId: run.runId, outcome: result.stopReason === 'cancelled' ? 'cancelled' : 'completed' });
+      this.deps.chat.post({
+        type: 'runEnded',
+        runId: run.runId,
+        outcome: result.stopReason === 'cancelled' ? 'cancelled' : 'completed',
+      });
     } else if (outcome.kind === 'cancelled') {
       this.deps.chat.post({ type: 'runEnded', runId: run.runId, outcome: 'cancelled' });
     } else {
-      this.deps.chat.post({ type: 'runEnded', runId: run.runId, outcome: 'failed', message: describeError(outcome.error).message });
+      this.deps.chat.post({
+        type: 'runEnded',
+        runId: run.runId,
+        outcome: 'failed',
+        message: describeError(outcome.error).message,
+      });
       this.deps.errors.report(outcome.error, `Generating stimulus for ${topOf(run)} failed`);
     }
   }
@@ -163,7 +181,11 @@ export class RunView implements vscode.Disposable {
   private onTestbenchWritten({ target, outcome }: TestbenchWritten): void {
     const name = vscode.workspace.asRelativePath(target);
     if (outcome === 'declined') {
-      this.deps.chat.post({ type: 'notice', level: 'info', text: `Kept ${name} as it was; the new testbench is open unsaved.` });
+      this.deps.chat.post({
+        type: 'notice',
+        level: 'info',
+        text: `Kept ${name} as it was; the new testbench is open unsaved.`,
+      });
     } else if (outcome !== 'unchanged') {
       this.deps.chat.post({ type: 'notice', level: 'info', text: `Wrote ${name}.` });
     }

@@ -3,7 +3,13 @@
  * `chorus/*` requests and notifications sent and received through their descriptors in src/protocol/lsp.ts.
  */
 import * as vscode from 'vscode';
-import { LanguageClient, TransportKind, WorkDoneProgress, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import {
+  LanguageClient,
+  TransportKind,
+  WorkDoneProgress,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from 'vscode-languageclient/node';
 import { ClientNotifications, Notifications, Requests } from '../protocol';
 import type {
   AskChunkParams,
@@ -82,7 +88,11 @@ export class ServerConnection implements ChorusServer, vscode.Disposable {
   }
 
   /** Sends a request through its descriptor: the params and the result are the declared ones. */
-  private request<P, R>(descriptor: RequestDescriptor<P, R, ChorusErrorData>, params: P, token?: vscode.CancellationToken): Promise<R> {
+  private request<P, R>(
+    descriptor: RequestDescriptor<P, R, ChorusErrorData>,
+    params: P,
+    token?: vscode.CancellationToken,
+  ): Promise<R> {
     return this.client.sendRequest<R>(descriptor.method, params, token);
   }
 

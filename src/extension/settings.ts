@@ -1,6 +1,13 @@
 /** The `chorus.*` settings as one typed value, and how they become a `chorus/generate` request. Pure. */
 import type { ChorusSettings, EngineName, GenerateParams } from '../protocol';
-export { DEFAULT_SETTINGS, NO_DESIGN_SETTINGS, SETTINGS_SECTION, readSettings, safeRelativeFolder, sanitizeTargets } from '../protocol';
+export {
+  DEFAULT_SETTINGS,
+  NO_DESIGN_SETTINGS,
+  SETTINGS_SECTION,
+  readSettings,
+  safeRelativeFolder,
+  sanitizeTargets,
+} from '../protocol';
 export type { ChorusSettings, ConfigurationLike, EngineSetting, GpuSetting } from '../protocol';
 
 /** Settings the language server reads once, when it loads the model: changing them needs a restart. */

@@ -51,7 +51,10 @@ export function statementSpecs(lines: readonly LineCoverage[], holes: readonly H
           .map((b) => ({ label: b.label, executed: b.count })),
         // FSM states (on their case item) and arcs (on their assignment) as the line's branches: the API has no
         // FSM kind, and a state visited or an arc taken is an outcome of that line, like a branch arm.
-        ...(lc.fsm ?? []).map((f) => ({ label: `FSM ${f.kind === 'fsm_state' ? 'state' : 'arc'} ${f.label}`, executed: f.count })),
+        ...(lc.fsm ?? []).map((f) => ({
+          label: `FSM ${f.kind === 'fsm_state' ? 'state' : 'arc'} ${f.label}`,
+          executed: f.count,
+        })),
       ],
     }))
     .filter((s) => s.executed > 0 || !proven(s.line));

@@ -18,7 +18,10 @@ export function lineRange(line: number, text?: string): vscode.Range {
   return new vscode.Range(l, start, l, text.length);
 }
 
-export function toStatements(specs: readonly StatementSpec[], lineText?: (line: number) => string | undefined): vscode.StatementCoverage[] {
+export function toStatements(
+  specs: readonly StatementSpec[],
+  lineText?: (line: number) => string | undefined,
+): vscode.StatementCoverage[] {
   return specs.map((s) => {
     const range = lineRange(s.line, lineText?.(s.line));
     const branches = s.branches.map((b) => new vscode.BranchCoverage(b.executed, range, b.label));
@@ -79,13 +82,23 @@ export class CoverageTests implements vscode.Disposable {
   /** Opens a test run outside the profile (a run started from the command palette). */
   startRun(dut: vscode.Uri, top: string): vscode.TestRun {
     const item = this.itemFor(dut, top);
-    const run = this.controller.createTestRun(new vscode.TestRunRequest([item], undefined, this.profile), `CHORUS: ${top}`, false);
+    const run = this.controller.createTestRun(
+      new vscode.TestRunRequest([item], undefined, this.profile),
+      `CHORUS: ${top}`,
+      false,
+    );
     run.started(item);
     return run;
   }
 
   /** Adds a result's coverage to the run and marks the DUT passed or failed against its targets. */
-  publish(run: vscode.TestRun, dut: vscode.Uri, result: GenerateResult, files: Iterable<FileCoverageWithDetails>, durationMs?: number): void {
+  publish(
+    run: vscode.TestRun,
+    dut: vscode.Uri,
+    result: GenerateResult,
+    files: Iterable<FileCoverageWithDetails>,
+    durationMs?: number,
+  ): void {
     for (const f of files) {
       this.details.set(f.coverage, f.details);
       run.addCoverage(f.coverage);
@@ -137,7 +150,11 @@ export function closureLines(result: Pick<GenerateResult, 'holes' | 'closed' | '
   if (proven.length) {
     out.push('Proven unreachable, left out of the Test Coverage totals:');
     // One line per source point: the holes of several instances of a module say the same.
-    out.push(...new Set(proven.map((h) => `  ${vscode.workspace.asRelativePath(h.file)}:${h.line} ${h.detail} — ${proofText(h) ?? ''}`)));
+    out.push(
+      ...new Set(
+        proven.map((h) => `  ${vscode.workspace.asRelativePath(h.file)}:${h.line} ${h.detail} — ${proofText(h) ?? ''}`),
+      ),
+    );
   }
   return out;
 }

@@ -24,13 +24,14 @@ export function hashText(text: string): string {
 }
 
 export type WriteDecision =
-  | { action: 'create' }
-  | { action: 'overwrite' }
-  | { action: 'unchanged' }
-  | { action: 'ask'; reason: string };
+  { action: 'create' } | { action: 'overwrite' } | { action: 'unchanged' } | { action: 'ask'; reason: string };
 
 /** What to do with `target` given its current text (undefined: absent) and the hash CHORUS recorded for it. */
-export function decideWrite(existing: string | undefined, next: string, recordedHash: string | undefined): WriteDecision {
+export function decideWrite(
+  existing: string | undefined,
+  next: string,
+  recordedHash: string | undefined,
+): WriteDecision {
   if (existing === undefined) return { action: 'create' };
   if (existing === next) return { action: 'unchanged' };
   const ours = existing.startsWith(MARKER_PREFIX);
@@ -50,7 +51,10 @@ export function testbenchUri(dut: vscode.Uri, folder: string, top: string): vsco
 }
 
 /** The subset of `vscode.FileSystem` used here. */
-export type FileSystemLike = Pick<vscode.FileSystem, 'readFile' | 'writeFile' | 'rename' | 'delete' | 'createDirectory'>;
+export type FileSystemLike = Pick<
+  vscode.FileSystem,
+  'readFile' | 'writeFile' | 'rename' | 'delete' | 'createDirectory'
+>;
 
 export interface StateLike {
   get<T>(key: string): T | undefined;
@@ -78,7 +82,8 @@ export class TestbenchWriter {
       return new TextDecoder().decode(await this.fs.readFile(uri));
     } catch (err) {
       if (err instanceof vscode.FileSystemError && err.code === 'FileNotFound') return undefined;
-      if ((err as { code?: string }).code === 'FileNotFound' || (err as { code?: string }).code === 'ENOENT') return undefined;
+      if ((err as { code?: string }).code === 'FileNotFound' || (err as { code?: string }).code === 'ENOENT')
+        return undefined;
       throw err;
     }
   }

@@ -15,12 +15,19 @@ export function orderTops(tops: readonly string[], remembered?: string): string[
 }
 
 /** Asks the server for the document's top candidates and picks one; undefined `top` lets the server decide. */
-export async function pickTop(server: TopsSource, doc: Pick<vscode.TextDocument, 'uri'>, remembered?: string): Promise<{ top?: string; cancelled: boolean }> {
+export async function pickTop(
+  server: TopsSource,
+  doc: Pick<vscode.TextDocument, 'uri'>,
+  remembered?: string,
+): Promise<{ top?: string; cancelled: boolean }> {
   const { tops } = await server.tops({ uri: doc.uri.toString() });
   if (tops.length <= 1) return { top: tops[0], cancelled: false };
   const pick = await vscode.window.showQuickPick(
     orderTops(tops, remembered).map((t) => ({ label: t, description: t === remembered ? 'last used' : undefined })),
-    { title: 'CHORUS: which top module should the testbench drive?', placeHolder: 'Several modules are not instantiated by another' },
+    {
+      title: 'CHORUS: which top module should the testbench drive?',
+      placeHolder: 'Several modules are not instantiated by another',
+    },
   );
   return pick ? { top: pick.label, cancelled: false } : { cancelled: true };
 }

@@ -31,7 +31,10 @@ export class Transcript {
       last.event.type === 'tokens' &&
       last.event.round === msg.event.round
     ) {
-      this.messages[this.messages.length - 1] = { ...last, event: { ...last.event, text: last.event.text + msg.event.text } };
+      this.messages[this.messages.length - 1] = {
+        ...last,
+        event: { ...last.event, text: last.event.text + msg.event.text },
+      };
       return;
     }
     if (msg.type === 'askChunk') {

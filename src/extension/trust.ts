@@ -11,8 +11,10 @@ export function restrictedMessage(action: string): string {
 /** True when the workspace is trusted; otherwise tells the user why `action` is refused. */
 export function ensureTrusted(action: string): boolean {
   if (vscode.workspace.isTrusted) return true;
-  void Promise.resolve(vscode.window.showWarningMessage(restrictedMessage(action), 'Manage Workspace Trust')).then((pick) => {
-    if (pick) void vscode.commands.executeCommand('workbench.trust.manage');
-  });
+  void Promise.resolve(vscode.window.showWarningMessage(restrictedMessage(action), 'Manage Workspace Trust')).then(
+    (pick) => {
+      if (pick) void vscode.commands.executeCommand('workbench.trust.manage');
+    },
+  );
   return false;
 }

@@ -26,7 +26,9 @@ export interface FsmFlag {
 
 const SAMPLE_PREFIX = 'chorus_fsm_';
 
-function parseComment(comment: string): { variable: string; state?: string; from?: string; to?: string; reset: boolean } | undefined {
+function parseComment(
+  comment: string,
+): { variable: string; state?: string; from?: string; to?: string; reset: boolean } | undefined {
   const sep = comment.indexOf('::');
   if (sep < 0) return undefined;
   const variable = comment.slice(0, sep);
@@ -42,16 +44,27 @@ export function fsmIndex(sources: { file: string; content: string }[]): FsmModel
 }
 
 /** The flag condition for one FSM point, or why the point cannot be flagged exactly. */
-export function fsmFlag(models: FsmModel[], t: FormalTarget, index: (m: FsmModel) => number): FsmFlag | { reason: string } {
+export function fsmFlag(
+  models: FsmModel[],
+  t: FormalTarget,
+  index: (m: FsmModel) => number,
+): FsmFlag | { reason: string } {
   const c = parseComment(t.comment);
   if (!c) return { reason: `the FSM point '${t.comment}' names no state register: not decided` };
   const candidates = models.filter((m) => resolve(m.file) === resolve(t.file) && m.variable === c.variable);
   const model = candidates.find((m) =>
-    c.state !== undefined ? m.states.some((s) => s.label === c.state && s.line === t.line) : m.arcs.some((a) => a.from === c.from && a.to === c.to && Boolean(a.reset) === c.reset && a.line === t.line),
+    c.state !== undefined
+      ? m.states.some((s) => s.label === c.state && s.line === t.line)
+      : m.arcs.some((a) => a.from === c.from && a.to === c.to && Boolean(a.reset) === c.reset && a.line === t.line),
   );
-  if (!model) return { reason: `CHORUS's FSM analysis has no point '${t.comment}' at line ${t.line} (a point Verilator placed itself): not decided` };
+  if (!model)
+    return {
+      reason: `CHORUS's FSM analysis has no point '${t.comment}' at line ${t.line} (a point Verilator placed itself): not decided`,
+    };
   if (model.events.length !== 1) {
-    return { reason: `the state register '${model.variable}' is written on ${model.events.length} events (an asynchronous reset): the formal model makes the reset synchronous, so its FSM points are not decided` };
+    return {
+      reason: `the state register '${model.variable}' is written on ${model.events.length} events (an asynchronous reset): the formal model makes the reset synchronous, so its FSM points are not decided`,
+    };
   }
   const k = index(model);
   const prev = `${SAMPLE_PREFIX}prev_${k}`;
@@ -77,5 +90,12 @@ export function fsmFlag(models: FsmModel[], t: FormalTarget, index: (m: FsmModel
     condition = `${fired} && ${prev} == ${c.from} && ${v} == ${c.to}`;
     label = `arc ${c.from}->${c.to} of ${v}`;
   }
-  return { file: model.file, module: model.module, label, condition, fsm: `${resolve(model.file)}\u0000${model.module}\u0000${v}`, sampler };
+  return {
+    file: model.file,
+    module: model.module,
+    label,
+    condition,
+    fsm: `${resolve(model.file)}\u0000${model.module}\u0000${v}`,
+    sampler,
+  };
 }

@@ -60,7 +60,8 @@ const CONSTANT_FUNCTIONS = new Set(['$clog2', '$signed', '$unsigned']);
 
 /** Whether a condition's text reads only the module's parameters, literals and constant functions. */
 function readsOnlyParameters(text: string, params: Set<string>): boolean {
-  const token = /\s+|\d*'[sS]?[bBoOdDhH]\s*[0-9a-fA-F_xXzZ?]+|\d[\d_]*|\$[A-Za-z_]\w*|[A-Za-z_][\w$]*|&&|\|\||==|!=|<=|>=|<<|>>|[()~!&|^+\-*/%<>?:]/y;
+  const token =
+    /\s+|\d*'[sS]?[bBoOdDhH]\s*[0-9a-fA-F_xXzZ?]+|\d[\d_]*|\$[A-Za-z_]\w*|[A-Za-z_][\w$]*|&&|\|\||==|!=|<=|>=|<<|>>|[()~!&|^+\-*/%<>?:]/y;
   let i = 0;
   while (i < text.length) {
     token.lastIndex = i;
@@ -74,7 +75,8 @@ function readsOnlyParameters(text: string, params: Set<string>): boolean {
 }
 
 /** `((c) ? 1'b1 : 1'b0)`: the condition's truth as `if` decides it, one bit; negated for an else arm. */
-const truth = (condition: string, negated: boolean) => `((${condition}) ? 1'b${negated ? 0 : 1} : 1'b${negated ? 1 : 0})`;
+const truth = (condition: string, negated: boolean) =>
+  `((${condition}) ? 1'b${negated ? 0 : 1} : 1'b${negated ? 1 : 0})`;
 
 /**
  * An arm of an `initial` block. The block runs once, at time zero, whatever the stimulus: the arm runs only if every
@@ -86,14 +88,26 @@ export function initialArm(src: SourceText, mod: ModuleInfo, arm: Arm, target: F
   const notModelled = `the arm at line ${target.line} is not in an always block or an \`initial begin … end\` at module level (a function, task or generate region is not modelled)`;
   const block = initialBlocks(src, mod).find((b) => b.start <= arm.start && arm.end <= b.end);
   if (!block) return { kind: 'none', reason: notModelled };
-  if (!arm.owner) return { kind: 'none', reason: `the arm at line ${target.line} is in an initial block but not an if arm: not modelled` };
+  if (!arm.owner)
+    return {
+      kind: 'none',
+      reason: `the arm at line ${target.line} is in an initial block but not an if arm: not modelled`,
+    };
   // A name the block declares itself (a variable in a named block) would shadow a parameter's: not a constant.
-  const declared = [...src.text.slice(block.start, block.end).replace(/"(?:[^"\\\n]|\\.)*"/g, '""').matchAll(/\b(?:reg|logic|integer|int|bit|byte|shortint|longint|var|time|real|realtime|localparam|parameter)\b([^;]*);/g)];
+  const declared = [
+    ...src.text
+      .slice(block.start, block.end)
+      .replace(/"(?:[^"\\\n]|\\.)*"/g, '""')
+      .matchAll(
+        /\b(?:reg|logic|integer|int|bit|byte|shortint|longint|var|time|real|realtime|localparam|parameter)\b([^;]*);/g,
+      ),
+  ];
   const shadowed = new Set(declared.flatMap((m) => m[1].match(/[A-Za-z_][\w$]*/g) ?? []));
   const params = new Set(mod.params.map((p) => p.name).filter((n) => !shadowed.has(n)));
   const sites = mod.sites.filter((s) => start(src, s) >= block.start && end(src, s) <= block.end);
   /** The if statement an else (or an `else if`) belongs to: the if site that ends right before it. */
-  const previousIf = (s: BranchSite) => sites.find((p) => p.kind === 'if' && p !== s && siteRightAfter(src, sites, end(src, p)) === s);
+  const previousIf = (s: BranchSite) =>
+    sites.find((p) => p.kind === 'if' && p !== s && siteRightAfter(src, sites, end(src, p)) === s);
   const conditions: string[] = [];
   const add = (s: BranchSite | undefined, negated: boolean) => {
     if (s?.subject !== undefined && readsOnlyParameters(s.subject, params)) conditions.push(truth(s.subject, negated));
@@ -101,7 +115,10 @@ export function initialArm(src: SourceText, mod: ModuleInfo, arm: Arm, target: F
   /** An `else` site, or an if site written `else if`: the previous if's condition was false, and so on up the chain. */
   const chain = (s: BranchSite) => {
     const seen = new Set<BranchSite>();
-    for (let cur: BranchSite | undefined = s; cur && !seen.has(cur) && wordAt(src.text, skipSpace(src.text, start(src, cur))) === 'else'; ) {
+    for (
+      let cur: BranchSite | undefined = s;
+      cur && !seen.has(cur) && wordAt(src.text, skipSpace(src.text, start(src, cur))) === 'else';
+    ) {
       seen.add(cur);
       const prev = previousIf(cur);
       add(prev, true);
@@ -119,7 +136,18 @@ export function initialArm(src: SourceText, mod: ModuleInfo, arm: Arm, target: F
     } else if (s.kind === 'else') chain(s);
   }
   if (!conditions.length) {
-    return { kind: 'none', reason: `the arm at line ${target.line} is in an initial block, and no condition on its path reads only parameters: not modelled` };
+    return {
+      kind: 'none',
+      reason: `the arm at line ${target.line} is in an initial block, and no condition on its path reads only parameters: not modelled`,
+    };
   }
-  return { kind: 'initial', file: src.file, start: arm.start, end: arm.end, module: mod.name, label: arm.label, condition: conditions.join(' & ') };
+  return {
+    kind: 'initial',
+    file: src.file,
+    start: arm.start,
+    end: arm.end,
+    module: mod.name,
+    label: arm.label,
+    condition: conditions.join(' & '),
+  };
 }

@@ -37,7 +37,10 @@ export function rewriteXCompares(text: string): string {
   const never = "{1'b1, 1024'b0}";
   return text
     .replace(new RegExp(`(===|!==)(\\s*)(${literal})`, 'g'), (_m, op: string, sp: string) => `${op}${sp}${never}`)
-    .replace(new RegExp(`(${literal})(\\s*)(===|!==)`, 'g'), (_m, _lit: string, sp: string, op: string) => `${never}${sp}${op}`);
+    .replace(
+      new RegExp(`(${literal})(\\s*)(===|!==)`, 'g'),
+      (_m, _lit: string, sp: string, op: string) => `${never}${sp}${op}`,
+    );
 }
 
 const ENDING_TASKS = /\$(?:error|fatal|warning|info|finish|stop)\b/g;
@@ -72,7 +75,11 @@ function applyWraps(text: string, wraps: Wrap[]): string {
     inserts.push({ at: w.end, closing: true, order: i, text: w.close });
   });
   // At one offset: closers before openers; inner closers first; outer openers first.
-  inserts.sort((a, b) => a.at - b.at || (a.closing === b.closing ? (a.closing ? b.order - a.order : a.order - b.order) : a.closing ? -1 : 1));
+  inserts.sort(
+    (a, b) =>
+      a.at - b.at ||
+      (a.closing === b.closing ? (a.closing ? b.order - a.order : a.order - b.order) : a.closing ? -1 : 1),
+  );
   let out = '';
   let pos = 0;
   for (const ins of inserts) {
@@ -82,7 +89,11 @@ function applyWraps(text: string, wraps: Wrap[]): string {
   return out + text.slice(pos);
 }
 
-export function instrument(analysis: DesignAnalysis, sources: { file: string; content: string }[], targets: FormalTarget[]): Instrumented {
+export function instrument(
+  analysis: DesignAnalysis,
+  sources: { file: string; content: string }[],
+  targets: FormalTarget[],
+): Instrumented {
   const texts = new Map<string, SourceText>(sources.map((s) => [s.file, sourceText(s.file, s.content)]));
   const wraps = new Map<string, Wrap[]>();
   const declarations = new Map<string, Map<string, string[]>>(); // file → module → flags
@@ -145,8 +156,16 @@ export function instrument(analysis: DesignAnalysis, sources: { file: string; co
   function addArm(arm: Exclude<ArmPlan, { kind: 'initial' }>, flag: string): void {
     const list = wraps.get(arm.file) ?? [];
     wraps.set(arm.file, list);
-    if (arm.kind === 'arm') list.push({ start: arm.start, end: arm.end, open: `begin ${flag} = 1'b1; `, close: ' end', rank: 1 });
-    else list.push({ start: arm.start, end: arm.end, open: 'begin ', close: ` end else begin ${flag} = 1'b1; end`, rank: 0 });
+    if (arm.kind === 'arm')
+      list.push({ start: arm.start, end: arm.end, open: `begin ${flag} = 1'b1; `, close: ' end', rank: 1 });
+    else
+      list.push({
+        start: arm.start,
+        end: arm.end,
+        open: 'begin ',
+        close: ` end else begin ${flag} = 1'b1; end`,
+        rank: 0,
+      });
     const akey = `${arm.file}\u0000${arm.always.start}`;
     const a = alwaysFlags.get(akey) ?? { file: arm.file, start: arm.always.start, end: arm.always.end, flags: [] };
     a.flags.push(flag);
@@ -159,7 +178,13 @@ export function instrument(analysis: DesignAnalysis, sources: { file: string; co
   for (const a of alwaysFlags.values()) {
     const list = wraps.get(a.file) ?? [];
     wraps.set(a.file, list);
-    list.push({ start: a.start, end: a.end, open: `begin ${a.flags.map((f) => `${f} = 1'b0;`).join(' ')} `, close: ' end', rank: -1 });
+    list.push({
+      start: a.start,
+      end: a.end,
+      open: `begin ${a.flags.map((f) => `${f} = 1'b0;`).join(' ')} `,
+      close: ' end',
+      rank: -1,
+    });
   }
 
   const files = new Map<string, string>();
@@ -179,11 +204,17 @@ export function instrument(analysis: DesignAnalysis, sources: { file: string; co
         if (!m) continue;
         const endOffset = offsetOf(starts, m.range.endLine, m.range.endColumn);
         const at = s.content.lastIndexOf('endmodule', endOffset);
-        const text = [...(mods?.get(name) ?? []).map((f) => `(* keep *) reg ${f};\n`), ...(extra?.get(name) ?? []).map((v) => `${v}\n`)].join('');
+        const text = [
+          ...(mods?.get(name) ?? []).map((f) => `(* keep *) reg ${f};\n`),
+          ...(extra?.get(name) ?? []).map((v) => `${v}\n`),
+        ].join('');
         if (at >= 0) ends.push({ at, text });
       }
       // Offsets are of the original text: re-apply the wraps with the declarations as zero-width wraps.
-      text = applyWraps(s.content, [...(wraps.get(s.file) ?? []), ...ends.map((e) => ({ start: e.at, end: e.at, open: e.text, close: '', rank: 2 }))]);
+      text = applyWraps(s.content, [
+        ...(wraps.get(s.file) ?? []),
+        ...ends.map((e) => ({ start: e.at, end: e.at, open: e.text, close: '', rank: 2 })),
+      ]);
     }
     files.set(s.file, rewriteXCompares(text));
   }

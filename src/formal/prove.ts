@@ -11,7 +11,18 @@ import { readUserText } from '../protocol/userFile';
 import { instrument } from './instrument';
 import type { FormalTarget, ProveRequest, ProveResult, StimulusRow, TargetVerdict, Verdict, Witness } from './types';
 import { YosysStopped, YosysWorker, type FileTexts, type FileTree } from './worker';
-import { isPlainArg, jointProofScript, lastError, listedNames, parseProof, parseWitness, prepScript, proofScript, witnessScript, type ProofOutcome } from './yosys';
+import {
+  isPlainArg,
+  jointProofScript,
+  lastError,
+  listedNames,
+  parseProof,
+  parseWitness,
+  prepScript,
+  proofScript,
+  witnessScript,
+  type ProofOutcome,
+} from './yosys';
 
 export interface ProveServices {
   signal: AbortSignal;
@@ -47,7 +58,8 @@ async function includeTree(dirs: string[], tree: FileTree): Promise<string[]> {
       const s = await stat(p).catch(() => undefined);
       if (!s?.isFile() || bytes + s.size > MAX_INCLUDE_BYTES) continue;
       const folder = (tree[name] ??= {});
-      if (typeof folder === 'object') folder[e] = await readUserText(p, { maxBytes: MAX_INCLUDE_BYTES, what: 'header' });
+      if (typeof folder === 'object')
+        folder[e] = await readUserText(p, { maxBytes: MAX_INCLUDE_BYTES, what: 'header' });
       count++;
       bytes += s.size;
     }
@@ -66,8 +78,10 @@ const isDepthBound = (o: ProofOutcome | undefined) => o?.kind === 'unknown' && /
 /** Why a prepared netlist's clocking is not modelled (several clocks, both edges); undefined when it is. */
 function clockProblem(files: FileTexts): string | undefined {
   const clocks = listedNames(files['clocks.txt']);
-  if (clocks.length > 1) return `several clocks (${clocks.slice(0, 4).join(', ')}): only single-clock designs are modelled`;
-  if (listedNames(files['negedge.txt']).length && listedNames(files['posedge.txt']).length) return 'registers on both clock edges: not modelled';
+  if (clocks.length > 1)
+    return `several clocks (${clocks.slice(0, 4).join(', ')}): only single-clock designs are modelled`;
+  if (listedNames(files['negedge.txt']).length && listedNames(files['posedge.txt']).length)
+    return 'registers on both clock edges: not modelled';
   return undefined;
 }
 
@@ -76,14 +90,21 @@ function unknownAll(targets: FormalTarget[], reason: string): TargetVerdict[] {
 }
 
 /** The witness rows for a trace: every input but the clock, per cycle, up to the cycle that sets the flag. */
-function witnessOf(top: ModuleInfo, steps: Map<string, string>[], wire: string, resetCycles: number): Witness | undefined {
+function witnessOf(
+  top: ModuleInfo,
+  steps: Map<string, string>[],
+  wire: string,
+  resetCycles: number,
+): Witness | undefined {
   const hit = steps.findIndex((s) => (s.get(wire) ?? '').includes('1'));
   if (hit < 0) return undefined;
   const inputs = top.ports
     .filter((p) => p.direction === 'input' && p.name !== top.clock)
     .map((p) => ({ name: p.name, width: p.width || steps[0]?.get(p.name)?.length || 1 }));
   // The whole reset pulse is kept even when the point is reached during it: a witness always starts with it.
-  const rows: StimulusRow[] = steps.slice(0, Math.max(hit + 1, resetCycles)).map((s) => Object.fromEntries(inputs.map((i) => [i.name, hex(s.get(i.name) ?? '0')])));
+  const rows: StimulusRow[] = steps
+    .slice(0, Math.max(hit + 1, resetCycles))
+    .map((s) => Object.fromEntries(inputs.map((i) => [i.name, hex(s.get(i.name) ?? '0')])));
   return { inputs, rows, hitAt: hit, resetCycles };
 }
 
@@ -97,8 +118,15 @@ function decide(
   /** Why a point Yosys never got to is undecided (the run's bound, say). */
   stopped: string | undefined,
 ): Verdict {
-  if (!wires.length) return { status: 'unknown', reason: 'Yosys removed the arm or its instance (it found it constant or unused), or its instance name cannot be passed to Yosys: not decided' };
-  const results = wires.map((w): ProofOutcome => proofs.get(w) ?? { kind: 'unknown', reason: stopped ?? 'not decided' });
+  if (!wires.length)
+    return {
+      status: 'unknown',
+      reason:
+        'Yosys removed the arm or its instance (it found it constant or unused), or its instance name cannot be passed to Yosys: not decided',
+    };
+  const results = wires.map(
+    (w): ProofOutcome => proofs.get(w) ?? { kind: 'unknown', reason: stopped ?? 'not decided' },
+  );
   if (results.every((r) => r.kind === 'proven')) {
     return { status: 'unreachable', depth: Math.max(...results.map((r) => (r.kind === 'proven' ? r.depth : 0))) };
   }
@@ -108,7 +136,8 @@ function decide(
     const witness = t?.trace ? witnessOf(top, t.trace.steps, w, resetCycles) : undefined;
     if (witness) return { status: 'witness', witness };
     if (t?.reason) why ??= `reachable from the start state, but ${t.reason}`;
-    else if (!t && proofs.get(w)?.kind === 'reachable') why ??= `reachable from the start state; no witness searched (${stopped ?? 'not decided'})`;
+    else if (!t && proofs.get(w)?.kind === 'reachable')
+      why ??= `reachable from the start state; no witness searched (${stopped ?? 'not decided'})`;
   }
   const unknown = results.find((r) => r.kind === 'unknown');
   return { status: 'unknown', reason: why ?? (unknown?.kind === 'unknown' ? unknown.reason : 'not decided') };
@@ -143,29 +172,45 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
 
   const verdicts: TargetVerdict[] = targets.map((target, i) => {
     const f = inst.flags[i];
-    return 'reason' in f ? { target, verdict: { status: 'unknown', reason: f.reason } } : { target, site: f.label, verdict: { status: 'unknown', reason: 'not decided' } };
+    return 'reason' in f
+      ? { target, verdict: { status: 'unknown', reason: f.reason } }
+      : { target, site: f.label, verdict: { status: 'unknown', reason: 'not decided' } };
   });
   const flagged = [...new Set(inst.flags.flatMap((f) => ('flag' in f ? [f.flag] : [])))];
   if (!flagged.length) return { verdicts, yosysMs: 0 };
 
-  const worker = new YosysWorker({ signal: services.signal, deadlineMs: (req.runTimeoutSeconds ?? 120) * 1000, memoryMb: req.memoryMb ?? 2048 });
+  const worker = new YosysWorker({
+    signal: services.signal,
+    deadlineMs: (req.runTimeoutSeconds ?? 120) * 1000,
+    memoryMb: req.memoryMb ?? 2048,
+  });
   const outcome = new Map<number, Verdict>();
   let failure: string | undefined;
   // Filled as Yosys answers: a run stopped at its bound keeps the points decided before.
   let flagWires: string[] | undefined;
   const proofs = new Map<string, ProofOutcome>();
   const traces = new Map<string, ReturnType<typeof parseWitness>>();
-  const reset = top.reset && top.ports.some((p) => p.name === top.reset!.name && p.direction === 'input') ? top.reset : null;
+  const reset =
+    top.reset && top.ports.some((p) => p.name === top.reset!.name && p.direction === 'input') ? top.reset : null;
   const wiresOf = (flag: string) => (flagWires ?? []).filter((w) => w === flag || w.endsWith(`.${flag}`));
   try {
-    const prepInput = { files: names, top: req.top, defines: req.defines ?? {}, includeDirs, parameters: req.parameters ?? {} };
+    const prepInput = {
+      files: names,
+      top: req.top,
+      defines: req.defines ?? {},
+      includeDirs,
+      parameters: req.parameters ?? {},
+    };
     // Memories stay memory cells here: a big memory mapped to registers is tens of thousands of bits, and most flags
     // (a parameter-disabled arm, a pointer compare) never read a memory.
     const prep = await worker.run(['-p', prepScript({ ...prepInput, mapMemories: false })], tree);
     const prepared = prep.files['prepared.il'];
     if (prep.code !== 0 || !prepared) {
       // Name the user's files, not their copies in Yosys' file system.
-      const message = names.reduce((m, n, i) => m.split(n).join(req.sources[i].file), lastError(prep.log) ?? `exit ${prep.code}`);
+      const message = names.reduce(
+        (m, n, i) => m.split(n).join(req.sources[i].file),
+        lastError(prep.log) ?? `exit ${prep.code}`,
+      );
       failure = `Yosys could not read the design: ${message}`;
       return { verdicts: unknownAll(targets, failure), yosysMs: Date.now() - started, failure };
     }
@@ -182,7 +227,19 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       const proveGroup = async (calls: typeof proofCalls): Promise<void> => {
         if (calls.length <= BATCH) return;
         const log = `g${group++}.log`;
-        const out = await worker.run(['-q', '-p', jointProofScript(calls.map((c) => c.wire), log, passes[0], pointTimeout)], base);
+        const out = await worker.run(
+          [
+            '-q',
+            '-p',
+            jointProofScript(
+              calls.map((c) => c.wire),
+              log,
+              passes[0],
+              pointTimeout,
+            ),
+          ],
+          base,
+        );
         const joint = parseProof(out.files[log], passes[0]);
         if (joint.kind === 'proven') for (const c of calls) proofs.set(c.wire, joint);
         // A reachable flag in the group: its halves may still hold proofs. Anything else is left to single proofs.
@@ -194,7 +251,10 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       };
       await proveGroup(proofCalls);
       for (const [pass, depth] of passes.entries()) {
-        const open = pass === 0 ? proofCalls.filter((c) => !proofs.has(c.wire)) : proofCalls.filter((c) => isDepthBound(proofs.get(c.wire)));
+        const open =
+          pass === 0
+            ? proofCalls.filter((c) => !proofs.has(c.wire))
+            : proofCalls.filter((c) => isDepthBound(proofs.get(c.wire)));
         const size = pass === 0 ? BATCH : DEEP_BATCH;
         for (let i = 0; i < open.length; i += size) {
           const batch = open.slice(i, i + size).map((c, j) => ({ ...c, log: `p${pass}_${i + j}.log` }));
@@ -211,7 +271,11 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
           log: `w${i + j}.log`,
           steps: (proofs.get(c.wire) as { depth: number }).depth + (reset ? resetCycles : 0) + 2,
         }));
-        const script = witnessScript(batch, reset ? { name: reset.name, active: reset.activeLow ? 0 : 1, cycles: resetCycles } : undefined, pointTimeout);
+        const script = witnessScript(
+          batch,
+          reset ? { name: reset.name, active: reset.activeLow ? 0 : 1, cycles: resetCycles } : undefined,
+          pointTimeout,
+        );
         const out = await worker.run(['-q', '-p', script], base);
         for (const c of batch) traces.set(c.wire, parseWitness(out.files[c.log]));
       }
@@ -220,13 +284,20 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     // made only when some flag needs it, after every other flag is decided.
     const inMemoryCone = new Set(listedNames(prep.files['memflags.txt']));
     const calls = flagged.flatMap((flag) => wiresOf(flag).map((wire) => ({ flag, wire })));
-    await decideCalls(calls.filter((c) => !inMemoryCone.has(c.wire)), { 'prepared.il': prepared });
+    await decideCalls(
+      calls.filter((c) => !inMemoryCone.has(c.wire)),
+      { 'prepared.il': prepared },
+    );
     const memoryCalls = calls.filter((c) => inMemoryCone.has(c.wire));
     if (memoryCalls.length) {
       const mapped = await worker.run(['-p', prepScript({ ...prepInput, mapMemories: true })], tree);
       const netlist = mapped.files['prepared.il'];
-      const why = mapped.code !== 0 || !netlist ? `Yosys could not map the design's memories: ${lastError(mapped.log) ?? `exit ${mapped.code}`}` : clockProblem(mapped.files);
-      if (why || !netlist) for (const c of memoryCalls) proofs.set(c.wire, { kind: 'unknown', reason: why ?? 'not decided' });
+      const why =
+        mapped.code !== 0 || !netlist
+          ? `Yosys could not map the design's memories: ${lastError(mapped.log) ?? `exit ${mapped.code}`}`
+          : clockProblem(mapped.files);
+      if (why || !netlist)
+        for (const c of memoryCalls) proofs.set(c.wire, { kind: 'unknown', reason: why ?? 'not decided' });
       else await decideCalls(memoryCalls, { 'prepared.il': netlist });
     }
   } catch (err) {
@@ -242,7 +313,10 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       const f = inst.flags[i];
       if (!('flag' in f)) return;
       const all = wiresOf(f.flag);
-      const wires = target.instance === undefined ? all : all.filter((w) => w === (target.instance ? `${target.instance}.${f.flag}` : f.flag));
+      const wires =
+        target.instance === undefined
+          ? all
+          : all.filter((w) => w === (target.instance ? `${target.instance}.${f.flag}` : f.flag));
       outcome.set(i, decide(wires, proofs, traces, top, reset ? resetCycles : 0, failure));
     });
   }

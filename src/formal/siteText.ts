@@ -12,7 +12,8 @@ export function sourceText(file: string, text: string): SourceText {
   return { file, text, starts: lineStarts(text) };
 }
 
-export const siteStart = (src: SourceText, s: BranchSite) => offsetOf(src.starts, s.range.startLine, s.range.startColumn);
+export const siteStart = (src: SourceText, s: BranchSite) =>
+  offsetOf(src.starts, s.range.startLine, s.range.startColumn);
 export const siteEnd = (src: SourceText, s: BranchSite) => offsetOf(src.starts, s.range.endLine, s.range.endColumn);
 
 /** The if or else site that starts right after an offset with only space or comments between, if any. */

@@ -25,7 +25,15 @@ export interface AlwaysBody {
  */
 export type ArmPlan =
   | { kind: 'arm'; file: string; start: number; end: number; always: AlwaysBody; module: string; label: string }
-  | { kind: 'implicit_else'; file: string; start: number; end: number; always: AlwaysBody; module: string; label: string }
+  | {
+      kind: 'implicit_else';
+      file: string;
+      start: number;
+      end: number;
+      always: AlwaysBody;
+      module: string;
+      label: string;
+    }
   | { kind: 'initial'; file: string; start: number; end: number; module: string; label: string; condition: string };
 
 export type ArmLookup = ArmPlan | { kind: 'none'; reason: string };
@@ -74,7 +82,12 @@ function alwaysBody(src: SourceText, s: BranchSite): AlwaysBody | undefined {
 }
 
 /** The if site whose keyword sits at a point; a lone if site on the point's line when the column does not match. */
-function ifSiteAt(src: SourceText, sites: BranchSite[], line: number, column: number): { site: BranchSite; keyword: number } | undefined {
+function ifSiteAt(
+  src: SourceText,
+  sites: BranchSite[],
+  line: number,
+  column: number,
+): { site: BranchSite; keyword: number } | undefined {
   const ifs = sites.filter((s) => s.kind === 'if').map((site) => ({ site, keyword: ifKeyword(src, site) }));
   const at = offsetOf(src.starts, line, column);
   const exact = column > 0 ? ifs.find((x) => x.keyword === at) : undefined;
@@ -102,7 +115,12 @@ function armOf(src: SourceText, mod: ModuleInfo, target: FormalTarget): Arm | st
     if (!found) return `no if statement found at line ${target.line}`;
     const s = ifArmStatement(src, found.keyword);
     if (s < 0) return `cannot read the if statement at line ${target.line}`;
-    return { start: s, end: end(src, found.site), label: found.site.label, owner: { site: found.site, negated: false } };
+    return {
+      start: s,
+      end: end(src, found.site),
+      label: found.site.label,
+      owner: { site: found.site, negated: false },
+    };
   }
   if (c === 'else') {
     const found = ifSiteAt(src, sites, target.line, target.column - 1);
@@ -113,7 +131,13 @@ function armOf(src: SourceText, mod: ModuleInfo, target: FormalTarget): Arm | st
       // No else written: the arm is "condition false", added as an else.
       const s = ifArmStatement(src, found.keyword);
       if (s < 0) return `cannot read the if statement at line ${target.line}`;
-      return { start: s, end: ifEnd, label: `else of ${found.site.label}`, implicit: true, owner: { site: found.site, negated: true } };
+      return {
+        start: s,
+        end: ifEnd,
+        label: `else of ${found.site.label}`,
+        implicit: true,
+        owner: { site: found.site, negated: true },
+      };
     }
     // The else arm runs to the end of an else-if chain.
     let chainEnd = end(src, next);
@@ -124,13 +148,19 @@ function armOf(src: SourceText, mod: ModuleInfo, target: FormalTarget): Arm | st
       chainEnd = end(src, cur);
     }
     const elseKw = skipSpace(src.text, start(src, next));
-    return { start: skipSpace(src.text, elseKw + 4), end: chainEnd, label: `else of ${found.site.label}`, owner: { site: found.site, negated: true } };
+    return {
+      start: skipSpace(src.text, elseKw + 4),
+      end: chainEnd,
+      label: `else of ${found.site.label}`,
+      owner: { site: found.site, negated: true },
+    };
   }
   if (c === 'case') {
     const items = sites
       .filter((s) => (s.kind === 'case_item' || s.kind === 'case_default') && s.range.startLine === target.line)
       .sort((a, b) => a.range.startColumn - b.range.startColumn);
-    const item = items.length === 1 ? items[0] : items.filter((s) => s.range.startColumn <= Math.max(1, target.column)).pop();
+    const item =
+      items.length === 1 ? items[0] : items.filter((s) => s.range.startColumn <= Math.max(1, target.column)).pop();
     if (!item) return `no case item found at line ${target.line}`;
     const from = start(src, item);
     const to = end(src, item);
@@ -172,5 +202,13 @@ export function findArm(analysis: DesignAnalysis, sources: Map<string, SourceTex
   if (!enclosing) return initialArm(src, mod, arm, target);
   const always = alwaysBody(src, enclosing);
   if (!always) return { kind: 'none', reason: `cannot read the always block at line ${enclosing.range.startLine}` };
-  return { kind: arm.implicit ? 'implicit_else' : 'arm', file: src.file, start: arm.start, end: arm.end, always, module: mod.name, label: arm.label };
+  return {
+    kind: arm.implicit ? 'implicit_else' : 'arm',
+    file: src.file,
+    start: arm.start,
+    end: arm.end,
+    always,
+    module: mod.name,
+    label: arm.label,
+  };
 }

@@ -22,7 +22,10 @@ export interface YosysOutput {
 }
 
 export class YosysStopped extends Error {
-  constructor(readonly why: 'timeout' | 'memory' | 'aborted' | 'crashed', message: string) {
+  constructor(
+    readonly why: 'timeout' | 'memory' | 'aborted' | 'crashed',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -72,7 +75,9 @@ function yosysUrl(): string {
   try {
     return pathToFileURL(require.resolve('@yowasp/yosys')).href;
   } catch (err) {
-    throw new Error(`@yowasp/yosys is not installed (${(err as Error).message}): run \`npm install\` in the extension folder.`);
+    throw new Error(
+      `@yowasp/yosys is not installed (${(err as Error).message}): run \`npm install\` in the extension folder.`,
+    );
   }
 }
 
@@ -109,7 +114,13 @@ export class YosysWorker {
     });
     this.worker.on('error', (err) => this.stop(new YosysStopped('crashed', `Yosys stopped: ${err.message}`)));
     this.worker.on('exit', () => this.stop(this.stopped ?? new YosysStopped('crashed', 'the Yosys worker exited')));
-    this.timer = setTimeout(() => this.stop(new YosysStopped('timeout', `the formal run passed its ${Math.round(opts.deadlineMs / 1000)} s bound`)), opts.deadlineMs);
+    this.timer = setTimeout(
+      () =>
+        this.stop(
+          new YosysStopped('timeout', `the formal run passed its ${Math.round(opts.deadlineMs / 1000)} s bound`),
+        ),
+      opts.deadlineMs,
+    );
     this.memoryPoll = setInterval(() => {
       if (process.memoryUsage.rss() - baseline > opts.memoryMb * 1024 * 1024) {
         this.stop(new YosysStopped('memory', `Yosys passed its ${opts.memoryMb} MiB memory bound`));

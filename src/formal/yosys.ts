@@ -6,7 +6,10 @@ export const isPlainArg = (s: string) => /^[\w.$:\\/[\]'+-]+$/.test(s);
 
 function arg(s: string): string {
   if (isPlainArg(s)) return s;
-  throw new ChorusError('bad_input', `'${s}' cannot be passed to Yosys (spaces, quotes or ';'): use a plain name or a constant such as 8'hFF.`);
+  throw new ChorusError(
+    'bad_input',
+    `'${s}' cannot be passed to Yosys (spaces, quotes or ';'): use a plain name or a constant such as 8'hFF.`,
+  );
 }
 
 export interface PrepInput {
@@ -73,7 +76,9 @@ export function proofScript(calls: ProofCall[], maxDepth: number, timeoutS: numb
   // Each problem holds only the flag's cone of influence (`%ci*` follows inputs through registers): what lies
   // outside cannot change the flag, and hundreds of flags stay cheap.
   for (const c of calls) {
-    lines.push(`tee -q -o ${c.log} sat -tempinduct -prove ${arg(c.wire)} 0 -set-init-zero -maxsteps ${maxDepth} -timeout ${timeoutS} w:${arg(c.wire)} %ci*`);
+    lines.push(
+      `tee -q -o ${c.log} sat -tempinduct -prove ${arg(c.wire)} 0 -set-init-zero -maxsteps ${maxDepth} -timeout ${timeoutS} w:${arg(c.wire)} %ci*`,
+    );
   }
   return lines.join('\n');
 }
@@ -85,7 +90,11 @@ export function proofScript(calls: ProofCall[], maxDepth: number, timeoutS: numb
 export function jointProofScript(wires: string[], log: string, maxDepth: number, timeoutS: number): string {
   const proves = wires.map((w) => `-prove ${arg(w)} 0`).join(' ');
   const cone = wires.map((w, i) => (i === 0 ? `w:${arg(w)}` : `w:${arg(w)} %u`)).join(' ');
-  return ['read_rtlil prepared.il', 'setundef -undriven -anyseq', `tee -q -o ${log} sat -tempinduct ${proves} -set-init-zero -maxsteps ${maxDepth} -timeout ${timeoutS} ${cone} %ci*`].join('\n');
+  return [
+    'read_rtlil prepared.il',
+    'setundef -undriven -anyseq',
+    `tee -q -o ${log} sat -tempinduct ${proves} -set-init-zero -maxsteps ${maxDepth} -timeout ${timeoutS} ${cone} %ci*`,
+  ].join('\n');
 }
 
 export interface WitnessCall {
@@ -95,9 +104,15 @@ export interface WitnessCall {
 }
 
 /** A bounded search for an input trace that sets the flag, the first cycles holding the reset asserted. */
-export function witnessScript(calls: WitnessCall[], reset: { name: string; active: 0 | 1; cycles: number } | undefined, timeoutS: number): string {
+export function witnessScript(
+  calls: WitnessCall[],
+  reset: { name: string; active: 0 | 1; cycles: number } | undefined,
+  timeoutS: number,
+): string {
   const lines = ['read_rtlil prepared.il', 'setundef -undriven -zero'];
-  const resetArgs = reset ? Array.from({ length: reset.cycles }, (_, i) => `-set-at ${i + 1} ${arg(reset.name)} ${reset.active}`).join(' ') : '';
+  const resetArgs = reset
+    ? Array.from({ length: reset.cycles }, (_, i) => `-set-at ${i + 1} ${arg(reset.name)} ${reset.active}`).join(' ')
+    : '';
   for (const c of calls) {
     lines.push(
       `tee -q -o ${c.log} sat -seq ${c.steps} -prove ${arg(c.wire)} 0 -set-init-zero ${resetArgs} -show-inputs -show ${arg(c.wire)} -timeout ${timeoutS} w:${arg(c.wire)} %ci*${reset ? ` w:${arg(reset.name)} %u` : ''}`,
@@ -107,18 +122,18 @@ export function witnessScript(calls: WitnessCall[], reset: { name: string; activ
 }
 
 export type ProofOutcome =
-  | { kind: 'proven'; depth: number }
-  | { kind: 'reachable'; depth: number }
-  | { kind: 'unknown'; reason: string };
+  { kind: 'proven'; depth: number } | { kind: 'reachable'; depth: number } | { kind: 'unknown'; reason: string };
 
 /** What one `sat -tempinduct` log says. */
 export function parseProof(log: string | undefined, maxDepth: number): ProofOutcome {
-  if (log === undefined) return { kind: 'unknown', reason: 'Yosys did not get to this point (an earlier one used the time)' };
+  if (log === undefined)
+    return { kind: 'unknown', reason: 'Yosys did not get to this point (an earlier one used the time)' };
   const lengths = [...log.matchAll(/Trying induction with length (\d+)/g)].map((m) => Number(m[1]));
   const depth = lengths.length ? lengths[lengths.length - 1] : 0;
   if (/Induction step proven: SUCCESS!/.test(log)) return { kind: 'proven', depth };
   if (/model found for base case: FAIL!/.test(log)) return { kind: 'reachable', depth };
-  if (/timeout/i.test(log)) return { kind: 'unknown', reason: `the SAT solver's time bound ran out at induction length ${depth}` };
+  if (/timeout/i.test(log))
+    return { kind: 'unknown', reason: `the SAT solver's time bound ran out at induction length ${depth}` };
   if (/Reached maximum number of time steps/i.test(log) || depth >= maxDepth) {
     return { kind: 'unknown', reason: `neither proven nor reached within ${maxDepth} cycles (induction depth)` };
   }
@@ -134,7 +149,10 @@ export interface Trace {
 export function parseWitness(log: string | undefined): { trace?: Trace; reason?: string } {
   if (log === undefined) return { reason: 'Yosys did not get to this point (an earlier one used the time)' };
   if (/no model found: SUCCESS!/.test(log)) return { reason: 'no trace found within the cycles searched after reset' };
-  if (!/model found: FAIL!/.test(log)) return { reason: /timeout/i.test(log) ? "the SAT solver's time bound ran out" : (lastError(log) ?? 'Yosys gave no trace') };
+  if (!/model found: FAIL!/.test(log))
+    return {
+      reason: /timeout/i.test(log) ? "the SAT solver's time bound ran out" : (lastError(log) ?? 'Yosys gave no trace'),
+    };
   const steps: Map<string, string>[] = [];
   for (const m of log.matchAll(/^\s*(\d+)\s+\\(\S+)\s+\S+\s+\S+\s+([01xXzZ-]+)\s*$/gm)) {
     const step = Number(m[1]) - 1;

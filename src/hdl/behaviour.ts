@@ -57,7 +57,11 @@ function isClearingValue(text: string, scope: Scope): boolean {
   const t = text.trim();
   if (IDENT.test(t) || /^[\w$]+::[\w$]+$/.test(t)) return scope.isConstant(t);
   if (!isConstantExpr(t, scope)) return false;
-  return t.replace(LITERAL, (lit) => (/^(\d*\s*'\s*[sS]?[bBoOdDhH]\s*)?[0_]+$|^'0$/.test(lit) ? '' : 'x')).replace(/[\s{},]/g, '') === '';
+  return (
+    t
+      .replace(LITERAL, (lit) => (/^(\d*\s*'\s*[sS]?[bBoOdDhH]\s*)?[0_]+$|^'0$/.test(lit) ? '' : 'x'))
+      .replace(/[\s{},]/g, '') === ''
+  );
 }
 
 interface Votes {
@@ -74,10 +78,15 @@ export function detectClockReset(
   const votes: Votes = { clocks: new Map(), resets: new Map() };
   for (const block of raw.always) vote(block, oneBitInputs, scope, votes);
 
-  const clock = best([...votes.clocks].filter(([n]) => !votes.resets.get(n)?.async), CLOCK_NAME, ports);
+  const clock = best(
+    [...votes.clocks].filter(([n]) => !votes.resets.get(n)?.async),
+    CLOCK_NAME,
+    ports,
+  );
   const resetCandidates = [...votes.resets].filter(([n]) => n !== clock);
   // Asynchronous resets are certain; a synchronous one must look like a reset by name or by what it does.
-  const rank = (r: { async: boolean; named: boolean; votes: number }) => (r.async ? 2000 : 0) + (r.named ? 1000 : 0) + r.votes;
+  const rank = (r: { async: boolean; named: boolean; votes: number }) =>
+    (r.async ? 2000 : 0) + (r.named ? 1000 : 0) + r.votes;
   resetCandidates.sort((a, b) => rank(b[1]) - rank(a[1]) || portIndex(ports, a[0]) - portIndex(ports, b[0]));
   const r = resetCandidates[0];
   return { clock, reset: r ? { name: r[0], activeLow: r[1].activeLow, async: r[1].async } : null };
@@ -91,7 +100,9 @@ function vote(block: RawAlways, inputs: Set<string>, scope: Scope, votes: Votes)
   const tests = block.topIfs
     .map((t) => ({ ...t, test: resetTest(t.cond) }))
     .filter((t) => t.test && inputs.has(t.test.name) && (t.first || RESET_NAME.test(t.test.name)));
-  const asyncEdges = new Set(tests.map((t) => edges.find((e) => e.signal === t.test!.name)).filter((e) => e !== undefined));
+  const asyncEdges = new Set(
+    tests.map((t) => edges.find((e) => e.signal === t.test!.name)).filter((e) => e !== undefined),
+  );
   for (const e of edges) {
     if (asyncEdges.has(e)) continue;
     votes.clocks.set(e.signal, (votes.clocks.get(e.signal) ?? 0) + 1);
@@ -126,7 +137,9 @@ function best(entries: [string, number][], hint: RegExp, ports: PortInfo[]): str
   if (!entries.length) return null;
   entries.sort(
     (a, b) =>
-      b[1] - a[1] || Number(hint.test(b[0])) - Number(hint.test(a[0])) || portIndex(ports, a[0]) - portIndex(ports, b[0]),
+      b[1] - a[1] ||
+      Number(hint.test(b[0])) - Number(hint.test(a[0])) ||
+      portIndex(ports, a[0]) - portIndex(ports, b[0]),
   );
   return entries[0][0];
 }
@@ -135,7 +148,12 @@ function best(entries: [string, number][], hint: RegExp, ports: PortInfo[]): str
  * State registers: a variable that a `case` switches on and that is assigned constant states (enum members,
  * parameters, literals), directly or through a next-state variable (`state <= next`).
  */
-export function detectFsms(raw: RawModule, ports: PortInfo[], scope: Scope, enumOf: (name: string) => string[] | undefined): FsmInfo[] {
+export function detectFsms(
+  raw: RawModule,
+  ports: PortInfo[],
+  scope: Scope,
+  enumOf: (name: string) => string[] | undefined,
+): FsmInfo[] {
   const inputs = new Set(ports.filter((p) => p.direction === 'input').map((p) => p.name));
   const byLhs = new Map<string, RawAssign[]>();
   for (const a of raw.assigns) {
@@ -181,6 +199,7 @@ function stateConstants(rhs: string, scope: Scope): string[] {
   const out: string[] = [];
   const parts = rhs.split(/\?|(?<!:):(?!:)|[()]/).map((p) => p.trim());
   // `'x` and `4'bxxxx` are "don't know", not states
-  for (const p of parts) if (p && isConstantExpr(p, scope) && !/'[sS]?[bBoOdDhH]?\s*[0-9a-fA-F_]*[xXzZ?]/.test(p)) out.push(p);
+  for (const p of parts)
+    if (p && isConstantExpr(p, scope) && !/'[sS]?[bBoOdDhH]?\s*[0-9a-fA-F_]*[xXzZ?]/.test(p)) out.push(p);
   return out;
 }

@@ -5,7 +5,13 @@
  */
 
 /** Macros Verilator defines on its own (Verilator 5 manual, "Predefined macros"). */
-export const VERILATOR_DEFINES: ReadonlySet<string> = new Set(['VERILATOR', 'verilator', 'verilator3', 'SYSTEMVERILOG', 'SV_COV_START']);
+export const VERILATOR_DEFINES: ReadonlySet<string> = new Set([
+  'VERILATOR',
+  'verilator',
+  'verilator3',
+  'SYSTEMVERILOG',
+  'SV_COV_START',
+]);
 
 // `else and `endif take no name: whatever follows them on the line is code
 const DIRECTIVE = /`(?:(ifdef|ifndef|elsif|define|undef)\b[ \t]*([A-Za-z_][\w$]*)?|(else|endif)\b)/y;

@@ -22,8 +22,46 @@ export interface ConstScope {
 type Tok = { k: 'num'; lit: string } | { k: 'id'; name: string } | { k: 'sys'; name: string } | { k: 'op'; op: string };
 
 const OPS = [
-  '<<<', '>>>', '===', '!==', '**', '<<', '>>', '<=', '>=', '==', '!=', '&&', '||', '~&', '~|', '~^', '^~',
-  "'(", '+', '-', '*', '/', '%', '<', '>', '!', '~', '&', '|', '^', '?', ':', '(', ')', '{', '}', ',', '[', ']', "'",
+  '<<<',
+  '>>>',
+  '===',
+  '!==',
+  '**',
+  '<<',
+  '>>',
+  '<=',
+  '>=',
+  '==',
+  '!=',
+  '&&',
+  '||',
+  '~&',
+  '~|',
+  '~^',
+  '^~',
+  "'(",
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '<',
+  '>',
+  '!',
+  '~',
+  '&',
+  '|',
+  '^',
+  '?',
+  ':',
+  '(',
+  ')',
+  '{',
+  '}',
+  ',',
+  '[',
+  ']',
+  "'",
 ];
 
 /**
@@ -33,7 +71,8 @@ const OPS = [
 const TOKEN = new RegExp(
   [
     /\s+/.source,
-    /((?:\d[\d_]*\s*)?'\s*[sS]?[bBoOdDhH]\s*[0-9a-fA-FxXzZ?_]+|'[01xXzZ](?![\w])|\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?)/.source,
+    /((?:\d[\d_]*\s*)?'\s*[sS]?[bBoOdDhH]\s*[0-9a-fA-FxXzZ?_]+|'[01xXzZ](?![\w])|\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?)/
+      .source,
     /`([A-Za-z_]\w*)/.source,
     /(\$[A-Za-z_]\w*)/.source,
     /([A-Za-z_][\w$]*(?:\s*::\s*[A-Za-z_][\w$]*)*)/.source,
@@ -72,8 +111,30 @@ function tokenize(text: string, scope: ConstScope, depth = 0): Tok[] {
 }
 
 const BINARY: Record<string, number> = {
-  '||': 1, '&&': 2, '|': 3, '^': 4, '~^': 4, '^~': 4, '&': 5, '==': 6, '!=': 6, '===': 6, '!==': 6,
-  '<': 7, '<=': 7, '>': 7, '>=': 7, '<<': 8, '>>': 8, '<<<': 8, '>>>': 8, '+': 9, '-': 9, '*': 10, '/': 10, '%': 10,
+  '||': 1,
+  '&&': 2,
+  '|': 3,
+  '^': 4,
+  '~^': 4,
+  '^~': 4,
+  '&': 5,
+  '==': 6,
+  '!=': 6,
+  '===': 6,
+  '!==': 6,
+  '<': 7,
+  '<=': 7,
+  '>': 7,
+  '>=': 7,
+  '<<': 8,
+  '>>': 8,
+  '<<<': 8,
+  '>>>': 8,
+  '+': 9,
+  '-': 9,
+  '*': 10,
+  '/': 10,
+  '%': 10,
   '**': 11,
 };
 
@@ -247,7 +308,10 @@ class ExprParser {
       this.pos++;
       const next = this.ternary();
       if (acc.width === undefined || next.width === undefined) throw FAIL;
-      acc = { value: (acc.value << BigInt(next.width)) | (next.value & mask(next.width)), width: acc.width + next.width };
+      acc = {
+        value: (acc.value << BigInt(next.width)) | (next.value & mask(next.width)),
+        width: acc.width + next.width,
+      };
     }
     if (acc.width === undefined) throw FAIL;
     return acc;
@@ -257,7 +321,11 @@ class ExprParser {
     this.expect('(');
     if (name === '$bits') {
       const t = this.toks[this.pos];
-      if (t?.k === 'id' && this.toks[this.pos + 1]?.k === 'op' && (this.toks[this.pos + 1] as { op: string }).op === ')') {
+      if (
+        t?.k === 'id' &&
+        this.toks[this.pos + 1]?.k === 'op' &&
+        (this.toks[this.pos + 1] as { op: string }).op === ')'
+      ) {
         const w = this.scope.typeWidth?.(t.name);
         if (w !== undefined) {
           this.pos += 2;
@@ -359,7 +427,9 @@ export function evaluate(text: string, scope: ConstScope): ConstValue | undefine
 /** A safe JS number for a constant, when it fits. */
 export function toNumber(v: ConstValue | undefined): number | undefined {
   if (!v) return undefined;
-  return v.value <= BigInt(Number.MAX_SAFE_INTEGER) && v.value >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v.value) : undefined;
+  return v.value <= BigInt(Number.MAX_SAFE_INTEGER) && v.value >= BigInt(Number.MIN_SAFE_INTEGER)
+    ? Number(v.value)
+    : undefined;
 }
 
 /** Width of a constant value when used as a literal: its declared width or the bits it needs. */

@@ -84,7 +84,9 @@ export function conjuncts(cond: string): string[] {
 function collectWrites(node: Parser.SyntaxNode, when: string[], sequential: boolean, out: Write[]): void {
   switch (node.type) {
     case 'always_construct': {
-      const seq = /^\s*always(_ff)?\b[^;]*?@\s*\(\s*(posedge|negedge)/.test(node.text.slice(0, 400)) || node.text.trimStart().startsWith('always_ff');
+      const seq =
+        /^\s*always(_ff)?\b[^;]*?@\s*\(\s*(posedge|negedge)/.test(node.text.slice(0, 400)) ||
+        node.text.trimStart().startsWith('always_ff');
       for (const c of node.namedChildren) collectWrites(c, [], seq, out);
       return;
     }
@@ -110,7 +112,8 @@ function collectWrites(node: Parser.SyntaxNode, when: string[], sequential: bool
     case 'case_statement': {
       const subject = flatten(node.children.find((c) => c.type === 'case_expression')?.text ?? '');
       const items = node.namedChildren.filter((c) => c.type === 'case_item');
-      const labelsOf = (item: Parser.SyntaxNode) => item.namedChildren.filter((c) => c.type === 'case_item_expression').map((c) => flatten(c.text));
+      const labelsOf = (item: Parser.SyntaxNode) =>
+        item.namedChildren.filter((c) => c.type === 'case_item_expression').map((c) => flatten(c.text));
       const all = items.flatMap(labelsOf);
       for (const item of items) {
         const labels = labelsOf(item);
@@ -178,7 +181,8 @@ function countersOfModule(m: ModuleInfo, node: Parser.SyntaxNode): CounterInfo[]
   }
   // Every counting write of each register: the first may sit in a branch a parameter switches off.
   const found = new Map<string, { write: Write; direction: 'up' | 'down'; via?: string }[]>();
-  const add = (name: string, f: { write: Write; direction: 'up' | 'down'; via?: string }) => found.set(name, [...(found.get(name) ?? []), f]);
+  const add = (name: string, f: { write: Write; direction: 'up' | 'down'; via?: string }) =>
+    found.set(name, [...(found.get(name) ?? []), f]);
   for (const w of writes) {
     if (!IDENT.test(w.lhs)) continue;
     const direct = stepOf(w.rhs, w.lhs, scope);
@@ -192,7 +196,8 @@ function countersOfModule(m: ModuleInfo, node: Parser.SyntaxNode): CounterInfo[]
     if (!id || id === w.lhs) continue;
     const step = stepOf(w.rhs, id, scope);
     const commit = (byLhs.get(id) ?? []).find((c) => c.sequential && c.rhs.trim() === w.lhs);
-    if (step && commit) add(id, { write: { ...w, lhs: id, when: [...commit.when, ...w.when] }, direction: step, via: w.lhs });
+    if (step && commit)
+      add(id, { write: { ...w, lhs: id, when: [...commit.when, ...w.when] }, direction: step, via: w.lhs });
   }
   if (!found.size) return [];
 
@@ -208,14 +213,20 @@ function countersOfModule(m: ModuleInfo, node: Parser.SyntaxNode): CounterInfo[]
   const literals = literalDetails(m);
   const text = node.text;
   const width = (name: string) =>
-    m.ports.find((p) => p.name === name)?.width ?? declaredWidth(text, name, scope) ?? literals.find((l) => l.subject?.trim() === name && l.width)?.width;
+    m.ports.find((p) => p.name === name)?.width ??
+    declaredWidth(text, name, scope) ??
+    literals.find((l) => l.subject?.trim() === name && l.width)?.width;
   const out: CounterInfo[] = [];
   for (const [name, counts] of found) {
     for (const f of counts) out.push(counterOf(name, f, counts));
   }
   return out;
 
-  function counterOf(name: string, f: { write: Write; direction: 'up' | 'down'; via?: string }, counts: { write: Write }[]): CounterInfo {
+  function counterOf(
+    name: string,
+    f: { write: Write; direction: 'up' | 'down'; via?: string },
+    counts: { write: Write }[],
+  ): CounterInfo {
     const loads: CounterWrite[] = [];
     for (const w of byLhs.get(name) ?? []) {
       if (counts.some((c) => c.write === w || c.write.line === w.line)) continue;
@@ -231,7 +242,8 @@ function countersOfModule(m: ModuleInfo, node: Parser.SyntaxNode): CounterInfo[]
       }
     }
     const limits = new Set<bigint>();
-    for (const l of literals) if (l.kind === 'comparison' && l.subject?.replace(/[()\s]/g, '') === name) limits.add(BigInt(l.value));
+    for (const l of literals)
+      if (l.kind === 'comparison' && l.subject?.replace(/[()\s]/g, '') === name) limits.add(BigInt(l.value));
     if (f.direction === 'down') for (const l of loads) if (l.value !== undefined && l.value > 0n) limits.add(l.value);
     // Counters the counting conditions read, directly or through up to four other signals.
     const dependsOn = new Set<string>();
@@ -267,7 +279,9 @@ function countersOfModule(m: ModuleInfo, node: Parser.SyntaxNode): CounterInfo[]
 
 /** `reg [W-1:0] name`, `logic [7:0] a, name;`: the packed width of a declared variable, when constant. */
 function declaredWidth(text: string, name: string, scope: ConstScope): number | undefined {
-  const decl = new RegExp(`\\b(?:reg|logic|bit|wire|var)\\b\\s*(?:signed\\s*|unsigned\\s*)?\\[([^\\]:]+):([^\\]]+)\\]\\s*(?:[A-Za-z_][\\w$]*\\s*(?:=[^,;]*)?,\\s*)*${name}\\b`);
+  const decl = new RegExp(
+    `\\b(?:reg|logic|bit|wire|var)\\b\\s*(?:signed\\s*|unsigned\\s*)?\\[([^\\]:]+):([^\\]]+)\\]\\s*(?:[A-Za-z_][\\w$]*\\s*(?:=[^,;]*)?,\\s*)*${name}\\b`,
+  );
   const m = decl.exec(text);
   if (!m) return undefined;
   const msb = evaluate(m[1], scope)?.value;
@@ -281,13 +295,19 @@ function declaredWidth(text: string, name: string, scope: ConstScope): number | 
  * The counters of a module, read from the source texts (absolute path → text) the analysis was made from.
  * Best effort: a module whose file is missing or too large yields none.
  */
-export function countersOf(analysis: DesignAnalysis, module: string, sources: ReadonlyMap<string, string>): CounterInfo[] {
+export function countersOf(
+  analysis: DesignAnalysis,
+  module: string,
+  sources: ReadonlyMap<string, string>,
+): CounterInfo[] {
   const m = analysis.modules.find((x) => x.name === module);
   if (!m) return [];
   const text = sources.get(m.file);
   if (text === undefined || text.length > MAX_COUNTER_FILE_BYTES) return [];
   const tree = parseText(text);
-  const decl = tree.rootNode.descendantsOfType('module_declaration').find((n) => n.startPosition.row + 1 === m.range.startLine || moduleName(n) === module);
+  const decl = tree.rootNode
+    .descendantsOfType('module_declaration')
+    .find((n) => n.startPosition.row + 1 === m.range.startLine || moduleName(n) === module);
   return decl ? countersOfModule(m, decl) : [];
 }
 

@@ -248,7 +248,11 @@ export class DeclarationReader {
     let def = '';
     this.w.each((t) => {
       if (t === 'simple_identifier' && !name) name = this.w.text();
-      else if (t === 'constant_param_expression' || t === 'constant_mintypmax_expression' || t === 'constant_expression')
+      else if (
+        t === 'constant_param_expression' ||
+        t === 'constant_mintypmax_expression' ||
+        t === 'constant_expression'
+      )
         def = this.w.flatText();
     });
     if (name) out.push({ name, default: def, local, isType: false, type });

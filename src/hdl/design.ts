@@ -48,7 +48,14 @@ function extractCached(f: SourceFile, defined: string[]): { key: string; raw: Ra
     } catch (err) {
       // The parser gave up (see parseText's budget): the file reads as one error, not as a crash.
       if (!(err instanceof ChorusError)) throw err;
-      raw = { file: f.name, modules: [], packages: [], unit: emptyScope(), macros: {}, errors: [{ file: f.name, line: 1, column: 1, message: err.message }] };
+      raw = {
+        file: f.name,
+        modules: [],
+        packages: [],
+        unit: emptyScope(),
+        macros: {},
+        errors: [{ file: f.name, line: 1, column: 1, message: err.message }],
+      };
     }
     fileCache.set(key, raw);
   }
@@ -75,7 +82,14 @@ function withOverrides(raw: RawFile, top: string, parameters: Record<string, str
   return {
     ...raw,
     modules: raw.modules.map((m) =>
-      m.name !== top ? m : { ...m, params: m.params.map((p) => (!p.isType && parameters[p.name] !== undefined ? { ...p, default: parameters[p.name] } : p)) },
+      m.name !== top
+        ? m
+        : {
+            ...m,
+            params: m.params.map((p) =>
+              !p.isType && parameters[p.name] !== undefined ? { ...p, default: parameters[p.name] } : p,
+            ),
+          },
     ),
   };
 }
@@ -92,7 +106,10 @@ export function analyzeSources(files: SourceFile[], opts: AnalysisOptions = {}):
   const cached = designCache.get(key);
   if (cached) return cached;
   const raws = extracted.map((e) => e.raw);
-  const analysis = build(overrides.length && opts.top ? raws.map((r) => withOverrides(r, opts.top!, opts.parameters!)) : raws, opts.top);
+  const analysis = build(
+    overrides.length && opts.top ? raws.map((r) => withOverrides(r, opts.top!, opts.parameters!)) : raws,
+    opts.top,
+  );
   designCache.set(key, analysis);
   return analysis;
 }
@@ -112,11 +129,19 @@ function build(raws: RawFile[], askedTop: string | undefined): DesignAnalysis {
   for (const m of modules) if (!byName.has(m.name)) byName.set(m.name, m);
 
   const instantiated = new Set<string>();
-  for (const m of modules) for (const i of m.instances) if (i.module !== m.name && byName.has(i.module)) instantiated.add(i.module);
+  for (const m of modules)
+    for (const i of m.instances) if (i.module !== m.name && byName.has(i.module)) instantiated.add(i.module);
   const topCandidates = [...byName.keys()].filter((n) => !instantiated.has(n));
   carryClockReset(byName);
 
-  const top = askedTop !== undefined ? (byName.has(askedTop) ? askedTop : null) : topCandidates.length === 1 ? topCandidates[0] : null;
+  const top =
+    askedTop !== undefined
+      ? byName.has(askedTop)
+        ? askedTop
+        : null
+      : topCandidates.length === 1
+        ? topCandidates[0]
+        : null;
   const topInfo = top !== null ? byName.get(top) : undefined;
   return {
     modules,
@@ -161,7 +186,11 @@ function carryClockReset(byName: Map<string, ModuleInfo>): void {
         const neg = expr ? /^[!~]\s*([A-Za-z_][\w$]*)$/.exec(expr) : null;
         const name = neg ? neg[1] : expr;
         if (name && inputs.has(name) && name !== m.clock) {
-          const reset: ResetInfo = { name, activeLow: neg ? !child.reset.activeLow : child.reset.activeLow, async: child.reset.async };
+          const reset: ResetInfo = {
+            name,
+            activeLow: neg ? !child.reset.activeLow : child.reset.activeLow,
+            async: child.reset.async,
+          };
           m.reset = reset;
         }
       }

@@ -126,7 +126,8 @@ class FileExtractor {
       ...emptyScope(),
     };
     this.w.each((t) => {
-      if (t === 'module_ansi_header' || t === 'module_nonansi_header') this.header.header(mod, t === 'module_ansi_header');
+      if (t === 'module_ansi_header' || t === 'module_nonansi_header')
+        this.header.header(mod, t === 'module_ansi_header');
       else this.moduleItem(t, mod);
     });
     return mod;
@@ -180,7 +181,8 @@ class FileExtractor {
                 const m = /^\.\s*([\w$]+)\s*(?:\(([\s\S]*)\))?$/.exec(text);
                 if (text === '.*') inst.connections.push({ port: '*', expr: '*' });
                 else if (m) inst.connections.push({ port: m[1], expr: m[2] === undefined ? m[1] : m[2].trim() });
-              } else if (v === 'ordered_port_connection') inst.connections.push({ port: null, expr: this.w.flatText() });
+              } else if (v === 'ordered_port_connection')
+                inst.connections.push({ port: null, expr: this.w.flatText() });
             });
           }
         });

@@ -72,12 +72,16 @@ function words(line: string): string[] {
 }
 
 function expandEnv(text: string, env: Record<string, string | undefined>, where: Where): string {
-  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_all, braced: string | undefined, bare: string | undefined) => {
-    const name = braced ?? bare ?? '';
-    const value = env[name];
-    if (value === undefined) throw bad(where, `Environment variable ${name} is not set: set it or write the path out`);
-    return value;
-  });
+  return text.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (_all, braced: string | undefined, bare: string | undefined) => {
+      const name = braced ?? bare ?? '';
+      const value = env[name];
+      if (value === undefined)
+        throw bad(where, `Environment variable ${name} is not set: set it or write the path out`);
+      return value;
+    },
+  );
 }
 
 /** 'other' is a device, FIFO or socket: never read (a device never ends, a FIFO blocks), so never listed. */
@@ -93,7 +97,15 @@ async function kindOf(path: string): Promise<'file' | 'dir' | 'other' | undefine
 const NOT_REGULAR = 'is a device, FIFO or socket, not a regular file: name the file itself';
 
 class Reader {
-  readonly result: Filelist = { files: [], includeDirs: [], defines: {}, libraryFiles: [], libraryDirs: [], libraryExtensions: [], lists: [] };
+  readonly result: Filelist = {
+    files: [],
+    includeDirs: [],
+    defines: {},
+    libraryFiles: [],
+    libraryDirs: [],
+    libraryExtensions: [],
+    lists: [],
+  };
   private readonly stack: string[] = [];
 
   constructor(
@@ -103,12 +115,22 @@ class Reader {
 
   async read(list: string, base: string, from?: Where): Promise<void> {
     const where = from ?? { list, line: 0 };
-    if (this.stack.includes(list)) throw bad(where, `Filelist ${list} includes itself (${[...this.stack, list].join(' -> ')}): remove the loop`);
-    if (this.stack.length >= MAX_DEPTH) throw bad(where, `Filelists nest deeper than ${MAX_DEPTH} levels: flatten them`);
+    if (this.stack.includes(list))
+      throw bad(where, `Filelist ${list} includes itself (${[...this.stack, list].join(' -> ')}): remove the loop`);
+    if (this.stack.length >= MAX_DEPTH)
+      throw bad(where, `Filelists nest deeper than ${MAX_DEPTH} levels: flatten them`);
     const kind = await kindOf(list);
     if (kind !== 'file') {
-      const why = kind === 'dir' ? 'is a folder, not a filelist' : kind === 'other' ? NOT_REGULAR : 'does not exist: check the path';
-      if (!from) throw new ChorusError('bad_input', kind === undefined ? 'No such filelist: check the path.' : `This ${why}.`, { file: list });
+      const why =
+        kind === 'dir'
+          ? 'is a folder, not a filelist'
+          : kind === 'other'
+            ? NOT_REGULAR
+            : 'does not exist: check the path';
+      if (!from)
+        throw new ChorusError('bad_input', kind === undefined ? 'No such filelist: check the path.' : `This ${why}.`, {
+          file: list,
+        });
       throw bad(from, `Filelist ${list} ${why}`);
     }
     let text: string;
@@ -122,7 +144,8 @@ class Reader {
     this.stack.push(list);
     try {
       const lines = text.split(/\r?\n/);
-      for (let i = 0; i < lines.length; i++) await this.line(words(stripComment(lines[i])), { list, line: i + 1 }, base);
+      for (let i = 0; i < lines.length; i++)
+        await this.line(words(stripComment(lines[i])), { list, line: i + 1 }, base);
     } finally {
       this.stack.pop();
     }
@@ -145,7 +168,8 @@ class Reader {
       } else if (token === '-y') {
         add(this.result.libraryDirs, await this.existing(argument(), base, where, 'dir'));
       } else if (token.startsWith('+incdir+')) {
-        for (const dir of plusList(token, '+incdir+', where)) add(this.result.includeDirs, await this.existing(dir, base, where, 'dir'));
+        for (const dir of plusList(token, '+incdir+', where))
+          add(this.result.includeDirs, await this.existing(dir, base, where, 'dir'));
       } else if (token.startsWith('+define+')) {
         for (const def of plusList(token, '+define+', where)) {
           const eq = def.indexOf('=');
@@ -154,7 +178,8 @@ class Reader {
           this.result.defines[name] = eq < 0 ? undefined : def.slice(eq + 1);
         }
       } else if (token.startsWith('+libext+')) {
-        for (const ext of plusList(token, '+libext+', where)) add(this.result.libraryExtensions, ext.startsWith('.') ? ext : `.${ext}`);
+        for (const ext of plusList(token, '+libext+', where))
+          add(this.result.libraryExtensions, ext.startsWith('.') ? ext : `.${ext}`);
       } else if (token.startsWith('-I') && token.length > 2) {
         add(this.result.includeDirs, await this.existing(token.slice(2), base, where, 'dir'));
       } else if (token.startsWith('-D') && token.length > 2) {
@@ -162,7 +187,10 @@ class Reader {
         const eq = def.indexOf('=');
         this.result.defines[eq < 0 ? def : def.slice(0, eq)] = eq < 0 ? undefined : def.slice(eq + 1);
       } else if (token.startsWith('-') || token.startsWith('+')) {
-        throw bad(where, `Unknown filelist option ${token}: CHORUS reads source paths, -f, -F, -v, -y, +incdir+, +define+ and +libext+`);
+        throw bad(
+          where,
+          `Unknown filelist option ${token}: CHORUS reads source paths, -f, -F, -v, -y, +incdir+, +define+ and +libext+`,
+        );
       } else {
         add(this.result.files, await this.existing(token, base, where, 'file'));
       }
@@ -173,9 +201,13 @@ class Reader {
     const full = isAbsolute(path) ? path : resolve(base, path);
     const kind = await kindOf(full);
     if (kind === want) return full;
-    if (kind === undefined) throw bad(where, `${want === 'dir' ? 'Folder' : 'File'} ${full} does not exist: check the path`);
+    if (kind === undefined)
+      throw bad(where, `${want === 'dir' ? 'Folder' : 'File'} ${full} does not exist: check the path`);
     if (kind === 'other') throw bad(where, `${full} ${NOT_REGULAR}`);
-    throw bad(where, `${full} is a ${kind === 'dir' ? 'folder' : 'file'}, expected a ${want === 'dir' ? 'folder' : 'file'}`);
+    throw bad(
+      where,
+      `${full} is a ${kind === 'dir' ? 'folder' : 'file'}, expected a ${want === 'dir' ? 'folder' : 'file'}`,
+    );
   }
 }
 

@@ -13,9 +13,14 @@ async function readSource(path: string): Promise<SourceFile> {
   // Only a regular file within the bound (a device or FIFO is refused before it is opened).
   const bytes = await readUserFile(path, { maxBytes: MAX_FILE_BYTES, what: 'source file' });
   const content = bytes.toString('utf8');
-  if (!content.trim()) throw new ChorusError('bad_input', 'The file is empty: pass a Verilog/SystemVerilog source file.', { file: path });
+  if (!content.trim())
+    throw new ChorusError('bad_input', 'The file is empty: pass a Verilog/SystemVerilog source file.', { file: path });
   if (bytes.subarray(0, 8192).includes(0) || content.includes('\uFFFD\uFFFD\uFFFD')) {
-    throw new ChorusError('bad_input', 'The file looks binary, not Verilog/SystemVerilog text: pass the RTL source files.', { file: path });
+    throw new ChorusError(
+      'bad_input',
+      'The file looks binary, not Verilog/SystemVerilog text: pass the RTL source files.',
+      { file: path },
+    );
   }
   return { name: path, content };
 }

@@ -96,12 +96,18 @@ function fsmOfCase(raw: RawFile, m: RawModule, c: RawCase, lines: string[]): Fsm
   const register = unwrap(c.subject);
   if (!IDENT.test(register)) return undefined;
   const signals = new Set([...m.decls.map((d) => d.name), ...m.ports.map((p) => p.name)]);
-  if (!m.decls.some((d) => d.name === register && d.unpacked.length === 0) && !m.ports.some((p) => p.name === register && p.direction === 'output')) return undefined;
+  if (
+    !m.decls.some((d) => d.name === register && d.unpacked.length === 0) &&
+    !m.ports.some((p) => p.name === register && p.direction === 'output')
+  )
+    return undefined;
   const isConstant = (t: string): boolean => (CONSTANT_NAME.test(t) && !signals.has(t)) || LITERAL.test(t);
 
   // The register's block: a clocked always writing it, every write of the register inside that one block.
   const writes = m.assigns.filter((a) => !a.continuous && a.lhs.trim() === register);
-  const clocked = m.always.filter((a) => a.events.length > 0 && a.events.every((e) => e.edge !== null) && writes.some((w) => within(w.line, a)));
+  const clocked = m.always.filter(
+    (a) => a.events.length > 0 && a.events.every((e) => e.edge !== null) && writes.some((w) => within(w.line, a)),
+  );
   if (clocked.length !== 1 || writes.some((w) => !within(w.line, clocked[0]))) return undefined;
   if (m.otherWrites.some((w) => new RegExp(`\\b${register.replace(/\$/g, '\\$')}\\b`).test(w.text))) return undefined;
   const block = clocked[0];
@@ -150,8 +156,13 @@ function fsmOfCase(raw: RawFile, m: RawModule, c: RawCase, lines: string[]): Fsm
     if (arcs.some((a) => a.from === from && a.to === to && Boolean(a.reset) === Boolean(reset))) return;
     arcs.push(reset ? { from, to, line, reset } : { from, to, line });
   };
-  const targetWrites = m.assigns.filter((a) => !a.continuous && a.lhs.trim() === target && within(a.line, c) && !resetLines.has(a.line));
-  const regionOf = (k: number): [number, number] => [c.items[k].line, k + 1 < c.items.length ? c.items[k + 1].line - 1 : c.range.endLine];
+  const targetWrites = m.assigns.filter(
+    (a) => !a.continuous && a.lhs.trim() === target && within(a.line, c) && !resetLines.has(a.line),
+  );
+  const regionOf = (k: number): [number, number] => [
+    c.items[k].line,
+    k + 1 < c.items.length ? c.items[k + 1].line - 1 : c.range.endLine,
+  ];
   const itemArcs = (k: number): { to: string; line: number }[] | undefined => {
     const [from, to] = regionOf(k);
     const mine: RawAssign[] = targetWrites.filter((a) => a.line >= from && a.line <= to);
@@ -159,11 +170,15 @@ function fsmOfCase(raw: RawFile, m: RawModule, c: RawCase, lines: string[]): Fsm
     for (const a of mine) {
       for (const arm of conditionalArms(a.rhs)) {
         if (arm === register) found.push({ to: '', line: a.line });
-        else if (isConstant(arm) && !/'[sS]?[bBoOdDhH]?\s*[0-9a-fA-F_]*[xXzZ?]/.test(arm)) found.push({ to: arm, line: a.line });
+        else if (isConstant(arm) && !/'[sS]?[bBoOdDhH]?\s*[0-9a-fA-F_]*[xXzZ?]/.test(arm))
+          found.push({ to: arm, line: a.line });
         else return undefined;
       }
     }
-    const body = lines.slice(from - 1, to).join('\n').replace(/^[^:]*:/, '');
+    const body = lines
+      .slice(from - 1, to)
+      .join('\n')
+      .replace(/^[^:]*:/, '');
     if (holds && (!mine.length || CONDITIONAL.test(body))) found.push({ to: '', line: c.items[k].line });
     return found;
   };
@@ -197,7 +212,6 @@ function fsmOfCase(raw: RawFile, m: RawModule, c: RawCase, lines: string[]): Fsm
   };
 }
 
-
 const CACHE_SIZE = 64;
 /** Per file name and text: a search measures hundreds of candidates against the same files. */
 const cache = new Map<string, FsmModel[]>();
@@ -220,7 +234,9 @@ function fileModels(name: string, content: string): FsmModel[] {
 
 /** Reads the files and lists their FSMs; a file that cannot be read (or is no regular file) gives none (the build reports it). */
 export async function fsmModelsOfFiles(paths: string[]): Promise<FsmModel[]> {
-  const files = await Promise.all(paths.map(async (name) => ({ name, content: await readSourceText(name).catch(() => '') })));
+  const files = await Promise.all(
+    paths.map(async (name) => ({ name, content: await readSourceText(name).catch(() => '') })),
+  );
   return fsmModels(files);
 }
 

@@ -1,10 +1,24 @@
 /** DUT analysis with tree-sitter: modules, ports, widths, parameters, clock/reset, top, FSMs, source sites. */
 export { analyzeSources, type AnalysisOptions } from './design';
 export { analyzeFiles, readSourceText, MAX_FILE_BYTES } from './files';
-export { findSite, literalDetails, literalsOf, moduleByName, unreachableDefaults, type UnreachableDefault } from './queries';
+export {
+  findSite,
+  literalDetails,
+  literalsOf,
+  moduleByName,
+  unreachableDefaults,
+  type UnreachableDefault,
+} from './queries';
 export { evaluate, type ConstScope, type ConstValue } from './const-eval';
 export { parseNumber, type NumberLiteral } from './numbers';
 export { conjuncts, countersOf, identifiersOf, type CounterInfo, type CounterWrite } from './counters';
 export { readFilelist, type Filelist, type FilelistOptions } from './filelist';
-export { indexModules, filesNeeded, libraryFilesNeeded, type Libraries, type LibraryResolution, type ModuleIndex } from './moduleIndex';
+export {
+  indexModules,
+  filesNeeded,
+  libraryFilesNeeded,
+  type Libraries,
+  type LibraryResolution,
+  type ModuleIndex,
+} from './moduleIndex';
 export { fsmModels, fsmModelsOfFiles } from './fsm';

@@ -44,7 +44,11 @@ function numberOf(text: string, scope: Scope): number | undefined {
 }
 
 /** `{push, pop}` → [{push, 1}, {pop, 1}] when every part is a name of known width. */
-export function concatParts(text: string, scope: Scope, signals: SignalTable): { name: string; width: number }[] | undefined {
+export function concatParts(
+  text: string,
+  scope: Scope,
+  signals: SignalTable,
+): { name: string; width: number }[] | undefined {
   const m = /^\{(.*)\}$/.exec(text.trim());
   if (!m || m[1].includes('{')) return undefined;
   const out: { name: string; width: number }[] = [];
@@ -58,7 +62,12 @@ export function concatParts(text: string, scope: Scope, signals: SignalTable): {
 }
 
 /** A case label's value and don't-care mask, or null when it is not a constant. */
-function labelValue(label: string, c: RawCase, width: number | undefined, scope: Scope): { value: bigint; wildcard: bigint } | null {
+function labelValue(
+  label: string,
+  c: RawCase,
+  width: number | undefined,
+  scope: Scope,
+): { value: bigint; wildcard: bigint } | null {
   const n = parseNumber(label);
   if (n) {
     if (n.fill) {
@@ -90,7 +99,9 @@ export function buildCases(raw: RawModule, scope: Scope, signals: SignalTable): 
         values: item.labels.map((l) => {
           const v = labelValue(l, c, subjectWidth, scope);
           if (!v) return null;
-          return v.wildcard ? { value: v.value.toString(), wildcardMask: v.wildcard.toString() } : { value: v.value.toString() };
+          return v.wildcard
+            ? { value: v.value.toString(), wildcardMask: v.wildcard.toString() }
+            : { value: v.value.toString() };
         }),
         line: item.line,
       });

@@ -158,11 +158,14 @@ const SIMPLE_PORT =
   /^(?:(input|output|inout|ref)\s*)?(?:(wire|tri|wand|wor|triand|trior|tri0|tri1|uwire|supply0|supply1)\b\s*)?(?:(logic|reg|bit|byte|shortint|int|longint|integer|time)\b\s*)?(?:(signed|unsigned)\b\s*)?((?:\[[^[\]]*\]\s*)*)([A-Za-z_][\w$]*)$/;
 
 /** An ANSI port declaration in one of its common textual shapes, or undefined to walk its nodes instead. */
-function simplePort(text: string): { name: string; direction?: PortDirection; type?: RawDataType; hasHeader: boolean } | undefined {
+function simplePort(
+  text: string,
+): { name: string; direction?: PortDirection; type?: RawDataType; hasHeader: boolean } | undefined {
   const m = SIMPLE_PORT.exec(text);
   if (!m) return undefined;
   const [, direction, netType, keyword, signing, dims, name] = m;
-  if (['input', 'output', 'inout', 'ref', 'wire', 'logic', 'reg', 'signed', 'unsigned'].includes(name)) return undefined;
+  if (['input', 'output', 'inout', 'ref', 'wire', 'logic', 'reg', 'signed', 'unsigned'].includes(name))
+    return undefined;
   const packed = dims.match(/\[[^\]]*\]/g)?.map((d) => d.replace(/\s+/g, ' ')) ?? [];
   const hasType = Boolean(netType || keyword || signing || packed.length);
   const type: RawDataType | undefined = hasType

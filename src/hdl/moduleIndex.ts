@@ -19,7 +19,10 @@ export interface ModuleIndex {
 
 /** `module name` headers of a text the analysis could not read: comments and strings left out. */
 function declaredModules(text: string): string[] {
-  const code = text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/\/\/.*$/gm, '').replace(/"(?:[^"\\\n]|\\.)*"/g, '""');
+  const code = text
+    .replace(/\/\*[\s\S]*?\*\//g, ' ')
+    .replace(/\/\/.*$/gm, '')
+    .replace(/"(?:[^"\\\n]|\\.)*"/g, '""');
   return [...code.matchAll(/^\s*(?:macro)?module\s+(?:automatic\s+|static\s+)?([A-Za-z_][\w$]*)/gm)].map((m) => m[1]);
 }
 
@@ -38,7 +41,9 @@ export async function indexModules(files: string[], read: (file: string) => Prom
       else {
         for (const m of a.modules) {
           define(m.name, file);
-          index.instances.set(m.name, [...new Set([...(index.instances.get(m.name) ?? []), ...m.instances.map((i) => i.module)])]);
+          index.instances.set(m.name, [
+            ...new Set([...(index.instances.get(m.name) ?? []), ...m.instances.map((i) => i.module)]),
+          ]);
         }
         continue;
       }
@@ -73,7 +78,11 @@ export function filesNeeded(index: ModuleIndex, top: string, preferred?: string)
       return;
     }
     if (defs.length > 1) {
-      throw new ChorusError('bad_input', `Module '${name}' is defined in two files, ${defs[0]} and ${defs[1]}: keep one of them (or name the DUT files yourself).`, { file: defs[1] });
+      throw new ChorusError(
+        'bad_input',
+        `Module '${name}' is defined in two files, ${defs[0]} and ${defs[1]}: keep one of them (or name the DUT files yourself).`,
+        { file: defs[1] },
+      );
     }
     if (!files.includes(defs[0])) files.push(defs[0]);
     (index.instances.get(name) ?? []).forEach(visit);
@@ -103,7 +112,12 @@ export interface LibraryResolution {
 /** Fails naming both files when a module is defined twice. */
 function checkSingleDefinitions(index: ModuleIndex): void {
   for (const [name, defs] of index.definitions) {
-    if (defs.length > 1) throw new ChorusError('bad_input', `Module '${name}' is defined twice, in ${defs[0]} and ${defs[1]}: keep one of them.`, { file: defs[1] });
+    if (defs.length > 1)
+      throw new ChorusError(
+        'bad_input',
+        `Module '${name}' is defined twice, in ${defs[0]} and ${defs[1]}: keep one of them.`,
+        { file: defs[1] },
+      );
   }
 }
 
@@ -114,7 +128,12 @@ function checkSingleDefinitions(index: ModuleIndex): void {
  * are returned (in the order found). A module defined twice among the sources, or among the `-v` files, is an
  * error naming both files.
  */
-export async function libraryFilesNeeded(sources: string[], libs: Libraries, read: (file: string) => Promise<string>, exists: (file: string) => Promise<boolean>): Promise<LibraryResolution> {
+export async function libraryFilesNeeded(
+  sources: string[],
+  libs: Libraries,
+  read: (file: string) => Promise<string>,
+  exists: (file: string) => Promise<boolean>,
+): Promise<LibraryResolution> {
   const own = await indexModules(sources, read);
   checkSingleDefinitions(own);
   const used = new Set([...own.instances.values()].flat());

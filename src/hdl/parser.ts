@@ -46,7 +46,11 @@ export function editBetween(before: string, after: string): Parser.Edit {
   let start = 0;
   while (start < max && before.charCodeAt(start) === after.charCodeAt(start)) start++;
   let tail = 0;
-  while (tail < max - start && before.charCodeAt(before.length - 1 - tail) === after.charCodeAt(after.length - 1 - tail)) tail++;
+  while (
+    tail < max - start &&
+    before.charCodeAt(before.length - 1 - tail) === after.charCodeAt(after.length - 1 - tail)
+  )
+    tail++;
   const oldEnd = before.length - tail;
   const newEnd = after.length - tail;
   return {

@@ -96,7 +96,10 @@ function coversAllCodes(c: CaseInfo): boolean {
   const values = c.items.flatMap((i) => i.values);
   if (values.some((v) => v === null)) return false;
   const size = 1 << w;
-  const codes = values.map((v) => ({ value: Number(BigInt(v!.value) & BigInt(size - 1)), care: ~Number(BigInt(v!.wildcardMask ?? '0')) }));
+  const codes = values.map((v) => ({
+    value: Number(BigInt(v!.value) & BigInt(size - 1)),
+    care: ~Number(BigInt(v!.wildcardMask ?? '0')),
+  }));
   if (codes.every((c2) => c2.care === -1) && values.length < size) return false;
   for (let x = 0; x < size; x++) if (!codes.some((c2) => ((x ^ c2.value) & c2.care) === 0)) return false;
   return true;
@@ -114,7 +117,8 @@ export function caseItemFor(c: CaseInfo, value: bigint): { item: CaseItemInfo; l
     for (const [k, v] of item.values.entries()) {
       if (!v) continue;
       const care = ~BigInt(v.wildcardMask ?? '0');
-      if (((value ^ BigInt(v.value)) & care & mask(c.subjectWidth ?? 64)) === 0n) return { item, label: item.labels[k] };
+      if (((value ^ BigInt(v.value)) & care & mask(c.subjectWidth ?? 64)) === 0n)
+        return { item, label: item.labels[k] };
     }
   }
   return undefined;

@@ -26,7 +26,10 @@ function listHeldValues(raw: RawModule, cases: CaseInfo[], held: HeldValues): vo
   for (const [subject, members] of groups) {
     let group = members;
     while (group.length) {
-      const values = held.valuesOf(subject, group.map((k) => raw.cases[k]));
+      const values = held.valuesOf(
+        subject,
+        group.map((k) => raw.cases[k]),
+      );
       if (!values) break;
       const covering = group.filter((k) => values.every((v) => caseItemFor(cases[k], v) !== undefined));
       if (covering.length === group.length) {
@@ -63,11 +66,19 @@ function params(raw: RawModule, scope: Scope): ParamInfo[] {
   });
 }
 
-function ports(raw: RawModule, scope: Scope, decls: Map<string, RawDecl>): { list: PortInfo[]; types: Map<string, TypeInfo> } {
+function ports(
+  raw: RawModule,
+  scope: Scope,
+  decls: Map<string, RawDecl>,
+): { list: PortInfo[]; types: Map<string, TypeInfo> } {
   const byName = new Map<string, RawPort>();
   for (const p of raw.ports) if (!byName.has(p.name)) byName.set(p.name, p);
   // Non-ANSI headers list the names; the body declares them. ANSI declarations are their own order.
-  const order = raw.ansi ? raw.ports.map((p) => p.name) : raw.portOrder.length ? raw.portOrder : raw.ports.map((p) => p.name);
+  const order = raw.ansi
+    ? raw.ports.map((p) => p.name)
+    : raw.portOrder.length
+      ? raw.portOrder
+      : raw.ports.map((p) => p.name);
   const out: PortInfo[] = [];
   const types = new Map<string, TypeInfo>();
   for (const name of order) {
@@ -78,7 +89,12 @@ function ports(raw: RawModule, scope: Scope, decls: Map<string, RawDecl>): { lis
     if (decl && isBare(type)) type = { ...decl.type, signing: type?.signing ?? decl.type.signing };
     else if (decl && type && !type.keyword && !type.userType) {
       // `output [W:0] q; reg [W:0] q;` — the range is the port's, the kind of variable the declaration's
-      type = { ...type, keyword: decl.type.keyword, userType: decl.type.userType, signing: type.signing ?? decl.type.signing };
+      type = {
+        ...type,
+        keyword: decl.type.keyword,
+        userType: decl.type.userType,
+        signing: type.signing ?? decl.type.signing,
+      };
     }
     let info: TypeInfo;
     if (p.interfaceType) info = { width: undefined, signed: false };
@@ -101,7 +117,12 @@ function ports(raw: RawModule, scope: Scope, decls: Map<string, RawDecl>): { lis
   return { list: out, types };
 }
 
-function signalTable(portList: PortInfo[], portTypes: Map<string, TypeInfo>, decls: Map<string, RawDecl>, scope: Scope): SignalTable {
+function signalTable(
+  portList: PortInfo[],
+  portTypes: Map<string, TypeInfo>,
+  decls: Map<string, RawDecl>,
+  scope: Scope,
+): SignalTable {
   const types = new Map<string, TypeInfo>(portTypes);
   const portMap = new Map(portList.map((p) => [p.name, p]));
   const resolved = (name: string): TypeInfo | undefined => {
@@ -144,7 +165,12 @@ export function resolveModule(raw: RawModule, design: Design): ModuleInfo {
     line: raw.range.startLine,
     params: params(raw, scope),
     ports: portList,
-    instances: raw.instances.map((i) => ({ module: i.module, name: i.name, connections: i.connections, range: i.range })),
+    instances: raw.instances.map((i) => ({
+      module: i.module,
+      name: i.name,
+      connections: i.connections,
+      range: i.range,
+    })),
     clock,
     reset,
     fsms: detectFsms(raw, portList, scope, (name) => signals.enumMembers(name)),

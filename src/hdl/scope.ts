@@ -118,7 +118,8 @@ export class Scope implements ConstScope {
     let v: ConstValue | undefined;
     if (param && !param.isType) {
       v = this.evaluate(param.default);
-      const w = param.type && (param.type.packed.length || param.type.keyword) ? this.resolveType(param.type).width : undefined;
+      const w =
+        param.type && (param.type.packed.length || param.type.keyword) ? this.resolveType(param.type).width : undefined;
       if (v && w !== undefined) v = { value: v.value, width: w };
     } else if (member) v = this.enumValue(member.def, member.index);
     this.busy.delete(name);
@@ -191,7 +192,8 @@ export class Scope implements ConstScope {
     const m = /^(\w+)?\s*(signed|unsigned)?\s*((?:\[[^\]]*\]\s*)*)$/.exec(text.trim());
     if (!m) return { signed: false };
     const packed = m[3].match(/\[[^\]]*\]/g) ?? [];
-    const keyword = m[1] && (ATOM_WIDTHS[m[1]] !== undefined || ['logic', 'bit', 'reg'].includes(m[1])) ? m[1] : undefined;
+    const keyword =
+      m[1] && (ATOM_WIDTHS[m[1]] !== undefined || ['logic', 'bit', 'reg'].includes(m[1])) ? m[1] : undefined;
     return this.resolveType({
       text,
       keyword,

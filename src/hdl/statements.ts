@@ -56,7 +56,13 @@ const COMPOUND_STATEMENT =
 
 const TIMING = new Set(['event_control', 'delay_control']);
 /** Where the search for an always block's timing control stops: past these it would find inner ones. */
-const PAST_TIMING = new Set(['seq_block', 'conditional_statement', 'case_statement', 'nonblocking_assignment', 'blocking_assignment']);
+const PAST_TIMING = new Set([
+  'seq_block',
+  'conditional_statement',
+  'case_statement',
+  'nonblocking_assignment',
+  'blocking_assignment',
+]);
 
 interface StatementContext {
   module: RawModule;
@@ -164,7 +170,8 @@ export class StatementReader {
         return;
       default:
         // Function and task bodies, loops in odd shapes: keep looking for statements inside.
-        if (type.endsWith('_statement') || type.endsWith('_block') || type.endsWith('_declaration')) this.statements(ctx);
+        if (type.endsWith('_statement') || type.endsWith('_block') || type.endsWith('_declaration'))
+          this.statements(ctx);
     }
   }
 
@@ -275,7 +282,12 @@ export class StatementReader {
               mod.sites.push(
                 item.isDefault
                   ? { kind: 'case_default', label: `default item of ${of}`, subject: c.subject, range }
-                  : { kind: 'case_item', label: `case item ${item.labels.join(', ')} of ${of}`, subject: c.subject, range },
+                  : {
+                      kind: 'case_item',
+                      label: `case item ${item.labels.join(', ')} of ${of}`,
+                      subject: c.subject,
+                      range,
+                    },
               );
               if (item.isDefault) {
                 const arms = ctx.defaultArms;

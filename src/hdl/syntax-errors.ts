@@ -6,7 +6,10 @@ const MAX_SHOWN = 40;
 
 function describeToken(text: string): string {
   // control characters (a binary file handed in as text) would garble a terminal
-  const t = text.replace(/\s+/g, ' ').replace(/[\x00-\x1f\x7f]/g, '?').trim();
+  const t = text
+    .replace(/\s+/g, ' ')
+    .replace(/[\x00-\x1f\x7f]/g, '?')
+    .trim();
   return t.length > MAX_SHOWN ? `${t.slice(0, MAX_SHOWN)}…` : t;
 }
 
@@ -19,7 +22,9 @@ export function collectSyntaxErrors(tree: Parser.Tree, file: string): HdlSyntaxE
     if (node.isMissing) {
       const p = node.startPosition;
       // a missing token is shown as written (`;`), a missing construct by name (identifier, expression)
-      const what = node.isNamed ? node.type.replace(/^simple_/, '').replace(/_/g, ' ') : `\`${describeToken(node.type)}\``;
+      const what = node.isNamed
+        ? node.type.replace(/^simple_/, '').replace(/_/g, ' ')
+        : `\`${describeToken(node.type)}\``;
       errors.push({ file, line: p.row + 1, column: p.column + 1, message: `syntax error: missing ${what}` });
       return;
     }

@@ -18,21 +18,37 @@ export type ExpertSpec =
 /** What an expert URI names; `lora:<file>` may end in `@<scale>` (default 1). */
 export function parseExpert(uri: string): ExpertSpec {
   const text = uri.trim();
-  if (!text) throw new ChorusError('bad_input', 'An empty --expert: pass a .gguf path, lora:<adapter.gguf>, endpoint:<model>, an http(s) URL or replay:<file.json>.');
+  if (!text)
+    throw new ChorusError(
+      'bad_input',
+      'An empty --expert: pass a .gguf path, lora:<adapter.gguf>, endpoint:<model>, an http(s) URL or replay:<file.json>.',
+    );
   if (text.startsWith('replay:')) return { kind: 'replay', uri: text };
   if (text.startsWith('lora:')) {
     const m = /^lora:(.+?)(?:@(\d+(?:\.\d+)?))?$/.exec(text);
-    if (!m) throw new ChorusError('bad_input', `Expert ${text}: lora: needs an adapter file, e.g. lora:adapters/verilog.gguf or lora:adapters/verilog.gguf@0.5.`);
+    if (!m)
+      throw new ChorusError(
+        'bad_input',
+        `Expert ${text}: lora: needs an adapter file, e.g. lora:adapters/verilog.gguf or lora:adapters/verilog.gguf@0.5.`,
+      );
     return { kind: 'lora', uri: text, adapter: m[1], scale: m[2] !== undefined ? Number(m[2]) : 1 };
   }
   if (text.startsWith('endpoint:')) {
     const model = text.slice('endpoint:'.length);
-    if (!model) throw new ChorusError('bad_input', `Expert ${text}: endpoint: needs a model name served at --endpoint, e.g. endpoint:qwen3-8b.`);
+    if (!model)
+      throw new ChorusError(
+        'bad_input',
+        `Expert ${text}: endpoint: needs a model name served at --endpoint, e.g. endpoint:qwen3-8b.`,
+      );
     return { kind: 'endpoint', uri: text, model };
   }
   if (/^https?:\/\//.test(text)) {
     const [baseUrl, model] = text.split('#', 2);
-    if (!model) throw new ChorusError('bad_input', `Expert ${text}: name the served model after #, e.g. http://127.0.0.1:8000/v1#qwen3-8b.`);
+    if (!model)
+      throw new ChorusError(
+        'bad_input',
+        `Expert ${text}: name the served model after #, e.g. http://127.0.0.1:8000/v1#qwen3-8b.`,
+      );
     return { kind: 'endpoint', uri: text, baseUrl, model };
   }
   return { kind: 'model', uri: text, model: text };
@@ -55,13 +71,27 @@ async function openExpert(spec: ExpertSpec, opts: ExpertOptions): Promise<ChatBa
       return openBackend(spec.uri, { ...opts, endpoint: undefined });
     case 'endpoint': {
       const baseUrl = spec.baseUrl ?? opts.endpoint?.baseUrl;
-      if (!baseUrl) throw new ChorusError('bad_input', `${spec.uri} needs --endpoint <url> (chorus.endpoint), or give the URL: http://host:port/v1#${spec.model}.`);
-      return new EndpointBackend({ ...opts.endpoint, baseUrl, model: spec.model, logger: opts.logger, sampling: opts.sampling });
+      if (!baseUrl)
+        throw new ChorusError(
+          'bad_input',
+          `${spec.uri} needs --endpoint <url> (chorus.endpoint), or give the URL: http://host:port/v1#${spec.model}.`,
+        );
+      return new EndpointBackend({
+        ...opts.endpoint,
+        baseUrl,
+        model: spec.model,
+        logger: opts.logger,
+        sampling: opts.sampling,
+      });
     }
     case 'lora':
     case 'model': {
       const base = spec.kind === 'lora' ? opts.baseModel : spec.model;
-      if (!base) throw new ChorusError('bad_input', `${spec.uri} adapts a base model: pass it with --model <base.gguf> (chorus.model).`);
+      if (!base)
+        throw new ChorusError(
+          'bad_input',
+          `${spec.uri} adapts a base model: pass it with --model <base.gguf> (chorus.model).`,
+        );
       const backend = openLocal(base, opts, {
         label: (path, id) => (spec.kind === 'lora' ? `lora:${basename(spec.adapter)}` : (id ?? basename(path))),
         ...(spec.kind === 'lora' ? { lora: [{ filePath: spec.adapter, scale: spec.scale }] } : {}),

@@ -39,7 +39,12 @@ export async function openBackend(model: string | undefined, opts: OpenBackendOp
     return ReplayBackend.open(file, opts.onStatus);
   }
   if (opts.endpoint) {
-    const backend = new EndpointBackend({ ...opts.endpoint, logger: opts.logger, onStatus: opts.onStatus, sampling: opts.sampling });
+    const backend = new EndpointBackend({
+      ...opts.endpoint,
+      logger: opts.logger,
+      onStatus: opts.onStatus,
+      sampling: opts.sampling,
+    });
     opts.onStatus?.({ state: 'ready', model: backend.label, backend: 'endpoint' });
     return backend;
   }
@@ -53,7 +58,14 @@ export async function openBackend(model: string | undefined, opts: OpenBackendOp
 }
 
 /** A local GGUF backend (a file or a manifest id), with the options' compute settings; `label` from the manifest unless given. */
-export function openLocal(model: string, opts: OpenBackendOptions, extra: { label?: (path: string, id?: string) => string | undefined; lora?: { filePath: string; scale?: number }[] } = {}): LocalBackend {
+export function openLocal(
+  model: string,
+  opts: OpenBackendOptions,
+  extra: {
+    label?: (path: string, id?: string) => string | undefined;
+    lora?: { filePath: string; scale?: number }[];
+  } = {},
+): LocalBackend {
   const { path, entry } = resolveModelFile(model, { modelDirs: opts.modelDirs ?? [], manifestPath: opts.manifestPath });
   return new LocalBackend({
     modelPath: path,

@@ -83,12 +83,24 @@ export class BackendPool {
       label: backend.label,
       kind: backend.kind,
       chat,
-      contextSize: backend.contextSize ? (signal?: AbortSignal) => (backend.contextSize as (s?: AbortSignal) => Promise<number | undefined>).call(backend, signal) : undefined,
-      countTokens: backend.countTokens
-        ? (messages: ChatMessage[], signal?: AbortSignal) => (backend.countTokens as (m: ChatMessage[], s?: AbortSignal) => Promise<number>).call(backend, messages, signal)
+      contextSize: backend.contextSize
+        ? (signal?: AbortSignal) =>
+            (backend.contextSize as (s?: AbortSignal) => Promise<number | undefined>).call(backend, signal)
         : undefined,
-      compute: backend.compute ? (signal?: AbortSignal) => (backend.compute as (s?: AbortSignal) => Promise<string>).call(backend, signal) : undefined,
-      load: backend.load ? (signal?: AbortSignal) => (backend.load as (s?: AbortSignal) => Promise<void>).call(backend, signal) : undefined,
+      countTokens: backend.countTokens
+        ? (messages: ChatMessage[], signal?: AbortSignal) =>
+            (backend.countTokens as (m: ChatMessage[], s?: AbortSignal) => Promise<number>).call(
+              backend,
+              messages,
+              signal,
+            )
+        : undefined,
+      compute: backend.compute
+        ? (signal?: AbortSignal) => (backend.compute as (s?: AbortSignal) => Promise<string>).call(backend, signal)
+        : undefined,
+      load: backend.load
+        ? (signal?: AbortSignal) => (backend.load as (s?: AbortSignal) => Promise<void>).call(backend, signal)
+        : undefined,
       dispose: async () => {},
     };
   }
@@ -107,7 +119,9 @@ export class BackendPool {
   }
 
   private async evictBeyondLimit(keep: string): Promise<void> {
-    const idle = [...this.entries.values()].filter((e) => e.key !== keep && e.busy === 0 && e.backend).sort((a, b) => a.lastUsed - b.lastUsed);
+    const idle = [...this.entries.values()]
+      .filter((e) => e.key !== keep && e.busy === 0 && e.backend)
+      .sort((a, b) => a.lastUsed - b.lastUsed);
     let excess = this.entries.size - this.maxEntries;
     for (const e of idle) {
       if (excess-- <= 0) break;
@@ -122,7 +136,9 @@ export class BackendPool {
     this.entries.delete(key);
     if (entry.timer) clearTimeout(entry.timer);
     const backend = entry.backend ?? (await entry.opening.catch(() => undefined));
-    await backend?.dispose().catch((err: unknown) => this.logger.warn(`Releasing ${key} failed: ${(err as Error).message}`));
+    await backend
+      ?.dispose()
+      .catch((err: unknown) => this.logger.warn(`Releasing ${key} failed: ${(err as Error).message}`));
   }
 
   async disposeAll(): Promise<void> {

@@ -12,7 +12,8 @@ const CHUNK_CHARS = 16;
  * the token limit; `interrupted`: a stream cut short), `error` (the backend failed instead of answering, as an
  * endpoint answering 503 does) and `delayMs` (a slow generation, spread over the reply's pieces).
  */
-export type ReplayEntry = string | { text?: string; finishReason?: 'stop' | 'length' | 'interrupted'; error?: string; delayMs?: number };
+export type ReplayEntry =
+  string | { text?: string; finishReason?: 'stop' | 'length' | 'interrupted'; error?: string; delayMs?: number };
 
 function isEntry(v: unknown): v is ReplayEntry {
   if (typeof v === 'string') return true;
@@ -22,7 +23,10 @@ function isEntry(v: unknown): v is ReplayEntry {
     (o.text === undefined || typeof o.text === 'string') &&
     (o.error === undefined || typeof o.error === 'string') &&
     (o.delayMs === undefined || (typeof o.delayMs === 'number' && o.delayMs >= 0)) &&
-    (o.finishReason === undefined || o.finishReason === 'stop' || o.finishReason === 'length' || o.finishReason === 'interrupted')
+    (o.finishReason === undefined ||
+      o.finishReason === 'stop' ||
+      o.finishReason === 'length' ||
+      o.finishReason === 'interrupted')
   );
 }
 
@@ -56,17 +60,29 @@ export class ReplayBackend implements ChatBackend {
     try {
       text = await readUserText(path, { what: 'replay file' });
     } catch (err) {
-      throw new ChorusError('bad_input', `Cannot read replay file ${path}: ${(err as Error).message.replace(/\.$/, '')}. Pass replay:<file.json> with {"responses": ["…"]}.`, { file: path });
+      throw new ChorusError(
+        'bad_input',
+        `Cannot read replay file ${path}: ${(err as Error).message.replace(/\.$/, '')}. Pass replay:<file.json> with {"responses": ["…"]}.`,
+        { file: path },
+      );
     }
     let data: unknown;
     try {
       data = JSON.parse(text);
     } catch (err) {
-      throw new ChorusError('bad_input', `Replay file ${path} is not valid JSON (${(err as Error).message}): it must hold {"responses": ["…", "…"]}.`, { file: path });
+      throw new ChorusError(
+        'bad_input',
+        `Replay file ${path} is not valid JSON (${(err as Error).message}): it must hold {"responses": ["…", "…"]}.`,
+        { file: path },
+      );
     }
     const responses = (data as { responses?: unknown } | null)?.responses;
     if (!Array.isArray(responses)) {
-      throw new ChorusError('bad_input', `Replay file ${path} must hold {"responses": ["…", "…"]}: an array of strings under "responses".`, { file: path });
+      throw new ChorusError(
+        'bad_input',
+        `Replay file ${path} must hold {"responses": ["…", "…"]}: an array of strings under "responses".`,
+        { file: path },
+      );
     }
     const bad = responses.findIndex((r) => !isEntry(r));
     if (bad >= 0) {
@@ -89,7 +105,11 @@ export class ReplayBackend implements ChatBackend {
     const started = Date.now();
     throwIfAborted(options.signal);
     if (this.next >= this.responses.length) {
-      throw new ChorusError('failed', `replay file ${this.file} has only ${this.responses.length} responses: add more to "responses" or run fewer rounds.`, { file: this.file });
+      throw new ChorusError(
+        'failed',
+        `replay file ${this.file} has only ${this.responses.length} responses: add more to "responses" or run fewer rounds.`,
+        { file: this.file },
+      );
     }
     const raw = this.responses[this.next++];
     const entry = typeof raw === 'string' ? { text: raw } : raw;
@@ -114,7 +134,9 @@ export class ReplayBackend implements ChatBackend {
     return {
       text,
       finishReason: entry.finishReason ?? 'stop',
-      ...(entry.finishReason === 'interrupted' ? { note: 'the recorded stream was cut short; the reply is incomplete' } : {}),
+      ...(entry.finishReason === 'interrupted'
+        ? { note: 'the recorded stream was cut short; the reply is incomplete' }
+        : {}),
       usage: {
         promptTokens,
         evaluatedPromptTokens: promptTokens,

@@ -15,7 +15,11 @@ export function parseByteSize(text: string): number | undefined {
 
 /** `4 GiB`, `1.5 GiB`, `512 MiB`, `12 KiB`, `100 B`. */
 export function formatBytes(bytes: number): string {
-  const units: [string, number][] = [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]];
+  const units: [string, number][] = [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ];
   for (const [name, size] of units) {
     if (bytes >= size) {
       const n = bytes / size;

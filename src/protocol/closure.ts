@@ -12,7 +12,8 @@ export function isProven(h: Pick<Hole, 'unreachable'>): boolean {
 /** `k-induction (depth 3)`, `analysis: the state register holds only 5 values`; undefined when not proven. */
 export function proofText(h: Pick<Hole, 'unreachable' | 'proof'>): string | undefined {
   if (!h.unreachable) return undefined;
-  if (h.proof?.method === 'induction') return `k-induction${h.proof.depth !== undefined ? ` (depth ${h.proof.depth})` : ''}`;
+  if (h.proof?.method === 'induction')
+    return `k-induction${h.proof.depth !== undefined ? ` (depth ${h.proof.depth})` : ''}`;
   // A label without `proof` comes from the analysis, the only other prover.
   return `analysis: ${h.unreachable}`;
 }
@@ -49,7 +50,11 @@ function plural(n: number, one: string, many = `${one}s`): string {
  * `Closed: every line and branch point covered or proven unreachable`, or `3 points neither covered nor proven`;
  * undefined for a result that says nothing about closure (no `closed`, no formal run).
  */
-export function closureText(r: { holes: readonly Hole[]; closed?: boolean; formal?: FormalSummary }): string | undefined {
+export function closureText(r: {
+  holes: readonly Hole[];
+  closed?: boolean;
+  formal?: FormalSummary;
+}): string | undefined {
   if (r.closed) return 'Closed: every line and branch point covered or proven unreachable';
   if (r.closed === undefined && !r.formal) return undefined;
   const open = openPoints(r.holes).length;

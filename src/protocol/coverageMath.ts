@@ -8,11 +8,18 @@
  * coverage is reported but stays out of "overall" and progress (only some Verilators measure it, and a user
  * targets it explicitly).
  */
-import { BASE_KINDS, REPORTED_KINDS, type CoverageSummary, type KindTotals, type ReportedKind, type TargetMetric, type Targets } from './coverage';
+import {
+  BASE_KINDS,
+  REPORTED_KINDS,
+  type CoverageSummary,
+  type KindTotals,
+  type ReportedKind,
+  type TargetMetric,
+  type Targets,
+} from './coverage';
 
 /** The kinds "overall" and progress count: every reported kind but `expr`. */
 export const OVERALL_KINDS: readonly ReportedKind[] = REPORTED_KINDS.filter((k) => k !== 'expr');
-
 
 /** A kind's totals: covered of total, percent rounded down to 0.1 (a design with no points of a kind reads 100 %). */
 export function kindTotals(covered: number, total: number): KindTotals {

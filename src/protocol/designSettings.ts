@@ -24,7 +24,10 @@ export const NO_DESIGN_SETTINGS: DesignSettings = { filelist: '', includeDirs: [
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_$]*$/;
 
 function settingError(key: string, message: string): ChorusError {
-  return new ChorusError('bad_input', `chorus.${key}: ${message}: fix it in the workspace settings (.vscode/settings.json).`);
+  return new ChorusError(
+    'bad_input',
+    `chorus.${key}: ${message}: fix it in the workspace settings (.vscode/settings.json).`,
+  );
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -41,7 +44,8 @@ function readDefines(v: unknown): Record<string, string | undefined> {
   };
   if (Array.isArray(v)) {
     for (const item of v) {
-      if (typeof item !== 'string') throw settingError('defines', `${JSON.stringify(item)} is not a NAME or NAME=VALUE string`);
+      if (typeof item !== 'string')
+        throw settingError('defines', `${JSON.stringify(item)} is not a NAME or NAME=VALUE string`);
       const eq = item.indexOf('=');
       add((eq < 0 ? item : item.slice(0, eq)).trim(), eq < 0 ? undefined : item.slice(eq + 1));
     }
@@ -76,9 +80,11 @@ function readParameters(v: unknown): Record<string, string> {
 /** Checks the design settings of one `workspace/configuration` answer; a bad value is a ChorusError naming the setting. */
 export function parseDesignSettings(cfg: ConfigurationLike): DesignSettings {
   const filelist = cfg.get('filelist');
-  if (filelist !== undefined && filelist !== null && typeof filelist !== 'string') throw settingError('filelist', 'expected the path of a .f file');
+  if (filelist !== undefined && filelist !== null && typeof filelist !== 'string')
+    throw settingError('filelist', 'expected the path of a .f file');
   const dirs = cfg.get('includeDirs') ?? [];
-  if (!Array.isArray(dirs) || dirs.some((d) => typeof d !== 'string' || !d.trim())) throw settingError('includeDirs', 'expected a list of folder paths');
+  if (!Array.isArray(dirs) || dirs.some((d) => typeof d !== 'string' || !d.trim()))
+    throw settingError('includeDirs', 'expected a list of folder paths');
   return {
     filelist: typeof filelist === 'string' ? filelist.trim() : '',
     includeDirs: dirs.map((d: string) => d.trim()),
@@ -86,4 +92,3 @@ export function parseDesignSettings(cfg: ConfigurationLike): DesignSettings {
     topParameters: readParameters(cfg.get('topParameters')),
   };
 }
-

@@ -1,5 +1,14 @@
 /** The closure loop's events and result: rendered by the CLI, the language server and the chat panel. */
-import type { CoverageSummary, Diagnostic, FormalSummary, Hole, LineCoverage, PhaseTimes, RunStatus, Targets } from './coverage';
+import type {
+  CoverageSummary,
+  Diagnostic,
+  FormalSummary,
+  Hole,
+  LineCoverage,
+  PhaseTimes,
+  RunStatus,
+  Targets,
+} from './coverage';
 
 export type EngineName = 'random' | 'llm' | 'hybrid';
 

@@ -21,7 +21,15 @@ export interface ChorusErrorData {
 }
 
 /** Every kind, as a record so that a kind added to ErrorKind must be added here. */
-const ERROR_KINDS: Record<ErrorKind, true> = { bad_input: true, rejected: true, missing_tool: true, infrastructure: true, untrusted: true, failed: true, cancelled: true };
+const ERROR_KINDS: Record<ErrorKind, true> = {
+  bad_input: true,
+  rejected: true,
+  missing_tool: true,
+  infrastructure: true,
+  untrusted: true,
+  failed: true,
+  cancelled: true,
+};
 
 /** True when an error response's `data` is a {@link ChorusErrorData} (clients decode with this). */
 export function isChorusErrorData(data: unknown): data is ChorusErrorData {
@@ -182,7 +190,15 @@ const text = { type: 'string' } as const;
 const targetPct = { type: 'number', minimum: 0, maximum: 100, nullable: true } as const;
 const targetsSchema: JSONSchemaType<Targets> = {
   type: 'object',
-  properties: { line: targetPct, branch: targetPct, toggle: targetPct, fsm_state: targetPct, fsm_arc: targetPct, expr: targetPct, overall: targetPct },
+  properties: {
+    line: targetPct,
+    branch: targetPct,
+    toggle: targetPct,
+    fsm_state: targetPct,
+    fsm_arc: targetPct,
+    expr: targetPct,
+    overall: targetPct,
+  },
   additionalProperties: false,
 };
 
@@ -272,7 +288,11 @@ const READS = { needsTrust: false } as const;
 /** Client → server requests. */
 export const Requests = {
   /** Run the closure loop on a DUT. Work-done progress + `chorus/loopEvent` notifications. */
-  generate: /* @__PURE__ */ request<GenerateParams, GenerateResponse, ChorusErrorData>('chorus/generate', generateParams, BUILDS),
+  generate: /* @__PURE__ */ request<GenerateParams, GenerateResponse, ChorusErrorData>(
+    'chorus/generate',
+    generateParams,
+    BUILDS,
+  ),
   /** The last result for a document (null when none). */
   coverage: /* @__PURE__ */ request<CoverageParams, CoverageResult, ChorusErrorData>('chorus/coverage', uriOnly, READS),
   /** Steer the next round of a running loop with a user instruction. */
@@ -280,19 +300,34 @@ export const Requests = {
   /** Ask the model about the design and its holes; the answer streams as `chorus/askChunk`. */
   ask: /* @__PURE__ */ request<AskParams, AskResult, ChorusErrorData>('chorus/ask', askParams, BUILDS),
   /** The models the user can pick. */
-  listModels: /* @__PURE__ */ request<ListModelsParams, ListModelsResult, ChorusErrorData>('chorus/listModels', listModelsParams, READS),
+  listModels: /* @__PURE__ */ request<ListModelsParams, ListModelsResult, ChorusErrorData>(
+    'chorus/listModels',
+    listModelsParams,
+    READS,
+  ),
   /** lcov of the last result for a document. */
-  exportLcov: /* @__PURE__ */ request<ExportLcovParams, ExportLcovResult, ChorusErrorData>('chorus/exportLcov', uriOnly, READS),
+  exportLcov: /* @__PURE__ */ request<ExportLcovParams, ExportLcovResult, ChorusErrorData>(
+    'chorus/exportLcov',
+    uriOnly,
+    READS,
+  ),
   /** The modules of a document and which of them could be the top. */
   tops: /* @__PURE__ */ request<TopsParams, TopsResult, ChorusErrorData>('chorus/tops', uriOnly, READS),
   /** Which of the given filelists name the document (filelist discovery). */
-  filelistsFor: /* @__PURE__ */ request<FilelistsForParams, FilelistsForResult, ChorusErrorData>('chorus/filelistsFor', filelistsForParams, READS),
+  filelistsFor: /* @__PURE__ */ request<FilelistsForParams, FilelistsForResult, ChorusErrorData>(
+    'chorus/filelistsFor',
+    filelistsForParams,
+    READS,
+  ),
 } as const;
 
 /** Client → server notifications. */
 export const ClientNotifications = {
   /** Workspace trust changed (the user granted it): requests that build, simulate or open a model run from now on. */
-  workspaceTrust: /* @__PURE__ */ clientNotification<WorkspaceTrustParams>('chorus/workspaceTrust', workspaceTrustParams),
+  workspaceTrust: /* @__PURE__ */ clientNotification<WorkspaceTrustParams>(
+    'chorus/workspaceTrust',
+    workspaceTrustParams,
+  ),
 } as const;
 
 /** Server → client notifications. */
@@ -323,7 +358,8 @@ export type LensArgs = LensCommandArgs[LensCommand] & { top?: string };
 
 /** The lens arguments, or undefined for any other command argument (a `Uri` from a menu, nothing from the palette). */
 export function readLensArgs(arg: unknown): LensArgs | undefined {
-  if (typeof arg !== 'object' || arg === null || !('uri' in arg) || typeof arg.uri !== 'string' || !arg.uri) return undefined;
+  if (typeof arg !== 'object' || arg === null || !('uri' in arg) || typeof arg.uri !== 'string' || !arg.uri)
+    return undefined;
   const top = 'top' in arg && typeof arg.top === 'string' && arg.top ? arg.top : undefined;
   return top ? { uri: arg.uri, top } : { uri: arg.uri };
 }

@@ -29,7 +29,8 @@ type Token = { k: 'operand' } | { k: 'op'; op: string } | { k: 'name'; text: str
 const LITERAL = new RegExp(
   [
     /"(?:[^"\\]|\\[\\"ntvfa]|\\[0-7]{1,3}|\\x[0-9a-fA-F]{1,2})*"/.source,
-    /(?:[1-9][0-9_]*[ \t]*)?'[sS]?(?:[bB][ \t]*[01xXzZ?][01xXzZ?_]*|[oO][ \t]*[0-7xXzZ?][0-7xXzZ?_]*|[dD][ \t]*(?:[0-9][0-9_]*|[xXzZ?]_*)|[hH][ \t]*[0-9a-fA-FxXzZ?][0-9a-fA-FxXzZ?_]*)(?![\w$'])/.source,
+    /(?:[1-9][0-9_]*[ \t]*)?'[sS]?(?:[bB][ \t]*[01xXzZ?][01xXzZ?_]*|[oO][ \t]*[0-7xXzZ?][0-7xXzZ?_]*|[dD][ \t]*(?:[0-9][0-9_]*|[xXzZ?]_*)|[hH][ \t]*[0-9a-fA-FxXzZ?][0-9a-fA-FxXzZ?_]*)(?![\w$'])/
+      .source,
     /'[01xXzZ](?![\w$'])/.source,
     /[0-9][0-9_]*(?:\.[0-9][0-9_]*)?[eE][+-]?[0-9][0-9_]*(?![\w$'.])/.source,
     /[0-9][0-9_]*\.[0-9][0-9_]*(?![\w$'.])/.source,
@@ -39,11 +40,71 @@ const LITERAL = new RegExp(
 );
 const NAME = /[A-Za-z_\\][\w$]*/y;
 const OPERATORS = [
-  '<<<', '>>>', '===', '!==', '**', '<<', '>>', '<=', '>=', '==', '!=', '&&', '||', '~&', '~|', '~^', '^~',
-  '+', '-', '*', '/', '%', '<', '>', '!', '~', '&', '|', '^', '?', ':', '(', ')', '{', '}', ',',
+  '<<<',
+  '>>>',
+  '===',
+  '!==',
+  '**',
+  '<<',
+  '>>',
+  '<=',
+  '>=',
+  '==',
+  '!=',
+  '&&',
+  '||',
+  '~&',
+  '~|',
+  '~^',
+  '^~',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '<',
+  '>',
+  '!',
+  '~',
+  '&',
+  '|',
+  '^',
+  '?',
+  ':',
+  '(',
+  ')',
+  '{',
+  '}',
+  ',',
 ];
 const UNARY = new Set(['+', '-', '!', '~', '&', '|', '^', '~&', '~|', '~^', '^~']);
-const BINARY = new Set(['+', '-', '*', '/', '%', '**', '<<', '>>', '<<<', '>>>', '<', '>', '<=', '>=', '==', '!=', '===', '!==', '&&', '||', '&', '|', '^', '~^', '^~']);
+const BINARY = new Set([
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '**',
+  '<<',
+  '>>',
+  '<<<',
+  '>>>',
+  '<',
+  '>',
+  '<=',
+  '>=',
+  '==',
+  '!=',
+  '===',
+  '!==',
+  '&&',
+  '||',
+  '&',
+  '|',
+  '^',
+  '~^',
+  '^~',
+]);
 
 function tokenize(text: string): Token[] {
   const out: Token[] = [];
@@ -102,7 +163,12 @@ class Parser {
   }
 
   private expect(op: string, what: string): void {
-    if (!this.take(op)) throw new Malformed(this.at < this.tokens.length ? `${what} expected before ${this.unexpected(true)}` : `${what} expected at the end`);
+    if (!this.take(op))
+      throw new Malformed(
+        this.at < this.tokens.length
+          ? `${what} expected before ${this.unexpected(true)}`
+          : `${what} expected at the end`,
+      );
   }
 
   private unexpected(bare = false): string {
@@ -172,7 +238,8 @@ export function parameterValueProblem(value: string): string | undefined {
   if (forbidden) return forbidden.why;
   const tokens = tokenize(text);
   const last = tokens[tokens.length - 1];
-  if (last?.k === 'name') return `\`${last.text}\` is a name, and names (parameters, macros, signals) mean nothing where the value goes`;
+  if (last?.k === 'name')
+    return `\`${last.text}\` is a name, and names (parameters, macros, signals) mean nothing where the value goes`;
   if (last?.k === 'bad') return `\`${last.text}\` is not part of a constant`;
   try {
     new Parser(tokens).parse();
@@ -198,7 +265,10 @@ export function parameterValueError(where: string, value: string): string | unde
 }
 
 /** Throws ChorusError('bad_input') for the first value that is not a constant; `where` names each parameter. */
-export function checkParameterValues(parameters: Record<string, string> | undefined, where: (name: string) => string): void {
+export function checkParameterValues(
+  parameters: Record<string, string> | undefined,
+  where: (name: string) => string,
+): void {
   for (const [name, value] of Object.entries(parameters ?? {})) {
     const message = parameterValueError(where(name), value);
     if (message) throw new ChorusError('bad_input', message);

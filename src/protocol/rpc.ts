@@ -29,7 +29,11 @@ export interface NotificationDescriptor<P> {
   readonly __params?: P;
 }
 
-export function request<P, R, E>(method: string, params: JSONSchemaType<P>, access: { needsTrust: boolean }): RequestDescriptor<P, R, E> {
+export function request<P, R, E>(
+  method: string,
+  params: JSONSchemaType<P>,
+  access: { needsTrust: boolean },
+): RequestDescriptor<P, R, E> {
   return { kind: 'request', method, params, needsTrust: access.needsTrust };
 }
 

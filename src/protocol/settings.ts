@@ -91,7 +91,9 @@ function str(cfg: ConfigurationLike, key: string, fallback: string): string {
 /** A list of non-empty strings; anything else in it is left out. */
 function strings(cfg: ConfigurationLike, key: string): string[] {
   const v = cfg.get(key);
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim()) : [];
+  return Array.isArray(v)
+    ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim())
+    : [];
 }
 
 function int(cfg: ConfigurationLike, key: string, fallback: number, min: number, max: number): number {
@@ -111,7 +113,9 @@ function size(cfg: ConfigurationLike, key: string, fallback: string, warn: (mess
   const v = cfg.get(key);
   if (v === undefined || v === null || v === '') return fallback;
   if (typeof v === 'string' && parseByteSize(v) !== undefined) return v.trim();
-  warn(`chorus.${key} is ${JSON.stringify(v)}, not a size such as "4G" or "1536M"; using ${fallback}. Fix it in the settings.`);
+  warn(
+    `chorus.${key} is ${JSON.stringify(v)}, not a size such as "4G" or "1536M"; using ${fallback}. Fix it in the settings.`,
+  );
   return fallback;
 }
 
@@ -136,7 +140,10 @@ export function sanitizeTargets(value: unknown): Targets {
  * Reads and validates every setting; a bad value falls back to its default instead of reaching the server.
  * `warn` hears of a bad value that would otherwise pass unnoticed (a size that does not parse).
  */
-export function readSettings(cfg: ConfigurationLike, warn: (message: string) => void = () => undefined): ChorusSettings {
+export function readSettings(
+  cfg: ConfigurationLike,
+  warn: (message: string) => void = () => undefined,
+): ChorusSettings {
   const d = DEFAULT_SETTINGS;
   const folder = str(cfg, 'testbenchFolder', d.testbenchFolder);
   return {
@@ -167,8 +174,10 @@ export function readSettings(cfg: ConfigurationLike, warn: (message: string) => 
 
 /** A workspace-relative folder without `..` or an absolute root; undefined when the value escapes the folder. */
 export function safeRelativeFolder(value: string): string | undefined {
-  const parts = value.replace(/\\/g, '/').split('/').filter((p) => p && p !== '.');
+  const parts = value
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((p) => p && p !== '.');
   if (value.startsWith('/') || /^[a-zA-Z]:/.test(value) || parts.includes('..')) return undefined;
   return parts.join('/') || '.';
 }
-

@@ -49,8 +49,18 @@ function refuseStat(s: Stats, path: string, o: UserFileOptions): void {
   const at = { file: o.shownAs ?? path };
   if (s.isDirectory()) throw new UserFileError('folder', `This is a folder: pass the ${what} itself.`, at);
   if (!s.isFile()) {
-    const kind = s.isFIFO() ? 'a FIFO (named pipe)' : s.isSocket() ? 'a socket' : s.isCharacterDevice() || s.isBlockDevice() ? 'a device' : 'not a regular file';
-    throw new UserFileError('not_regular', `This is ${kind}, not a regular file: CHORUS reads a ${what} only from a regular file (a device never ends, a pipe blocks); save the text to a file and pass that.`, at);
+    const kind = s.isFIFO()
+      ? 'a FIFO (named pipe)'
+      : s.isSocket()
+        ? 'a socket'
+        : s.isCharacterDevice() || s.isBlockDevice()
+          ? 'a device'
+          : 'not a regular file';
+    throw new UserFileError(
+      'not_regular',
+      `This is ${kind}, not a regular file: CHORUS reads a ${what} only from a regular file (a device never ends, a pipe blocks); save the text to a file and pass that.`,
+      at,
+    );
   }
   const max = o.maxBytes ?? MAX_USER_FILE_BYTES;
   if (s.size > max) throw tooLarge(s.size, path, o);
@@ -60,14 +70,24 @@ function tooLarge(size: number | undefined, path: string, o: UserFileOptions): U
   const what = o.what ?? 'file';
   const max = o.maxBytes ?? MAX_USER_FILE_BYTES;
   const sized = size === undefined ? `More than ${formatBytes(max)}` : `A file of ${formatBytes(size)}`;
-  return new UserFileError('too_large', `${sized}, over the ${formatBytes(max)} limit for a ${what}: check that this is the ${what} you meant, not a netlist, a log or an archive.`, { file: o.shownAs ?? path });
+  return new UserFileError(
+    'too_large',
+    `${sized}, over the ${formatBytes(max)} limit for a ${what}: check that this is the ${what} you meant, not a netlist, a log or an archive.`,
+    { file: o.shownAs ?? path },
+  );
 }
 
 function statFailure(err: unknown, path: string, o: UserFileOptions): UserFileError {
   const code = (err as NodeJS.ErrnoException).code;
   const at = { file: o.shownAs ?? path };
-  if (code === 'ENOENT' || code === 'ENOTDIR') return new UserFileError('missing', 'No such file: check the path.', at, { cause: err });
-  return new UserFileError('unreadable', `Cannot read this ${o.what ?? 'file'} (${code ?? (err as Error).message}): check its permissions.`, at, { cause: err });
+  if (code === 'ENOENT' || code === 'ENOTDIR')
+    return new UserFileError('missing', 'No such file: check the path.', at, { cause: err });
+  return new UserFileError(
+    'unreadable',
+    `Cannot read this ${o.what ?? 'file'} (${code ?? (err as Error).message}): check its permissions.`,
+    at,
+    { cause: err },
+  );
 }
 
 /** Reads a regular file of at most `maxBytes`; anything else is a UserFileError naming the path and what to do. */

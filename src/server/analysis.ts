@@ -38,7 +38,10 @@ export class DocumentAnalyses {
     const analysis = previous.then(() =>
       this.last.get(doc.uri)?.key !== key
         ? analyzeSources([{ name: file, content: text }], { defines: design.defines })
-        : analyzeDocumentText(file, text, { design: { includeDirs: design.includeDirs, defines: design.defines }, verilatorPath: design.verilatorPath }),
+        : analyzeDocumentText(file, text, {
+            design: { includeDirs: design.includeDirs, defines: design.defines },
+            verilatorPath: design.verilatorPath,
+          }),
     );
     this.last.set(doc.uri, { key, analysis });
     return analysis;

@@ -56,9 +56,19 @@ export async function readWorkspaceFilelist(list: string, folder: string | undef
 function filelistError(err: unknown, list: string, setting: string): unknown {
   if (!(err instanceof ChorusError) || err.kind !== 'bad_input') return err;
   if (err.location?.file === list && err.location.line === undefined) {
-    return new ChorusError('bad_input', `chorus.filelist names ${setting}, which is no filelist here (${err.message}): fix the path (relative to the workspace folder) in the workspace settings, or clear it.`, { file: list }, { cause: err });
+    return new ChorusError(
+      'bad_input',
+      `chorus.filelist names ${setting}, which is no filelist here (${err.message}): fix the path (relative to the workspace folder) in the workspace settings, or clear it.`,
+      { file: list },
+      { cause: err },
+    );
   }
-  return new ChorusError('bad_input', `${err.message.replace(/\.$/, '')} (in the filelist of the chorus.filelist setting: fix the list).`, err.location, { cause: err });
+  return new ChorusError(
+    'bad_input',
+    `${err.message.replace(/\.$/, '')} (in the filelist of the chorus.filelist setting: fix the list).`,
+    err.location,
+    { cause: err },
+  );
 }
 
 /**
@@ -66,7 +76,11 @@ function filelistError(err: unknown, list: string, setting: string): unknown {
  * against it (against the document's own folder when it is in none, and a filelist's paths against its folder). Bad settings or a bad filelist are a
  * ChorusError('bad_input') naming the setting, or the list and line.
  */
-export async function resolveDesign(settings: DesignSettings, document: string, folder: string | undefined): Promise<ResolvedDesign> {
+export async function resolveDesign(
+  settings: DesignSettings,
+  document: string,
+  folder: string | undefined,
+): Promise<ResolvedDesign> {
   const base = folder ?? dirname(document);
   const out: ResolvedDesign = { includeDirs: [], defines: {}, parameters: { ...settings.topParameters } };
   if (settings.filelist) {
@@ -81,7 +95,11 @@ export async function resolveDesign(settings: DesignSettings, document: string, 
         fl.files,
         { files: fl.libraryFiles, dirs: fl.libraryDirs, extensions: fl.libraryExtensions },
         readSourceText,
-        (f) => stat(f).then((st) => st.isFile(), () => false),
+        (f) =>
+          stat(f).then(
+            (st) => st.isFile(),
+            () => false,
+          ),
       );
       out.files = [...fl.files, ...needed.files.filter((f) => !fl.files.includes(f))];
     }
@@ -91,7 +109,10 @@ export async function resolveDesign(settings: DesignSettings, document: string, 
   for (const dir of settings.includeDirs) {
     const full = resolve(base, dir);
     if (!(await isFolder(full))) {
-      throw new ChorusError('bad_input', `chorus.includeDirs names ${dir}, and ${full} is no folder: fix the path (relative to the workspace folder) in the workspace settings.`);
+      throw new ChorusError(
+        'bad_input',
+        `chorus.includeDirs names ${dir}, and ${full} is no folder: fix the path (relative to the workspace folder) in the workspace settings.`,
+      );
     }
     if (!out.includeDirs.includes(full)) out.includeDirs.push(full);
   }

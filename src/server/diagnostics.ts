@@ -30,9 +30,20 @@ export function holeDiagnostics(holes: Hole[], file: string): Diagnostic[] {
       const range = { start: { line: h.line - 1, character: 0 }, end: { line: h.line - 1, character: 1000 } };
       const proof = proofText(h);
       if (proof !== undefined) {
-        return { range, severity: DiagnosticSeverity.Hint, tags: [DiagnosticTag.Unnecessary], source: 'chorus coverage', message: `Proven unreachable: ${h.detail} (${proof})` };
+        return {
+          range,
+          severity: DiagnosticSeverity.Hint,
+          tags: [DiagnosticTag.Unnecessary],
+          source: 'chorus coverage',
+          message: `Proven unreachable: ${h.detail} (${proof})`,
+        };
       }
-      return { range, severity: DiagnosticSeverity.Information, source: 'chorus coverage', message: `Not covered: ${h.detail}${h.formal ? ` (formal: ${h.formal})` : ''}` };
+      return {
+        range,
+        severity: DiagnosticSeverity.Information,
+        source: 'chorus coverage',
+        message: `Not covered: ${h.detail}${h.formal ? ` (formal: ${h.formal})` : ''}`,
+      };
     });
 }
 

@@ -17,7 +17,13 @@ function wordAt(doc: TextDocument, pos: Position): string | null {
 }
 
 /** `lines` are the document's own; `file` is its absolute path, which its holes carry. */
-export function hoverAt(doc: TextDocument, pos: Position, lines: LineCoverage[], holes: Hole[], file: string): Hover | null {
+export function hoverAt(
+  doc: TextDocument,
+  pos: Position,
+  lines: LineCoverage[],
+  holes: Hole[],
+  file: string,
+): Hover | null {
   const parts: string[] = [];
   const word = wordAt(doc, pos);
   if (word) {
@@ -26,7 +32,10 @@ export function hoverAt(doc: TextDocument, pos: Position, lines: LineCoverage[],
       .map((h) => h.detail)
       .filter((d) => new RegExp(`(^|[^A-Za-z0-9_])${word}(\\[|\\s|$)`).test(d));
     if (bits.length) {
-      parts.push(`**${word}**: ${bits.length} toggle bit${bits.length === 1 ? '' : 's'} never seen`, ...bits.slice(0, 12).map((b) => `- ${b}`));
+      parts.push(
+        `**${word}**: ${bits.length} toggle bit${bits.length === 1 ? '' : 's'} never seen`,
+        ...bits.slice(0, 12).map((b) => `- ${b}`),
+      );
       if (bits.length > 12) parts.push(`- … and ${bits.length - 12} more`);
     }
   }
@@ -36,13 +45,17 @@ export function hoverAt(doc: TextDocument, pos: Position, lines: LineCoverage[],
     const own = holes.filter((h) => h.file === file && h.line === here.line);
     for (const b of here.branches) {
       const proven = b.count === 0 && isProven(armHole(own, b.label) ?? {});
-      parts.push(`- ${b.label}: ${b.count > 0 ? `${b.count}×` : proven ? 'never taken (proven unreachable)' : '**never taken**'}`);
+      parts.push(
+        `- ${b.label}: ${b.count > 0 ? `${b.count}×` : proven ? 'never taken (proven unreachable)' : '**never taken**'}`,
+      );
     }
     if (here.missingToggles.length) parts.push(`- toggles never seen: ${here.missingToggles.slice(0, 8).join(', ')}`);
     // FSM states (on their case item) and arcs (on their assignment).
     for (const f of here.fsm ?? []) {
       const what = f.kind === 'fsm_state' ? 'state' : 'arc';
-      parts.push(`- FSM ${what} ${f.label}: ${f.count > 0 ? `${f.count}×` : f.kind === 'fsm_state' ? '**never visited**' : '**never taken**'}`);
+      parts.push(
+        `- FSM ${what} ${f.label}: ${f.count > 0 ? `${f.count}×` : f.kind === 'fsm_state' ? '**never visited**' : '**never taken**'}`,
+      );
     }
   }
   parts.push(...verdictLines(holes.filter((h) => h.file === file && h.line === pos.line + 1 && h.kind !== 'toggle')));

@@ -1,6 +1,13 @@
 /** Code lenses: a generate action above each module and, after a run, its coverage with the holes. */
 import type { CodeLens, Range } from 'vscode-languageserver';
-import { isProven, LensCommands, type DesignAnalysis, type GenerateResult, type LensCommand, type LensCommandArgs } from '../protocol';
+import {
+  isProven,
+  LensCommands,
+  type DesignAnalysis,
+  type GenerateResult,
+  type LensCommand,
+  type LensCommandArgs,
+} from '../protocol';
 
 /** A lens running one of the extension's {@link LensCommands} with its declared argument. */
 function lens<C extends LensCommand>(range: Range, title: string, command: C, args: LensCommandArgs[C]): CodeLens {

@@ -26,7 +26,8 @@ const logger: Logger = {
 
 /** Every handler failure becomes an error response with {@link ChorusErrorData}; the server keeps running. */
 export function toResponseError(given: unknown): ResponseError<ChorusErrorData> {
-  if (isAbortError(given)) return new ResponseError(LSPErrorCodes.RequestCancelled, 'Cancelled.', { kind: 'cancelled' });
+  if (isAbortError(given))
+    return new ResponseError(LSPErrorCodes.RequestCancelled, 'Cancelled.', { kind: 'cancelled' });
   // A full or read-only disk is the machine's fault whichever write met it: kind `infrastructure`.
   const err = machineFault(given) ?? given;
   if (err instanceof ChorusError) {
@@ -45,7 +46,9 @@ connection.onInitialized(() => server.initialized());
 connection.onShutdown(() => server.shutdown());
 
 process.on('uncaughtException', (err) => logger.error(`uncaught: ${err.stack ?? err.message}`));
-process.on('unhandledRejection', (err) => logger.error(`unhandled rejection: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
+process.on('unhandledRejection', (err) =>
+  logger.error(`unhandled rejection: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+);
 
 documents.listen(connection);
 connection.listen();

@@ -3,12 +3,32 @@
  * runs, released on idle or shutdown. Its state goes to the client as `chorus/modelStatus`.
  */
 import type { Connection } from 'vscode-languageserver';
-import { BackendPool, chooseEngine, findModel, GPU_CANDIDATES, openModel, openModelExperts, type ModelProvider, type OpenedExperts } from '../engine';
-import { ChorusError, Notifications, type ChorusSettings, type EngineName, type Logger, type ModelStatus } from '../protocol';
+import {
+  BackendPool,
+  chooseEngine,
+  findModel,
+  GPU_CANDIDATES,
+  openModel,
+  openModelExperts,
+  type ModelProvider,
+  type OpenedExperts,
+} from '../engine';
+import {
+  ChorusError,
+  Notifications,
+  type ChorusSettings,
+  type EngineName,
+  type Logger,
+  type ModelStatus,
+} from '../protocol';
 import { sendNotification } from './rpc';
 
 /** What an opened model or expert set depends on: a change of any of these opens it again. */
-function openingKey(settings: ChorusSettings, model: string | undefined, endpoint: { baseUrl: string; model?: string } | undefined) {
+function openingKey(
+  settings: ChorusSettings,
+  model: string | undefined,
+  endpoint: { baseUrl: string; model?: string } | undefined,
+) {
   return {
     model,
     endpoint: endpoint?.baseUrl,
@@ -55,12 +75,20 @@ export class ModelHost {
    */
   provider(settings: ChorusSettings, modelOverride?: string): ModelProvider {
     const model = modelOverride || findModel(settings.model, settings.endpoint, this.modelDirs);
-    const endpoint = !modelOverride && settings.endpoint ? { baseUrl: settings.endpoint, model: settings.apiModel || undefined, apiKey: process.env.CHORUS_API_KEY } : undefined;
+    const endpoint =
+      !modelOverride && settings.endpoint
+        ? { baseUrl: settings.endpoint, model: settings.apiModel || undefined, apiKey: process.env.CHORUS_API_KEY }
+        : undefined;
     const experts = modelOverride ? [] : settings.experts;
     return {
       configured: () => model || endpoint?.baseUrl || experts[0],
-      open: (signal) => (!model && !endpoint && experts.length ? this.firstExpert(settings, experts, signal) : this.open(settings, model, endpoint, signal)),
-      ...(experts.length ? { experts: (signal: AbortSignal) => this.openExperts(settings, experts, model, endpoint, signal) } : {}),
+      open: (signal) =>
+        !model && !endpoint && experts.length
+          ? this.firstExpert(settings, experts, signal)
+          : this.open(settings, model, endpoint, signal),
+      ...(experts.length
+        ? { experts: (signal: AbortSignal) => this.openExperts(settings, experts, model, endpoint, signal) }
+        : {}),
     };
   }
 
@@ -87,7 +115,11 @@ export class ModelHost {
         // Each expert gets the sequences for its share of a round's candidates (one each by default).
         parallel: settings.candidates ? Math.ceil(settings.candidates / uris.length) : 1,
         modelDirs: this.modelDirs,
-        endpoint: endpoint && { ...endpoint, responseTimeoutMs: settings.requestTimeoutSeconds * 1000, idleTimeoutMs: settings.requestTimeoutSeconds * 1000 },
+        endpoint: endpoint && {
+          ...endpoint,
+          responseTimeoutMs: settings.requestTimeoutSeconds * 1000,
+          idleTimeoutMs: settings.requestTimeoutSeconds * 1000,
+        },
       });
     const isReplay = (u: string) => u.startsWith('replay:');
     const warmUris = uris.filter((u) => !isReplay(u));
@@ -132,7 +164,10 @@ export class ModelHost {
     const set = await this.openExperts(settings, uris, undefined, undefined, signal);
     if (set.experts[0]) return set.experts[0];
     const why = set.failures.map((f) => `${f.expert}: ${f.message.replace(/\.$/, '')}`).join('; ');
-    throw new ChorusError('bad_input', `No expert in chorus.experts could be opened (${why}). Fix or remove them (chorus.experts).`);
+    throw new ChorusError(
+      'bad_input',
+      `No expert in chorus.experts could be opened (${why}). Fix or remove them (chorus.experts).`,
+    );
   }
 
   private async releaseExperts(): Promise<void> {
@@ -142,9 +177,17 @@ export class ModelHost {
     await Promise.all((opened?.experts ?? []).map((b) => b.dispose().catch(() => undefined)));
   }
 
-  private async open(settings: ChorusSettings, model: string | undefined, endpoint: { baseUrl: string; model?: string; apiKey?: string } | undefined, signal: AbortSignal) {
+  private async open(
+    settings: ChorusSettings,
+    model: string | undefined,
+    endpoint: { baseUrl: string; model?: string; apiKey?: string } | undefined,
+    signal: AbortSignal,
+  ) {
     if (!model && !endpoint) {
-      throw new ChorusError('bad_input', 'No model configured: set chorus.model to a GGUF file (or drop one into models/), or chorus.endpoint to an OpenAI-compatible server.');
+      throw new ChorusError(
+        'bad_input',
+        'No model configured: set chorus.model to a GGUF file (or drop one into models/), or chorus.endpoint to an OpenAI-compatible server.',
+      );
     }
     const key = JSON.stringify(openingKey(settings, model, endpoint));
     try {
@@ -159,7 +202,11 @@ export class ModelHost {
           // A round's candidates generate side by side on a GPU, one context sequence each.
           parallel: settings.candidates || GPU_CANDIDATES,
           modelDirs: this.modelDirs,
-          endpoint: endpoint && { ...endpoint, responseTimeoutMs: settings.requestTimeoutSeconds * 1000, idleTimeoutMs: settings.requestTimeoutSeconds * 1000 },
+          endpoint: endpoint && {
+            ...endpoint,
+            responseTimeoutMs: settings.requestTimeoutSeconds * 1000,
+            idleTimeoutMs: settings.requestTimeoutSeconds * 1000,
+          },
         }),
       );
     } catch (err) {

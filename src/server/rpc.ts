@@ -4,7 +4,14 @@
  */
 import Ajv, { type ErrorObject, type JSONSchemaType } from 'ajv';
 import { ErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver/node';
-import { ChorusError, type ChorusErrorData, type ClientNotificationDescriptor, type Logger, type NotificationDescriptor, type RequestDescriptor } from '../protocol';
+import {
+  ChorusError,
+  type ChorusErrorData,
+  type ClientNotificationDescriptor,
+  type Logger,
+  type NotificationDescriptor,
+  type RequestDescriptor,
+} from '../protocol';
 
 // Union types (`workDoneToken`: string or integer) are meant, not a slip.
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
@@ -13,7 +20,11 @@ const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
 export function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutNulls(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, withoutNulls(v)]),
+  );
 }
 
 /** One ajv error as a sentence naming the member: `"uri" is required`, `"targets/line" must be <= 100`. */
@@ -27,7 +38,10 @@ function describeSchemaError(e: ErrorObject): { field: string; text: string } {
     return { field, text: `"${field.slice(1)}" is not a known member` };
   }
   const field = e.instancePath || '/';
-  return { field, text: `${e.instancePath ? `"${e.instancePath.slice(1)}"` : 'the params'} ${e.message ?? 'is not valid'}` };
+  return {
+    field,
+    text: `${e.instancePath ? `"${e.instancePath.slice(1)}"` : 'the params'} ${e.message ?? 'is not valid'}`,
+  };
 }
 
 function describeSchemaErrors(errors: readonly ErrorObject[]): { field: string; text: string } {
@@ -38,7 +52,10 @@ function describeSchemaErrors(errors: readonly ErrorObject[]): { field: string; 
 /** The InvalidParams (-32602) answer for schema errors: every bad member named, the first as `data.field`. */
 export function invalidParams(method: string, errors: readonly ErrorObject[]): ResponseError<ChorusErrorData> {
   const { field, text } = describeSchemaErrors(errors);
-  return new ResponseError(ErrorCodes.InvalidParams, `Invalid params for ${method}: ${text}.`, { kind: 'bad_input', field });
+  return new ResponseError(ErrorCodes.InvalidParams, `Invalid params for ${method}: ${text}.`, {
+    kind: 'bad_input',
+    field,
+  });
 }
 
 /** A checker for a value declared with a schema (absent = `{}`): the value typed, or a ChorusError naming every bad member. */
@@ -72,16 +89,19 @@ export function handleRequest<P, R>(
   handler: (params: P, token: CancellationToken) => Promise<R> | R,
 ): void {
   const validate = ajv.compile(descriptor.params);
-  connection.onRequest(descriptor.method, async (raw: unknown, token: CancellationToken): Promise<R | ResponseError<ChorusErrorData>> => {
-    const params = withoutNulls(raw ?? {});
-    if (!validate(params)) return invalidParams(descriptor.method, validate.errors ?? []);
-    try {
-      gate.admit(descriptor);
-      return await handler(params, token);
-    } catch (err) {
-      return toResponseError(err);
-    }
-  });
+  connection.onRequest(
+    descriptor.method,
+    async (raw: unknown, token: CancellationToken): Promise<R | ResponseError<ChorusErrorData>> => {
+      const params = withoutNulls(raw ?? {});
+      if (!validate(params)) return invalidParams(descriptor.method, validate.errors ?? []);
+      try {
+        gate.admit(descriptor);
+        return await handler(params, token);
+      } catch (err) {
+        return toResponseError(err);
+      }
+    },
+  );
 }
 
 /** Registers `handler` for a notification the client sends; params that do not fit its schema are logged and dropped. */
@@ -105,6 +125,10 @@ export interface NotificationSender {
 }
 
 /** Sends a notification; a closed connection is not the sender's failure. */
-export function sendNotification<P>(connection: NotificationSender, descriptor: NotificationDescriptor<P>, params: P): void {
+export function sendNotification<P>(
+  connection: NotificationSender,
+  descriptor: NotificationDescriptor<P>,
+  params: P,
+): void {
   void connection.sendNotification(descriptor.method, params).catch(() => undefined);
 }

@@ -4,7 +4,15 @@
  */
 import type { CancellationToken, Connection, WorkDoneProgressReporter } from 'vscode-languageserver';
 import { generateToEnd, overallPct, planRun } from '../engine';
-import { ChorusError, Notifications, parseByteSize, type GenerateParams, type GenerateResult, type LoopEvent, type Logger } from '../protocol';
+import {
+  ChorusError,
+  Notifications,
+  parseByteSize,
+  type GenerateParams,
+  type GenerateResult,
+  type LoopEvent,
+  type Logger,
+} from '../protocol';
 import type { ModelHost } from './models';
 import type { ResultStore } from './results';
 import { sendNotification } from './rpc';
@@ -50,13 +58,24 @@ export class RunManager {
 
   /** Runs one request to the end and answers its wire result; the store keeps the points for lcov export. */
   /** `progressCancel`: the Cancel button of a progress the server created (a client-made one has none here). */
-  async generate(params: GenerateParams, token: CancellationToken, progress: WorkDoneProgressReporter, progressCancel?: CancellationToken): Promise<GenerateResult> {
-    const settings = await readSettings(this.connection, params.uri, this.configSupported(), (message) => this.logger.warn(message));
+  async generate(
+    params: GenerateParams,
+    token: CancellationToken,
+    progress: WorkDoneProgressReporter,
+    progressCancel?: CancellationToken,
+  ): Promise<GenerateResult> {
+    const settings = await readSettings(this.connection, params.uri, this.configSupported(), (message) =>
+      this.logger.warn(message),
+    );
     const models = this.models.provider(settings, params.model);
     // The design settings: the filelist's sources when it lists the document, its and the settings' include
     // folders and macros, and the top's parameters (a bad setting or list line fails here, naming it).
     const document = uriToPath(params.uri);
-    const design = await resolveDesign(await readDesignSettings(this.connection, params.uri, this.configSupported()), document, folderOf(document, this.folders()));
+    const design = await resolveDesign(
+      await readDesignSettings(this.connection, params.uri, this.configSupported()),
+      document,
+      folderOf(document, this.folders()),
+    );
     const { request, dut } = await planRun(
       {
         document,
@@ -98,7 +117,10 @@ export class RunManager {
         sendNotification(this.connection, Notifications.loopEvent, { runId: params.runId, uri: params.uri, event });
         if (event.type === 'roundStart') progress.report(`round ${event.round}`);
         if (event.type === 'coverage' && event.status === 'ok') {
-          progress.report(Math.round(overallPct(event.coverage)), `round ${event.round}: line ${event.coverage.line.pct}% · branch ${event.coverage.branch.pct}%`);
+          progress.report(
+            Math.round(overallPct(event.coverage)),
+            `round ${event.round}: line ${event.coverage.line.pct}% · branch ${event.coverage.branch.pct}%`,
+          );
         }
       };
       const { points, ...result } = await generateToEnd(
@@ -117,7 +139,8 @@ export class RunManager {
       );
       if (request.engine !== 'random') this.models.publish({ ...this.models.status, state: 'ready' });
       // A stopped run answers as cancelled: its partial figures must not replace the last finished run's.
-      if (result.stopReason === 'cancelled' || controller.signal.aborted) throw new ChorusError('cancelled', 'Stopped.');
+      if (result.stopReason === 'cancelled' || controller.signal.aborted)
+        throw new ChorusError('cancelled', 'Stopped.');
       this.results.set({ result, points, files: dut.files, finishedAt: Date.now() });
       this.onFinished(dut.files, result);
       return result;

@@ -80,7 +80,14 @@ export function createServer(
       const line = at.line - 1;
       void connection.sendDiagnostics({
         uri,
-        diagnostics: [{ range: { start: { line, character: 0 }, end: { line, character: 1000 } }, severity: DiagnosticSeverity.Error, source: 'chorus filelist', message: err instanceof ChorusError ? err.message : message }],
+        diagnostics: [
+          {
+            range: { start: { line, character: 0 }, end: { line, character: 1000 } },
+            severity: DiagnosticSeverity.Error,
+            source: 'chorus filelist',
+            message: err instanceof ChorusError ? err.message : message,
+          },
+        ],
       });
     }
   }
@@ -101,8 +108,13 @@ export function createServer(
 
   /** The document's analysis with its design's include folders and macros (the text as written when it has none). */
   async function analysisOf(doc: TextDocument) {
-    const design: ResolvedDesign | undefined = isHdlDocument(doc.uri) ? await designs.get(doc.uri, uriToPath(doc.uri)) : undefined;
-    const verilatorPath = design && (design.includeDirs.length || Object.keys(design.defines).length) ? await verilatorPathFor(doc.uri) : undefined;
+    const design: ResolvedDesign | undefined = isHdlDocument(doc.uri)
+      ? await designs.get(doc.uri, uriToPath(doc.uri))
+      : undefined;
+    const verilatorPath =
+      design && (design.includeDirs.length || Object.keys(design.defines).length)
+        ? await verilatorPathFor(doc.uri)
+        : undefined;
     return analyses.analyze(doc, { includeDirs: design?.includeDirs, defines: design?.defines, verilatorPath });
   }
 
@@ -131,7 +143,9 @@ export function createServer(
   /** Tells the client which engine an `auto` run would use now (it shows that before a run's `start` event). */
   async function publishAutoEngine(): Promise<void> {
     const settings = await readSettings(connection, undefined, configSupported).catch((err: unknown) => {
-      logger.warn(`Reading the chorus.* settings failed (${err instanceof Error ? err.message : String(err)}); using the defaults.`);
+      logger.warn(
+        `Reading the chorus.* settings failed (${err instanceof Error ? err.message : String(err)}); using the defaults.`,
+      );
       return { ...DEFAULT_SETTINGS };
     });
     ready().models.settingsChanged(settings);
@@ -141,7 +155,8 @@ export function createServer(
   function republish(file: string): void {
     const uri = pathToUri(file);
     // Found by path, not by URI text: the editor percent-encodes more characters than pathToFileURL (`(`, `'`, `!`).
-    const doc = documents.get(uri) ?? documents.all().find((d) => d.uri.startsWith('file:') && uriToPath(d.uri) === file);
+    const doc =
+      documents.get(uri) ?? documents.all().find((d) => d.uri.startsWith('file:') && uriToPath(d.uri) === file);
     if (doc) void publishDiagnostics(doc);
     else void connection.sendDiagnostics({ uri, diagnostics: lint.of(file) });
   }
@@ -164,12 +179,22 @@ export function createServer(
       const trust = new WorkspaceTrust(init.workspaceTrusted !== false);
       handleNotification(connection, ClientNotifications.workspaceTrust, logger, (p) => trust.set(p.trusted));
       // Every request through its descriptor: params checked against its schema (InvalidParams otherwise), then trust.
-      const handle = <P, R>(descriptor: RequestDescriptor<P, R, ChorusErrorData>, handler: (params: P, token: CancellationToken) => Promise<R> | R) =>
-        handleRequest(connection, descriptor, toResponseError, trust, handler);
+      const handle = <P, R>(
+        descriptor: RequestDescriptor<P, R, ChorusErrorData>,
+        handler: (params: P, token: CancellationToken) => Promise<R> | R,
+      ) => handleRequest(connection, descriptor, toResponseError, trust, handler);
       const modelDirs = [...(init.modelDirs ?? []), join(__dirname, '..', 'models')];
       for (const f of params.workspaceFolders ?? []) modelDirs.push(join(uriToPath(f.uri), 'models'));
       models = new ModelHost(connection, logger, [...new Set(modelDirs)]);
-      runs = new RunManager(connection, logger, models, results, () => configSupported, afterRun, () => folders);
+      runs = new RunManager(
+        connection,
+        logger,
+        models,
+        results,
+        () => configSupported,
+        afterRun,
+        () => folders,
+      );
 
       connection.onDocumentSymbol(async (p) => {
         const doc = documents.get(p.textDocument.uri);
@@ -256,13 +281,19 @@ export function createServer(
           models: await listModels({
             modelDirs: host.modelDirs,
             manifestPath: join(__dirname, '..', 'models', 'manifest.json'),
-            endpoint: settings.endpoint ? { baseUrl: settings.endpoint, model: settings.apiModel || undefined } : undefined,
+            endpoint: settings.endpoint
+              ? { baseUrl: settings.endpoint, model: settings.apiModel || undefined }
+              : undefined,
           }),
         };
       });
       handle(Requests.exportLcov, (p) => {
         const last = results.get(uriToPath(p.uri));
-        if (!last) throw new ChorusError('bad_input', 'No coverage for this file yet: run "Generate high-coverage stimulus" first.');
+        if (!last)
+          throw new ChorusError(
+            'bad_input',
+            'No coverage for this file yet: run "Generate high-coverage stimulus" first.',
+          );
         return { lcov: lcov(last.points) };
       });
 
@@ -280,9 +311,13 @@ export function createServer(
 
     initialized(): void {
       if (configChangeRegistration) {
-        void connection.client.register(DidChangeConfigurationNotification.type, { section: SETTINGS_SECTION }).catch((err: unknown) => {
-          logger.warn(`Could not subscribe to chorus.* setting changes: ${err instanceof Error ? err.message : String(err)}`);
-        });
+        void connection.client
+          .register(DidChangeConfigurationNotification.type, { section: SETTINGS_SECTION })
+          .catch((err: unknown) => {
+            logger.warn(
+              `Could not subscribe to chorus.* setting changes: ${err instanceof Error ? err.message : String(err)}`,
+            );
+          });
       }
       void publishAutoEngine();
       if (workspaceFoldersSupported) {

@@ -36,7 +36,9 @@ export interface BuildResultDetail extends BuildResult {
 
 export async function buildSimulation(given: BuildInput, opts: SimOptions): Promise<BuildResultDetail> {
   // The design's include folders and macros join the build's flags, so they are in its cache key too.
-  const input: BuildInput = opts.design ? { ...given, extraFlags: [...(given.extraFlags ?? []), ...designFlagArgs(opts.design)] } : given;
+  const input: BuildInput = opts.design
+    ? { ...given, extraFlags: [...(given.extraFlags ?? []), ...designFlagArgs(opts.design)] }
+    : given;
   const started = performance.now();
   const logger = opts.logger ?? silentLogger;
   throwIfAborted(opts.signal);
@@ -52,12 +54,24 @@ export async function buildSimulation(given: BuildInput, opts: SimOptions): Prom
   const key = buildKey(verilator, toolchain, dut, tb, input, includeDirs);
 
   // The sandbox check runs on every build, cached or not: rules and workspace may differ between callers.
-  const rejected = await sandboxCheck(tb, dut, verilator, { ...opts, includeDirs: input.includeDirs, extraFlags: input.extraFlags, ownHarness: input.ownHarness }, display);
+  const rejected = await sandboxCheck(
+    tb,
+    dut,
+    verilator,
+    { ...opts, includeDirs: input.includeDirs, extraFlags: input.extraFlags, ownHarness: input.ownHarness },
+    display,
+  );
   if (rejected) return result({ ...rejected, cacheHit: false, notes: [], key });
 
   const top = input.tbTop ?? findTestbenchTop(tb.text);
   if (!top) {
-    const diag: Diagnostic = { file: tb.given, line: 1, column: 0, severity: 'error', message: 'No module declared in the testbench: it must contain a top module (module tb; … endmodule).' };
+    const diag: Diagnostic = {
+      file: tb.given,
+      line: 1,
+      column: 0,
+      severity: 'error',
+      message: 'No module declared in the testbench: it must contain a top module (module tb; … endmodule).',
+    };
     return result({ status: 'compile_error', diagnostics: [diag], cacheHit: false, notes: [], key });
   }
 
@@ -65,20 +79,44 @@ export async function buildSimulation(given: BuildInput, opts: SimOptions): Prom
   await ensureCacheFolders(layout);
   const timeoutMs = input.buildTimeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS;
   // A full or read-only cache fails the build where it is written: the machine's fault, never the testbench's.
-  const built = await guardWrites(cachePlace(layout.root), () => withCacheLock(join(layout.builds, key), { signal: opts.signal, timeoutMs, logger }, async () => {
-    const hit = await readValidEntry(layout.builds, key);
-    if (hit) {
-      logger.debug(`Simulation build ${key.slice(0, 12)}: cache hit.`);
-      await leaseEntry(dirname(hit.binary));
-      return result({ status: 'ok', binary: hit.binary, ...splitRenamed(hit.stamp.diagnostics, tb.absolute, display), cacheHit: true, notes: hit.stamp.notes, key });
-    }
-    const fresh = await compile({ layout, key, verilator, toolchain, dut, tb, top, includeDirs, extraFlags: input.extraFlags ?? [], deadline: Date.now() + timeoutMs, opts, logger });
-    return result({ ...fresh, ...splitRenamed(fresh.diagnostics, tb.absolute, display), cacheHit: false, key });
-  }));
+  const built = await guardWrites(cachePlace(layout.root), () =>
+    withCacheLock(join(layout.builds, key), { signal: opts.signal, timeoutMs, logger }, async () => {
+      const hit = await readValidEntry(layout.builds, key);
+      if (hit) {
+        logger.debug(`Simulation build ${key.slice(0, 12)}: cache hit.`);
+        await leaseEntry(dirname(hit.binary));
+        return result({
+          status: 'ok',
+          binary: hit.binary,
+          ...splitRenamed(hit.stamp.diagnostics, tb.absolute, display),
+          cacheHit: true,
+          notes: hit.stamp.notes,
+          key,
+        });
+      }
+      const fresh = await compile({
+        layout,
+        key,
+        verilator,
+        toolchain,
+        dut,
+        tb,
+        top,
+        includeDirs,
+        extraFlags: input.extraFlags ?? [],
+        deadline: Date.now() + timeoutMs,
+        opts,
+        logger,
+      });
+      return result({ ...fresh, ...splitRenamed(fresh.diagnostics, tb.absolute, display), cacheHit: false, key });
+    }),
+  );
   if (!built.cacheHit) {
     // After the build's own temporary folder is gone, so it does not count; the new simulator is leased.
     const maxBuilds = Number(process.env.CHORUS_CACHE_MAX_BUILDS) || 200;
-    await evictCache(layout, { maxBytes: cacheMaxBytes(opts.cacheMaxBytes), maxBuilds }).catch((err: unknown) => logger.debug(`Cache eviction skipped: ${String(err)}`));
+    await evictCache(layout, { maxBytes: cacheMaxBytes(opts.cacheMaxBytes), maxBuilds }).catch((err: unknown) =>
+      logger.debug(`Cache eviction skipped: ${String(err)}`),
+    );
   }
   return built;
 }
@@ -90,11 +128,23 @@ async function ensureCacheFolders(layout: CacheLayout): Promise<void> {
     const fault = await unwritableFault(layout.root, err, cachePlace(layout.root));
     if (fault) throw infrastructureError(fault, cachePlace(layout.root), err);
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
-    throw new ChorusError('failed', `Cannot create the build cache in ${layout.root} (${code}): set CHORUS_CACHE_DIR to a writable folder.`, undefined, { cause: err });
+    throw new ChorusError(
+      'failed',
+      `Cannot create the build cache in ${layout.root} (${code}): set CHORUS_CACHE_DIR to a writable folder.`,
+      undefined,
+      { cause: err },
+    );
   }
 }
 
-function buildKey(verilator: VerilatorInfo, toolchain: Toolchain, dut: SourceFile[], tb: SourceFile, input: BuildInput, includeDirs: string[]): string {
+function buildKey(
+  verilator: VerilatorInfo,
+  toolchain: Toolchain,
+  dut: SourceFile[],
+  tb: SourceFile,
+  input: BuildInput,
+  includeDirs: string[],
+): string {
   return sha256(
     JSON.stringify({
       layout: CACHE_LAYOUT,
@@ -129,7 +179,10 @@ async function sandboxCheck(
       verilatorPath: verilator.path,
       workspaceRoot: opts.workspaceRoot,
       // The design's include folders (its -I flags) too: its files are preprocessed with the testbench.
-      includeDirs: [...(opts.includeDirs ?? []), ...(opts.extraFlags ?? []).filter((f) => f.startsWith('-I')).map((f) => f.slice(2))],
+      includeDirs: [
+        ...(opts.includeDirs ?? []),
+        ...(opts.extraFlags ?? []).filter((f) => f.startsWith('-I')).map((f) => f.slice(2)),
+      ],
       signal: opts.signal,
       limits: { memoryBytes: toolMemoryBytes(memoryLimitBytes(opts.memoryLimitBytes)) },
     });
@@ -139,14 +192,29 @@ async function sandboxCheck(
     // The preprocessor stopped on the testbench (a missing include, a broken macro): that is a compile error.
     if (err instanceof ChorusError && err.kind === 'bad_input' && err.location) {
       const loc = err.location;
-      return { status: 'compile_error', diagnostics: [{ file: display(loc.file), line: loc.line ?? 0, column: loc.column ?? 0, severity: 'error', message: err.message }] };
+      return {
+        status: 'compile_error',
+        diagnostics: [
+          {
+            file: display(loc.file),
+            line: loc.line ?? 0,
+            column: loc.column ?? 0,
+            severity: 'error',
+            message: err.message,
+          },
+        ],
+      };
     }
     throw err;
   }
 }
 
 /** The build's messages (testbench, errors) apart from the design's own lint warnings, both renamed for the user. */
-function splitRenamed(list: Diagnostic[], testbench: string, display: FileNamer): { diagnostics: Diagnostic[]; designWarnings: Diagnostic[] } {
+function splitRenamed(
+  list: Diagnostic[],
+  testbench: string,
+  display: FileNamer,
+): { diagnostics: Diagnostic[]; designWarnings: Diagnostic[] } {
   const split = splitDesignWarnings(list, testbench, dirname(testbench));
   return { diagnostics: renamed(split.build, display), designWarnings: renamed(split.design, display) };
 }
@@ -154,4 +222,3 @@ function splitRenamed(list: Diagnostic[], testbench: string, display: FileNamer)
 function renamed(list: Diagnostic[], display: FileNamer): Diagnostic[] {
   return list.map((d) => ({ ...d, file: display(d.file) }));
 }
-

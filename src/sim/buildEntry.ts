@@ -37,7 +37,10 @@ export function entryDir(builds: string, key: string): string {
 }
 
 /** The stamp of a valid entry, or undefined (absent, damaged or stale). */
-export async function readValidEntry(builds: string, key: string): Promise<{ stamp: EntryStamp; binary: string } | undefined> {
+export async function readValidEntry(
+  builds: string,
+  key: string,
+): Promise<{ stamp: EntryStamp; binary: string } | undefined> {
   const dir = entryDir(builds, key);
   let stamp: EntryStamp;
   try {
@@ -60,7 +63,12 @@ export async function readValidEntry(builds: string, key: string): Promise<{ sta
 }
 
 /** Moves a built binary into the cache under `key`, replacing a damaged entry. Returns the cached binary path. */
-export async function commitEntry(builds: string, key: string, builtBinary: string, stamp: Omit<EntryStamp, 'binarySize' | 'binarySha256' | 'schema' | 'key'>): Promise<string> {
+export async function commitEntry(
+  builds: string,
+  key: string,
+  builtBinary: string,
+  stamp: Omit<EntryStamp, 'binarySize' | 'binarySha256' | 'schema' | 'key'>,
+): Promise<string> {
   const dir = entryDir(builds, key);
   const staging = `${dir}.tmp-${randomBytes(4).toString('hex')}`;
   await mkdir(staging, { recursive: true });

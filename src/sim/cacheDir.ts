@@ -27,5 +27,11 @@ export function cacheRoot(cacheDir?: string): string {
 export function cacheLayout(cacheDir?: string): CacheLayout {
   const root = cacheRoot(cacheDir);
   const base = join(root, CACHE_LAYOUT);
-  return { root, builds: join(base, 'builds'), runtime: join(base, 'runtime'), tmp: join(base, 'tmp'), ccache: join(root, 'ccache') };
+  return {
+    root,
+    builds: join(base, 'builds'),
+    runtime: join(base, 'runtime'),
+    tmp: join(base, 'tmp'),
+    ccache: join(root, 'ccache'),
+  };
 }

@@ -26,14 +26,18 @@ export async function withCacheLock<T>(
         realpath: false,
         stale: STALE_MS,
         retries: 0,
-        onCompromised: (err) => opts.logger?.warn(`Build cache lock ${path}.lock was lost (${err.message}); continuing.`),
+        onCompromised: (err) =>
+          opts.logger?.warn(`Build cache lock ${path}.lock was lost (${err.message}); continuing.`),
       });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
       if (!waited) opts.logger?.debug(`Waiting for another build of the same sources (${path}).`);
       waited = true;
       if (Date.now() > deadline) {
-        throw new ChorusError('failed', `Timed out waiting for another build to release ${path}.lock: retry, or delete that folder if no build is running.`);
+        throw new ChorusError(
+          'failed',
+          `Timed out waiting for another build to release ${path}.lock: retry, or delete that folder if no build is running.`,
+        );
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }

@@ -33,7 +33,11 @@ interface Entry {
   used: number;
 }
 
-async function entries(folder: string, kind: Entry['kind'], stampName: string): Promise<{ list: Entry[]; names: string[] }> {
+async function entries(
+  folder: string,
+  kind: Entry['kind'],
+  stampName: string,
+): Promise<{ list: Entry[]; names: string[] }> {
   const names = await readdir(folder).catch(() => [] as string[]);
   const list: Entry[] = [];
   for (const name of names) {
@@ -86,7 +90,11 @@ export async function cacheInfo(opts: { cacheDir?: string; cacheMaxBytes?: numbe
 /** Removes leftovers of crashed builds older than a day, in the builds, runtime and tmp folders. */
 async function removeLeftovers(layout: CacheLayout, now: number): Promise<number> {
   let removed = 0;
-  for (const [folder, pattern] of [[layout.builds, LEFTOVER], [layout.runtime, LEFTOVER], [layout.tmp, /./]] as const) {
+  for (const [folder, pattern] of [
+    [layout.builds, LEFTOVER],
+    [layout.runtime, LEFTOVER],
+    [layout.tmp, /./],
+  ] as const) {
     for (const name of await readdir(folder).catch(() => [] as string[])) {
       if (!pattern.test(name)) continue;
       const s = await stat(join(folder, name)).catch(() => undefined);
@@ -142,7 +150,11 @@ export async function evictCache(layout: CacheLayout, opts: EvictOptions): Promi
  */
 export async function trimCache(opts: { cacheDir?: string; cacheMaxBytes?: number } = {}): Promise<number> {
   const maxBuilds = Number(process.env.CHORUS_CACHE_MAX_BUILDS) || 200;
-  return evictCache(cacheLayout(opts.cacheDir), { maxBytes: cacheMaxBytes(opts.cacheMaxBytes), maxBuilds, releaseOwn: true });
+  return evictCache(cacheLayout(opts.cacheDir), {
+    maxBytes: cacheMaxBytes(opts.cacheMaxBytes),
+    maxBuilds,
+    releaseOwn: true,
+  });
 }
 
 /** Everything not in use: simulators, runtime entries, ccache's store, leftovers. Returns the bytes freed. */
@@ -150,7 +162,10 @@ export async function clearCache(opts: { cacheDir?: string } = {}): Promise<{ fr
   const layout = cacheLayout(opts.cacheDir);
   const before = await folderBytes(layout.root);
   let keptInUse = 0;
-  for (const [folder, kind, stampName] of [[layout.builds, 'build', 'stamp.json'], [layout.runtime, 'runtime', 'runtime.json']] as const) {
+  for (const [folder, kind, stampName] of [
+    [layout.builds, 'build', 'stamp.json'],
+    [layout.runtime, 'runtime', 'runtime.json'],
+  ] as const) {
     const found = await entries(folder, kind, stampName);
     for (const e of found.list) {
       if (await entryInUse(e.dir, found.names)) keptInUse++;
@@ -169,6 +184,7 @@ export async function clearCache(opts: { cacheDir?: string } = {}): Promise<{ fr
     }
   }
   // ccache's store: results only, a concurrent build that misses one just compiles.
-  for (const name of await readdir(layout.ccache).catch(() => [] as string[])) await rm(join(layout.ccache, name), { recursive: true, force: true });
+  for (const name of await readdir(layout.ccache).catch(() => [] as string[]))
+    await rm(join(layout.ccache, name), { recursive: true, force: true });
   return { freedBytes: Math.max(0, before - (await folderBytes(layout.root))), keptInUse };
 }

@@ -17,10 +17,30 @@ import { firstCxxError, parseVerilatorOutput } from './diagnostics';
 import { linkForVerilator, type VerilatorArgs } from './pathLinks';
 import type { SourceFile } from './inputs';
 import { biggestConstruct, describeConstruct } from './bigDeclarations';
-import { BUILD_FILE_BYTES, cacheMaxBytes, formatBytes, killedBy, limitFromExit, limitPhrase, MAX_TREE_PROCESSES, memoryLimitBytes, toolMemoryBytes, type LimitHit } from './limits';
+import {
+  BUILD_FILE_BYTES,
+  cacheMaxBytes,
+  formatBytes,
+  killedBy,
+  limitFromExit,
+  limitPhrase,
+  MAX_TREE_PROCESSES,
+  memoryLimitBytes,
+  toolMemoryBytes,
+  type LimitHit,
+} from './limits';
 import { runGroup, type GroupRunResult } from './processGroup';
 import { jailCommand, scrubbedEnv } from './sandbox/jail';
-import { addPrecompiledHeader, CHORUS_MAKEFILE, CHORUS_MAKEFILE_TEXT, harvestRuntime, installRuntime, PCH_HEADER, PCH_TEXT, runtimePlan } from './runtimeObjects';
+import {
+  addPrecompiledHeader,
+  CHORUS_MAKEFILE,
+  CHORUS_MAKEFILE_TEXT,
+  harvestRuntime,
+  installRuntime,
+  PCH_HEADER,
+  PCH_TEXT,
+  runtimePlan,
+} from './runtimeObjects';
 import { SIM_BINARY, SIM_MAIN_CPP, SIM_MAIN_FILE, SIM_PREFIX } from './simMain';
 import { missingCompiler, missingCompilerError, type Toolchain } from './toolchain';
 import type { BuildResult, SimOptions, VerilatorFeatures, VerilatorInfo } from './types';
@@ -29,7 +49,15 @@ import type { BuildResult, SimOptions, VerilatorFeatures, VerilatorInfo } from '
  * Coverage builds: timing for SystemVerilog testbenches; no loop unrolling and no `split` (both make lines
  * read as false holes); BLKANDNBLK tolerated for real-world RTL; lint warnings reported, not fatal.
  */
-export const BASE_FLAGS = ['--cc', '--exe', '--timing', '-fno-split', '-Wno-BLKANDNBLK', '-Wno-TIMESCALEMOD', '-Wno-fatal'];
+export const BASE_FLAGS = [
+  '--cc',
+  '--exe',
+  '--timing',
+  '-fno-split',
+  '-Wno-BLKANDNBLK',
+  '-Wno-TIMESCALEMOD',
+  '-Wno-fatal',
+];
 /**
  * Line (with branch), toggle and user coverage: what `--coverage` meant in 5.006. From 5.048 `--coverage` also
  * turns on expression and FSM coverage, so the kinds are named one by one and every version counts the same
@@ -53,11 +81,24 @@ const PCH_MIN_CACHE_BYTES = 512 * 1024 ** 2;
  * Verilator's own diagnostic that it cannot build with `--unroll-count 0`: an `%Error` line, not the command
  * line Verilator's wrapper echoes when its binary dies (that mentions the flag too).
  */
-const UNROLL_REJECTED = /^%Error(?!: Command Failed)(?!: Verilator threw signal).*(BLKLOOPINIT|unroll-count|Loop unrolling took too long)/im;
+const UNROLL_REJECTED =
+  /^%Error(?!: Command Failed)(?!: Verilator threw signal).*(BLKLOOPINIT|unroll-count|Loop unrolling took too long)/im;
 
 /** Only Verilator's diagnostic about loop unrolling, from a run it finished itself, justifies the rebuild. */
-export function rejectedUnrolling(run: { code: number | null; signal: NodeJS.Signals | null; output: string; limit?: LimitHit }): boolean {
-  return run.signal === null && run.code !== null && !run.limit && !killedBy(run) && !limitFromExit(run) && UNROLL_REJECTED.test(run.output);
+export function rejectedUnrolling(run: {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  output: string;
+  limit?: LimitHit;
+}): boolean {
+  return (
+    run.signal === null &&
+    run.code !== null &&
+    !run.limit &&
+    !killedBy(run) &&
+    !limitFromExit(run) &&
+    UNROLL_REJECTED.test(run.output)
+  );
 }
 
 export interface CompileJob {
@@ -75,7 +116,10 @@ export interface CompileJob {
   logger: Logger;
 }
 
-export type CompileOutcome = Pick<BuildResult, 'status' | 'binary' | 'diagnostics' | 'notes'> & { timedOut?: boolean; peakRssBytes?: number };
+export type CompileOutcome = Pick<BuildResult, 'status' | 'binary' | 'diagnostics' | 'notes'> & {
+  timedOut?: boolean;
+  peakRssBytes?: number;
+};
 
 /** The two build steps that read untrusted text, as limit messages name them. */
 type Step = 'translate' | 'compile';
@@ -84,7 +128,12 @@ type Step = 'translate' | 'compile';
  * Runs one build step under the memory limit (address space of each process and resident memory of the whole
  * tree), a CPU-time limit per process of the remaining build time, a file-size limit and a process count.
  */
-async function limitedStep(job: CompileJob, command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; missingHint?: string }): Promise<GroupRunResult> {
+async function limitedStep(
+  job: CompileJob,
+  command: string,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; missingHint?: string },
+): Promise<GroupRunResult> {
   const memoryBytes = toolMemoryBytes(memoryLimitBytes(job.opts.memoryLimitBytes));
   const timeoutMs = job.deadline - Date.now();
   // Jailed like the preprocessor: the build reads the testbench, so it sees the design's folders, the toolchain
@@ -109,8 +158,16 @@ async function limitedStep(job: CompileJob, command: string, args: string[], opt
 function buildReadPaths(job: CompileJob): string[] {
   const verilatorRoot = dirname(dirname(realpathOrSelf(job.verilator.path)));
   // The design's -I folders and files named among the extra flags (an FSM probe, a library file) too.
-  const fromFlags = job.extraFlags.flatMap((f) => (f.startsWith('-I') ? [f.slice(2)] : isAbsolute(f) ? [dirname(f)] : []));
-  const dirs = [dirname(job.tb.absolute), ...job.dut.map((f) => dirname(f.absolute)), ...job.includeDirs, ...fromFlags, verilatorRoot];
+  const fromFlags = job.extraFlags.flatMap((f) =>
+    f.startsWith('-I') ? [f.slice(2)] : isAbsolute(f) ? [dirname(f)] : [],
+  );
+  const dirs = [
+    dirname(job.tb.absolute),
+    ...job.dut.map((f) => dirname(f.absolute)),
+    ...job.includeDirs,
+    ...fromFlags,
+    verilatorRoot,
+  ];
   if (process.env.VERILATOR_ROOT) dirs.push(process.env.VERILATOR_ROOT);
   return [...new Set(dirs)];
 }
@@ -128,7 +185,13 @@ function realpathOrSelf(p: string): string {
 }
 
 /** A step stopped by a limit: status resource_limit, naming the testbench's largest array or loop when one stands out. */
-function limitOutcome(job: CompileJob, step: Step, hit: LimitHit, run: GroupRunResult, notes: string[]): CompileOutcome {
+function limitOutcome(
+  job: CompileJob,
+  step: Step,
+  hit: LimitHit,
+  run: GroupRunResult,
+  notes: string[],
+): CompileOutcome {
   const memoryBytes = memoryLimitBytes(job.opts.memoryLimitBytes);
   const cpuSeconds = Math.ceil(Math.max(1, job.deadline - Date.now() + run.ms) / 1000);
   const what = step === 'translate' ? 'to translate (Verilator)' : 'to compile the generated C++';
@@ -140,15 +203,30 @@ function limitOutcome(job: CompileJob, step: Step, hit: LimitHit, run: GroupRunR
       : 'Make its arrays and loops smaller.';
   const message = `The testbench ${limitPhrase(hit, { memoryBytes, cpuSeconds })} ${what}${cause}; the build was stopped and not retried. ${fix}`;
   const diag: Diagnostic = { file: job.tb.absolute, line: big?.line ?? 0, column: 0, severity: 'error', message };
-  job.logger.info(`Build step '${step}' stopped at the ${hit.resource} limit${run.peakRssBytes ? ` (peak ${formatBytes(run.peakRssBytes)} resident)` : ''}.`);
+  job.logger.info(
+    `Build step '${step}' stopped at the ${hit.resource} limit${run.peakRssBytes ? ` (peak ${formatBytes(run.peakRssBytes)} resident)` : ''}.`,
+  );
   return { status: 'resource_limit', diagnostics: [diag], notes, peakRssBytes: run.peakRssBytes };
 }
 
 /** A step killed from outside (the kernel's out-of-memory killer, a user): reported, never retried. */
-function killedOutcome(job: CompileJob, step: Step, signal: string, diagnostics: Diagnostic[], notes: string[]): CompileOutcome {
+function killedOutcome(
+  job: CompileJob,
+  step: Step,
+  signal: string,
+  diagnostics: Diagnostic[],
+  notes: string[],
+): CompileOutcome {
   const who = step === 'translate' ? 'Verilator' : 'The C++ compiler';
   const message = `${who} was killed by ${signal} while building the testbench (by the system's out-of-memory killer, or by hand); the build was not retried. Free memory or lower --memory-limit, and build again.`;
-  return { status: 'compile_error', diagnostics: [...diagnostics.filter((d) => d.severity !== 'error'), { file: job.tb.absolute, line: 0, column: 0, severity: 'error', message }], notes };
+  return {
+    status: 'compile_error',
+    diagnostics: [
+      ...diagnostics.filter((d) => d.severity !== 'error'),
+      { file: job.tb.absolute, line: 0, column: 0, severity: 'error', message },
+    ],
+    notes,
+  };
 }
 
 export async function compile(job: CompileJob): Promise<CompileOutcome> {
@@ -183,10 +261,14 @@ export async function compile(job: CompileJob): Promise<CompileOutcome> {
       const args = [
         ...buildFlags(job.verilator.features),
         ...(unroll ? UNROLL_FLAGS : []),
-        '--prefix', SIM_PREFIX,
-        '--top-module', job.top,
-        '-o', SIM_BINARY,
-        '--Mdir', objDir,
+        '--prefix',
+        SIM_PREFIX,
+        '--top-module',
+        job.top,
+        '-o',
+        SIM_BINARY,
+        '--Mdir',
+        objDir,
         ...job.includeDirs.map((d) => `-I${d}`),
         ...job.extraFlags,
         ...job.dut.map((f) => f.absolute),
@@ -207,10 +289,15 @@ export async function compile(job: CompileJob): Promise<CompileOutcome> {
         missingHint: 'install Verilator with `apt-get install verilator` or set chorus.verilatorPath',
       });
       if (run.timedOut) return timedOut(job);
-      logger.debug(`Verilator finished in ${run.ms} ms (exit ${run.code ?? run.signal}${run.peakRssBytes ? `, peak ${formatBytes(run.peakRssBytes)} resident` : ''}).`);
+      logger.debug(
+        `Verilator finished in ${run.ms} ms (exit ${run.code ?? run.signal}${run.peakRssBytes ? `, peak ${formatBytes(run.peakRssBytes)} resident` : ''}).`,
+      );
       const hit = limitFromExit(run);
       if (hit) return limitOutcome(job, 'translate', hit, run, notes);
-      const diagnostics = parseVerilatorOutput(run.output, absoluteNamer, tb.absolute).map((d) => ({ ...d, message: real.realText(d.message) }));
+      const diagnostics = parseVerilatorOutput(run.output, absoluteNamer, tb.absolute).map((d) => ({
+        ...d,
+        message: real.realText(d.message),
+      }));
       if (run.code === 0) {
         return await makeSimulator(job, { objDir, env, diagnostics, notes, real: real.real });
       }
@@ -218,7 +305,9 @@ export async function compile(job: CompileJob): Promise<CompileOutcome> {
       if (killer) return killedOutcome(job, 'translate', killer, diagnostics, notes);
       if (unroll && rejectedUnrolling(run)) {
         unroll = false;
-        notes.push('Built without --unroll-count 0 because Verilator rejected it for this design: lines inside loops may read as false holes.');
+        notes.push(
+          'Built without --unroll-count 0 because Verilator rejected it for this design: lines inside loops may read as false holes.',
+        );
         logger.info(`Verilator rejected --unroll-count 0 for ${job.top}; rebuilding with loop unrolling.`);
         await rm(objDir, { recursive: true, force: true });
         await mkdir(objDir, { recursive: true });
@@ -226,7 +315,13 @@ export async function compile(job: CompileJob): Promise<CompileOutcome> {
       }
       if (!diagnostics.some((d) => d.severity === 'error')) {
         const first = run.output.split('\n').find((l) => l.trim()) ?? `exit ${run.code ?? run.signal}`;
-        diagnostics.push({ file: tb.absolute, line: 0, column: 0, severity: 'error', message: `Verilator failed: ${real.realText(first.trim())}` });
+        diagnostics.push({
+          file: tb.absolute,
+          line: 0,
+          column: 0,
+          severity: 'error',
+          message: `Verilator failed: ${real.realText(first.trim())}`,
+        });
       }
       // A full or read-only cache, as Verilator words it, is the machine's fault: never the testbench's compile error.
       const fault = await toolFault(run.output, objDir);
@@ -242,7 +337,13 @@ export async function compile(job: CompileJob): Promise<CompileOutcome> {
 /** make over Verilator's makefiles, with the cached runtime objects and precompiled header; commits the binary. */
 async function makeSimulator(
   job: CompileJob,
-  ctx: { objDir: string; env: NodeJS.ProcessEnv; diagnostics: Diagnostic[]; notes: string[]; real: (printed: string) => string },
+  ctx: {
+    objDir: string;
+    env: NodeJS.ProcessEnv;
+    diagnostics: Diagnostic[];
+    notes: string[];
+    real: (printed: string) => string;
+  },
 ): Promise<CompileOutcome> {
   const { layout, toolchain, tb, logger } = job;
   const plan = await runtimePlan(ctx.objDir, job.verilator, toolchain.compilerId);
@@ -263,16 +364,21 @@ async function makeSimulator(
     // GCC's optimiser is superlinear on the one huge function a long inline stimulus becomes (a 7 MB model
     // took minutes at -Os, about a minute at -O0); the precompiled header only fits -Os, so it is left out.
     vars.push('OPT_FAST=-O0');
-    ctx.notes.push(`The generated model is large (${(modelBytes / 1024 ** 2).toFixed(1)} MB of C++): compiled without optimisation to keep the build short. Stimulus read from a file (plusargs) keeps models small.`);
+    ctx.notes.push(
+      `The generated model is large (${(modelBytes / 1024 ** 2).toFixed(1)} MB of C++): compiled without optimisation to keep the build short. Stimulus read from a file (plusargs) keeps models small.`,
+    );
   } else if (runtime.pchHeader) vars.push(`CHORUS_PCH_FLAGS=-include ${runtime.pchHeader}`);
   // The first build makes the precompiled header alongside the runtime objects, for every later build.
   // A precompiled header takes about 64 MB: not worth a small cache's room.
-  const makesPch = !large && !runtime.pchHeader && runtime.wantsPch && cacheMaxBytes(job.opts.cacheMaxBytes) >= PCH_MIN_CACHE_BYTES;
+  const makesPch =
+    !large && !runtime.pchHeader && runtime.wantsPch && cacheMaxBytes(job.opts.cacheMaxBytes) >= PCH_MIN_CACHE_BYTES;
   if (makesPch) goals.push(`${PCH_HEADER}.gch`);
   const args = ['-f', CHORUS_MAKEFILE, `-j${jobs}`, ...vars, ...goals];
   const run = await limitedStep(job, toolchain.make, args, { cwd: ctx.objDir, env: ctx.env });
   if (run.timedOut) return timedOut(job);
-  logger.debug(`make finished in ${run.ms} ms (exit ${run.code ?? run.signal}${run.peakRssBytes ? `, peak ${formatBytes(run.peakRssBytes)} resident` : ''}).`);
+  logger.debug(
+    `make finished in ${run.ms} ms (exit ${run.code ?? run.signal}${run.peakRssBytes ? `, peak ${formatBytes(run.peakRssBytes)} resident` : ''}).`,
+  );
   if (run.code !== 0) {
     const hit = limitFromExit(run);
     if (hit) return limitOutcome(job, 'compile', hit, run, ctx.notes);
@@ -293,13 +399,23 @@ async function makeSimulator(
     return { status: 'compile_error', diagnostics: [...ctx.diagnostics, diag], notes: ctx.notes };
   }
   const keep = !runtime.objects ? harvestRuntime : makesPch ? addPrecompiledHeader : undefined;
-  await keep?.(layout.runtime, plan, ctx.objDir, makesPch).catch((err: unknown) => logger.debug(`Runtime objects not kept: ${String(err)}`));
+  await keep?.(layout.runtime, plan, ctx.objDir, makesPch).catch((err: unknown) =>
+    logger.debug(`Runtime objects not kept: ${String(err)}`),
+  );
   const { deps, missing } = await dependencies(ctx.objDir, dirname(tb.absolute), ctx.real);
   if (missing) {
     const message = `Verilator ${job.verilator.version} recorded reading "${missing}", which does not exist: Verilator before 5.018 cuts a file name at its first space, here an included file's (its path starts "${missing} "). Rename that file without spaces, or use Verilator 5.018 or newer.`;
-    return { status: 'compile_error', diagnostics: [...ctx.diagnostics, { file: tb.absolute, line: 0, column: 0, severity: 'error', message }], notes: ctx.notes };
+    return {
+      status: 'compile_error',
+      diagnostics: [...ctx.diagnostics, { file: tb.absolute, line: 0, column: 0, severity: 'error', message }],
+      notes: ctx.notes,
+    };
   }
-  const binary = await commitEntry(layout.builds, job.key, join(ctx.objDir, SIM_BINARY), { deps, diagnostics: ctx.diagnostics, notes: ctx.notes });
+  const binary = await commitEntry(layout.builds, job.key, join(ctx.objDir, SIM_BINARY), {
+    deps,
+    diagnostics: ctx.diagnostics,
+    notes: ctx.notes,
+  });
   await leaseEntry(dirname(binary));
   return { status: 'ok', binary, diagnostics: ctx.diagnostics, notes: ctx.notes };
 }
@@ -334,7 +450,11 @@ function timedOut(job: CompileJob): CompileOutcome {
  * as `missing`: Verilator before 5.018 cuts a name at its first space, which a link cannot fix in an included
  * file's own name.
  */
-async function dependencies(objDir: string, cwd: string, real: (printed: string) => string): Promise<{ deps: { path: string; sha256: string }[]; missing?: string }> {
+async function dependencies(
+  objDir: string,
+  cwd: string,
+  real: (printed: string) => string,
+): Promise<{ deps: { path: string; sha256: string }[]; missing?: string }> {
   const text = await readFile(join(objDir, `${SIM_PREFIX}__verFiles.dat`), 'utf8').catch(() => '');
   const deps: { path: string; sha256: string }[] = [];
   for (const line of text.split('\n')) {

@@ -28,7 +28,15 @@ const LONG_KEYS: Record<string, string> = {
 
 function kindOf(page: string, type: string | undefined): CoverageKind {
   const prefix = (page.split('/')[0] || type || '').replace(/^v_/, '');
-  if (prefix === 'line' || prefix === 'branch' || prefix === 'toggle' || prefix === 'expr' || prefix === 'fsm_state' || prefix === 'fsm_arc') return prefix;
+  if (
+    prefix === 'line' ||
+    prefix === 'branch' ||
+    prefix === 'toggle' ||
+    prefix === 'expr' ||
+    prefix === 'fsm_state' ||
+    prefix === 'fsm_arc'
+  )
+    return prefix;
   // v_user (cover properties) and kinds newer Verilators add are kept, not summarised.
   return 'user';
 }
@@ -86,7 +94,10 @@ function dutMatcher(dutFiles: string[]): (recorded: string) => string | undefine
  */
 export function parseCoverageDat(text: string, dutFiles: string[], sourceName: string): CoveragePoint[] {
   const bad = (line: number, why: string): ChorusError =>
-    new ChorusError('failed', `${why} in ${sourceName}: the coverage file is damaged; run the simulation again.`, { file: sourceName, line });
+    new ChorusError('failed', `${why} in ${sourceName}: the coverage file is damaged; run the simulation again.`, {
+      file: sourceName,
+      line,
+    });
   const lines = text.split('\n');
   if (lines[0]?.trimEnd() !== HEADER) throw bad(1, `Not a Verilator coverage file (expected "${HEADER}")`);
   if (!text.endsWith('\n')) throw bad(lines.length, 'Truncated last line');
@@ -102,7 +113,8 @@ export function parseCoverageDat(text: string, dutFiles: string[], sourceName: s
     const lineText = fields.get('l') ?? '';
     const page = fields.get('page');
     // Digits only: Number() would also take '', ' 12', '-3' or '1e3' from a damaged key.
-    if (recorded === undefined || !/^\d{1,9}$/.test(lineText) || page === undefined) throw bad(i + 1, 'Coverage point without file, line or page');
+    if (recorded === undefined || !/^\d{1,9}$/.test(lineText) || page === undefined)
+      throw bad(i + 1, 'Coverage point without file, line or page');
     const count = Number(m[2]);
     if (!Number.isSafeInteger(count)) throw bad(i + 1, 'Coverage count out of range');
     const lineNo = Number(lineText);
@@ -133,7 +145,12 @@ export async function readCoverageFile(path: string, dutFiles: string[]): Promis
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new ChorusError('failed', `Cannot read coverage file ${path} (${(err as NodeJS.ErrnoException).code ?? String(err)}): run the simulation again.`, { file: path }, { cause: err });
+    throw new ChorusError(
+      'failed',
+      `Cannot read coverage file ${path} (${(err as NodeJS.ErrnoException).code ?? String(err)}): run the simulation again.`,
+      { file: path },
+      { cause: err },
+    );
   }
   return parseCoverageDat(text, dutFiles, path);
 }

@@ -12,7 +12,7 @@ const ESCAPE = /%(?:FFFFFF([89A-F][0-9A-F])|([0-9A-F]{2}))/giy;
 export function decodeCoverageText(text: string): string {
   if (!text.includes('%')) return text;
   const bytes: number[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     if (text[i] === '%') {
       ESCAPE.lastIndex = i;
       const m = ESCAPE.exec(text);

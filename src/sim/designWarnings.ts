@@ -19,8 +19,10 @@ export const DESIGN_ERROR_HINT =
 
 /** The hint for an error in the design: a missing include or module is a missing flag, not a bad construct. */
 export function designErrorHint(message: string): string {
-  if (/Cannot find include file/i.test(message)) return 'this is in the design: pass the folder of that header with -I <dir> (CLI) or +incdir+<dir> in a filelist';
-  if (/Cannot find file containing module/i.test(message)) return 'this is in the design: add the file that defines that module to the sources or the filelist';
+  if (/Cannot find include file/i.test(message))
+    return 'this is in the design: pass the folder of that header with -I <dir> (CLI) or +incdir+<dir> in a filelist';
+  if (/Cannot find file containing module/i.test(message))
+    return 'this is in the design: add the file that defines that module to the sources or the filelist';
   return DESIGN_ERROR_HINT;
 }
 
@@ -35,7 +37,8 @@ export function splitDesignWarnings(list: Diagnostic[], testbench: string, cwd =
   for (const d of list) {
     const inDesign = d.line > 0 && resolve(cwd, d.file) !== tb;
     if (inDesign && d.severity === 'warning') design.push(d);
-    else if (inDesign && d.severity === 'error' && !d.message.includes('(this is in the design')) build.push({ ...d, message: `${d.message} (${designErrorHint(d.message)})` });
+    else if (inDesign && d.severity === 'error' && !d.message.includes('(this is in the design'))
+      build.push({ ...d, message: `${d.message} (${designErrorHint(d.message)})` });
     else build.push(d);
   }
   return { build, design };

@@ -80,9 +80,17 @@ export function parseRuntimeOutput(output: string, name: FileNamer, fallbackFile
     if (a) {
       const [, time, level, file, lineNo, text] = a;
       // Verilator 5.006 prints both $error and $fatal as %Error.
-      const what = level === 'Fatal' ? 'Fatal error' : level === 'Error' ? 'Error' : level === 'Warning' ? 'Warning' : 'Info';
-      const severity: Severity = level === 'Fatal' || level === 'Error' ? 'error' : level === 'Warning' ? 'warning' : 'info';
-      out.push({ file: name(file), line: Number(lineNo), column: 0, severity, message: `${what} at time ${time}${text ? `: ${text}` : ''}` });
+      const what =
+        level === 'Fatal' ? 'Fatal error' : level === 'Error' ? 'Error' : level === 'Warning' ? 'Warning' : 'Info';
+      const severity: Severity =
+        level === 'Fatal' || level === 'Error' ? 'error' : level === 'Warning' ? 'warning' : 'info';
+      out.push({
+        file: name(file),
+        line: Number(lineNo),
+        column: 0,
+        severity,
+        message: `${what} at time ${time}${text ? `: ${text}` : ''}`,
+      });
       continue;
     }
     const s = RUNTIME_STOP.exec(line);
@@ -92,7 +100,13 @@ export function parseRuntimeOutput(output: string, name: FileNamer, fallbackFile
       const prev = out[out.length - 1];
       // Assertion messages name the file by its base name, the stop line by its full path.
       if (prev && prev.severity === 'error' && basename(prev.file) === basename(file) && prev.line === lineNo) continue;
-      out.push({ file, line: lineNo, column: 0, severity: 'error', message: '$stop reached: the simulation stopped with an error' });
+      out.push({
+        file,
+        line: lineNo,
+        column: 0,
+        severity: 'error',
+        message: '$stop reached: the simulation stopped with an error',
+      });
       continue;
     }
     const o = RUNTIME_OTHER.exec(line);
@@ -113,7 +127,8 @@ export function parseRuntimeOutput(output: string, name: FileNamer, fallbackFile
 /** The first compiler error of a failed C++ build, for a diagnostic on the testbench. */
 export function firstCxxError(output: string): string | undefined {
   const lines = output.split('\n');
-  const err = lines.find((l) => /\berror\b:/.test(l)) ?? lines.find((l) => /undefined reference|collect2|\*\*\*/.test(l));
+  const err =
+    lines.find((l) => /\berror\b:/.test(l)) ?? lines.find((l) => /undefined reference|collect2|\*\*\*/.test(l));
   return err?.trim().slice(0, 400);
 }
 

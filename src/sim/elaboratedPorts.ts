@@ -13,7 +13,18 @@ interface DType {
   range: number[];
 }
 
-const BASIC_WIDTH: Record<string, number> = { bit: 1, logic: 1, reg: 1, wire: 1, byte: 8, shortint: 16, int: 32, integer: 32, longint: 64, time: 64 };
+const BASIC_WIDTH: Record<string, number> = {
+  bit: 1,
+  logic: 1,
+  reg: 1,
+  wire: 1,
+  byte: 8,
+  shortint: 16,
+  int: 32,
+  integer: 32,
+  longint: 64,
+  time: 64,
+};
 
 function attrs(text: string): Record<string, string> {
   const out: Record<string, string> = {};

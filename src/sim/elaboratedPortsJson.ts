@@ -10,7 +10,18 @@ interface JsonNode {
   [key: string]: unknown;
 }
 
-const BASIC_WIDTH: Record<string, number> = { bit: 1, logic: 1, reg: 1, wire: 1, byte: 8, shortint: 16, int: 32, integer: 32, longint: 64, time: 64 };
+const BASIC_WIDTH: Record<string, number> = {
+  bit: 1,
+  logic: 1,
+  reg: 1,
+  wire: 1,
+  byte: 8,
+  shortint: 16,
+  int: 32,
+  integer: 32,
+  longint: 64,
+  time: 64,
+};
 const PORT_DIRECTIONS = new Set(['INPUT', 'OUTPUT', 'INOUT']);
 /** Nesting bound of the walk: Verilator's trees are far shallower; a damaged file must not exhaust the stack. */
 const MAX_DEPTH = 400;
@@ -49,12 +60,17 @@ function rangeWidth(text: string | undefined): number | undefined {
   return m ? Math.abs(Number(m[1]) - Number(m[2])) + 1 : undefined;
 }
 
-function widthOf(byAddr: Map<string, JsonNode>, addr: string | undefined, seen = new Set<string>()): number | undefined {
+function widthOf(
+  byAddr: Map<string, JsonNode>,
+  addr: string | undefined,
+  seen = new Set<string>(),
+): number | undefined {
   if (addr === undefined || seen.has(addr)) return undefined;
   seen.add(addr);
   const t = byAddr.get(addr);
   if (!t) return undefined;
-  const ref = (): number | undefined => widthOf(byAddr, str(t, 'refDTypep') ?? (str(t, 'dtypep') !== addr ? str(t, 'dtypep') : undefined), seen);
+  const ref = (): number | undefined =>
+    widthOf(byAddr, str(t, 'refDTypep') ?? (str(t, 'dtypep') !== addr ? str(t, 'dtypep') : undefined), seen);
   switch (t.type) {
     case 'BASICDTYPE':
       return rangeWidth(str(t, 'range')) ?? BASIC_WIDTH[str(t, 'keyword') ?? ''];

@@ -21,7 +21,10 @@ export interface FsmPlan {
 
 export async function planFsmCoverage(fsms: FsmModel[] | undefined, opts: SimOptions): Promise<FsmPlan> {
   const { features } = await detectVerilator(opts.verilatorPath);
-  const flags = [...(features.coverageFsm ? ['--coverage-fsm'] : []), ...(features.coverageExpr ? ['--coverage-expr'] : [])];
+  const flags = [
+    ...(features.coverageFsm ? ['--coverage-fsm'] : []),
+    ...(features.coverageExpr ? ['--coverage-expr'] : []),
+  ];
   const probe = fsms?.length ? fsmProbe(fsms) : undefined;
   if (!probe) return { flags };
   const probeFile = await writeFsmProbe(probe, cacheRoot(opts.cacheDir));
@@ -42,25 +45,49 @@ export function isProbeDiagnostic(plan: FsmPlan, d: Diagnostic): boolean {
  * Builds with FSM coverage: the probe and native flags added to the input's; when Verilator rejects the probe
  * itself, built again without it (with a note). The probe's own messages are left out of the result.
  */
-export async function buildWithFsm(input: BuildInput, fsms: FsmModel[] | undefined, opts: SimOptions): Promise<{ build: BuildResultDetail; plan: FsmPlan }> {
+export async function buildWithFsm(
+  input: BuildInput,
+  fsms: FsmModel[] | undefined,
+  opts: SimOptions,
+): Promise<{ build: BuildResultDetail; plan: FsmPlan }> {
   const logger = opts.logger ?? silentLogger;
   let plan = await planFsmCoverage(fsms, opts);
   const flagged = (p: FsmPlan): BuildInput => ({ ...input, extraFlags: [...(input.extraFlags ?? []), ...p.flags] });
   let build = await buildSimulation(flagged(plan), opts);
-  const rejected = build.status === 'compile_error' ? build.diagnostics.find((d) => d.severity === 'error' && isProbeDiagnostic(plan, d)) : undefined;
+  const rejected =
+    build.status === 'compile_error'
+      ? build.diagnostics.find((d) => d.severity === 'error' && isProbeDiagnostic(plan, d))
+      : undefined;
   if (rejected) {
     logger.info(`FSM coverage probe rejected by Verilator (${rejected.message}); building without it.`);
     const first = plan;
     plan = withoutProbe(plan);
     build = await buildSimulation(flagged(plan), opts);
-    build = { ...build, notes: [...build.notes, `FSM state and arc coverage is left out: Verilator rejected CHORUS's FSM probe for this design (${rejected.message}).`] };
+    build = {
+      ...build,
+      notes: [
+        ...build.notes,
+        `FSM state and arc coverage is left out: Verilator rejected CHORUS's FSM probe for this design (${rejected.message}).`,
+      ],
+    };
     build = { ...build, diagnostics: build.diagnostics.filter((d) => !isProbeDiagnostic(first, d)) };
   }
-  return { build: { ...build, diagnostics: build.diagnostics.filter((d) => !isProbeDiagnostic(plan, d)), designWarnings: build.designWarnings?.filter((d) => !isProbeDiagnostic(plan, d)) }, plan };
+  return {
+    build: {
+      ...build,
+      diagnostics: build.diagnostics.filter((d) => !isProbeDiagnostic(plan, d)),
+      designWarnings: build.designWarnings?.filter((d) => !isProbeDiagnostic(plan, d)),
+    },
+    plan,
+  };
 }
 
 /** A run's coverage file read as `readCoverageFile` does, with the FSM points of `plan` (see `fsmPoints`). */
-export async function readCoverageWithFsm(path: string, dutFiles: string[], plan: FsmPlan): Promise<ReturnType<typeof fsmPoints>> {
+export async function readCoverageWithFsm(
+  path: string,
+  dutFiles: string[],
+  plan: FsmPlan,
+): Promise<ReturnType<typeof fsmPoints>> {
   const files = plan.probeFile ? [...dutFiles, plan.probeFile] : dutFiles;
   return fsmPoints(await readCoverageFile(path, files), plan);
 }
@@ -69,7 +96,10 @@ export async function readCoverageWithFsm(path: string, dutFiles: string[], plan
  * The run's points with the probe's user points turned into FSM points and Verilator's native FSM points
  * merged in; `native` as read, for checks that the two agree.
  */
-export function fsmPoints(points: CoveragePoint[], plan: FsmPlan): { points: CoveragePoint[]; native: CoveragePoint[]; disagreements: string[] } {
+export function fsmPoints(
+  points: CoveragePoint[],
+  plan: FsmPlan,
+): { points: CoveragePoint[]; native: CoveragePoint[]; disagreements: string[] } {
   const native = points.filter((p) => p.kind === 'fsm_state' || p.kind === 'fsm_arc');
   const rest = points.filter((p) => p.file !== plan.probeFile && p.kind !== 'fsm_state' && p.kind !== 'fsm_arc');
   const chorus = plan.probe && plan.probeFile ? fsmPointsFromProbe(points, plan.probe, plan.probeFile) : [];

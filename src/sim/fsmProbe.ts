@@ -59,7 +59,11 @@ function probeModule(m: FsmModel, k: number): string {
   const params = ['parameter int W = 1', ...m.states.map((_, i) => `parameter logic [W-1:0] V${i} = '0`)].join(', ');
   const ports = [...m.events.map((_, i) => `input logic e${i}`), 'input logic [W-1:0] s', 'input logic rc'].join(', ');
   const paramValues = [`.W($bits(${m.variable}))`, ...m.states.map((s, i) => `.V${i}(${s.label})`)].join(', ');
-  const portValues = [...m.events.map((e, i) => `.e${i}(${e.signal})`), `.s(${m.variable})`, `.rc(${m.reset ? `(${m.reset}) ? 1'b1 : 1'b0` : "1'b0"})`].join(', ');
+  const portValues = [
+    ...m.events.map((e, i) => `.e${i}(${e.signal})`),
+    `.s(${m.variable})`,
+    `.rc(${m.reset ? `(${m.reset}) ? 1'b1 : 1'b0` : "1'b0"})`,
+  ].join(', ');
   return [
     `module ${name} #(${params}) (${ports});`,
     '  logic [W-1:0] pre;',
@@ -107,7 +111,11 @@ export function fsmPointsFromProbe(points: CoveragePoint[], probe: FsmProbe, pro
     const index = Number(label[2]);
     const state = label[1] === 's' ? model.states[index] : undefined;
     const arc = label[1] === 'a' ? model.arcs[index] : undefined;
-    const place = state ? { line: state.line, kind: 'fsm_state' as const, comment: stateLabel(model, state.label) } : arc ? { line: arc.line, kind: 'fsm_arc' as const, comment: arcLabel(model, arc) } : undefined;
+    const place = state
+      ? { line: state.line, kind: 'fsm_state' as const, comment: stateLabel(model, state.label) }
+      : arc
+        ? { line: arc.line, kind: 'fsm_arc' as const, comment: arcLabel(model, arc) }
+        : undefined;
     if (!place) continue;
     const point: CoveragePoint = {
       file: model.file,
@@ -130,7 +138,10 @@ export function fsmPointsFromProbe(points: CoveragePoint[], probe: FsmProbe, pro
  * instance, kind and comment) is CHORUS's (on the case item or assignment, the count the same); one CHORUS's
  * analysis did not find is kept as Verilator placed it. `disagreements` lists shared points whose counts differ.
  */
-export function mergeNativeFsm(chorus: CoveragePoint[], native: CoveragePoint[]): { points: CoveragePoint[]; disagreements: string[] } {
+export function mergeNativeFsm(
+  chorus: CoveragePoint[],
+  native: CoveragePoint[],
+): { points: CoveragePoint[]; disagreements: string[] } {
   const key = (p: CoveragePoint) => `${p.hierarchy}\u0000${p.kind}\u0000${p.comment}`;
   const mine = new Map(chorus.map((p) => [key(p), p]));
   const points = [...chorus];
@@ -138,7 +149,8 @@ export function mergeNativeFsm(chorus: CoveragePoint[], native: CoveragePoint[])
   for (const p of native) {
     const same = mine.get(key(p));
     if (!same) points.push(p);
-    else if (same.count !== p.count) disagreements.push(`${p.hierarchy} ${p.comment}: CHORUS ${same.count}, Verilator ${p.count}`);
+    else if (same.count !== p.count)
+      disagreements.push(`${p.hierarchy} ${p.comment}: CHORUS ${same.count}, Verilator ${p.count}`);
   }
   return { points, disagreements };
 }

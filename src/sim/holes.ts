@@ -58,7 +58,13 @@ export function findHoles(points: CoveragePoint[], sources: Map<string, string>)
   };
   const holes = points
     .filter((p) => !isCovered(p))
-    .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || a.column - b.column || a.comment.localeCompare(b.comment, undefined, { numeric: true }))
+    .sort(
+      (a, b) =>
+        (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) ||
+        a.line - b.line ||
+        a.column - b.column ||
+        a.comment.localeCompare(b.comment, undefined, { numeric: true }),
+    )
     .map((p): Hole => {
       const hole: Hole = { kind: p.kind, file: p.file, line: p.line, detail: holeDetail(p), hierarchy: p.hierarchy };
       const source = lineOf(p.file, p.line);
@@ -70,7 +76,15 @@ export function findHoles(points: CoveragePoint[], sources: Map<string, string>)
 }
 
 /** Control flow first (branches, then lines), then toggles, then user points; proven-unreachable ones last. */
-const PRIORITY: Record<CoverageKind, number> = { branch: 0, line: 1, fsm_arc: 2, fsm_state: 3, expr: 4, toggle: 5, user: 6 };
+const PRIORITY: Record<CoverageKind, number> = {
+  branch: 0,
+  line: 1,
+  fsm_arc: 2,
+  fsm_state: 3,
+  expr: 4,
+  toggle: 5,
+  user: 6,
+};
 
 /** The signal bit of a toggle hole (`q[3]`), also when a caller appended to its detail. */
 function toggleBit(h: Hole): string {
@@ -90,11 +104,21 @@ export function holesFeedback(holes: Hole[], maxLines = 40, name: (file: string)
   const entries: { text: string; count: number }[] = [];
   const control = reachable
     .filter((h) => h.kind === 'branch' || h.kind === 'line')
-    .sort((a, b) => PRIORITY[a.kind] - PRIORITY[b.kind] || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line);
-  for (const h of control) entries.push({ text: `- ${location(h)} ${h.kind}: ${h.detail}${h.source ? ` | ${h.source}` : ''}`, count: 1 });
+    .sort(
+      (a, b) =>
+        PRIORITY[a.kind] - PRIORITY[b.kind] || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line,
+    );
+  for (const h of control)
+    entries.push({ text: `- ${location(h)} ${h.kind}: ${h.detail}${h.source ? ` | ${h.source}` : ''}`, count: 1 });
   // FSM arcs and states next: the transitions a controller's stimulus has to drive.
-  const fsm = reachable.filter((h) => h.kind === 'fsm_arc' || h.kind === 'fsm_state').sort((a, b) => PRIORITY[a.kind] - PRIORITY[b.kind] || a.line - b.line);
-  for (const h of fsm) entries.push({ text: `- ${location(h)} ${h.kind === 'fsm_arc' ? 'fsm arc' : 'fsm state'}: ${h.detail}${h.source ? ` | ${h.source}` : ''}`, count: 1 });
+  const fsm = reachable
+    .filter((h) => h.kind === 'fsm_arc' || h.kind === 'fsm_state')
+    .sort((a, b) => PRIORITY[a.kind] - PRIORITY[b.kind] || a.line - b.line);
+  for (const h of fsm)
+    entries.push({
+      text: `- ${location(h)} ${h.kind === 'fsm_arc' ? 'fsm arc' : 'fsm state'}: ${h.detail}${h.source ? ` | ${h.source}` : ''}`,
+      count: 1,
+    });
 
   // Toggle bits grouped by signal and instance: "load_value[0] load_value[3]" reads better than two lines.
   const toggles = new Map<string, Hole[]>();
@@ -107,8 +131,10 @@ export function holesFeedback(holes: Hole[], maxLines = 40, name: (file: string)
     const bits = group.map(toggleBit);
     entries.push({ text: `- ${location(group[0])} toggle: ${bits.join(', ')} never toggled`, count: group.length });
   }
-  for (const h of reachable.filter((x) => x.kind === 'user' || x.kind === 'expr')) entries.push({ text: `- ${location(h)} ${h.kind}: ${h.detail}`, count: 1 });
-  for (const h of unreachable) entries.push({ text: `- ${location(h)} ${h.kind}: ${h.detail} (proven unreachable: ${h.unreachable})`, count: 1 });
+  for (const h of reachable.filter((x) => x.kind === 'user' || x.kind === 'expr'))
+    entries.push({ text: `- ${location(h)} ${h.kind}: ${h.detail}`, count: 1 });
+  for (const h of unreachable)
+    entries.push({ text: `- ${location(h)} ${h.kind}: ${h.detail} (proven unreachable: ${h.unreachable})`, count: 1 });
 
   // The header and the "... and N more" line count toward maxLines.
   const limit = Math.max(3, maxLines);

@@ -67,7 +67,12 @@ const WHAT_HAPPENED: Record<FsFault, string> = {
 
 /** The error the user gets: where, what, and what to do; it is the machine's, not the testbench's. */
 export function infrastructureError(fault: FsFault, place: WritePlace, cause?: unknown): ChorusError {
-  const fix = fault === 'ENOSPC' || fault === 'EDQUOT' ? 'Free space there' : fault === 'EROFS' ? 'Remount it writable' : 'Make it writable';
+  const fix =
+    fault === 'ENOSPC' || fault === 'EDQUOT'
+      ? 'Free space there'
+      : fault === 'EROFS'
+        ? 'Remount it writable'
+        : 'Make it writable';
   return new ChorusError(
     'infrastructure',
     `${place.what[0].toUpperCase()}${place.what.slice(1)} (${place.folder}) ${WHAT_HAPPENED[fault]}: not a fault of the testbench. ${fix}, or ${place.elsewhere}, and run again.`,
@@ -86,7 +91,11 @@ export function machineFault(err: unknown): ChorusError | undefined {
   const e = err as NodeJS.ErrnoException | undefined;
   const code = e?.code;
   if (code !== 'ENOSPC' && code !== 'EDQUOT' && code !== 'EROFS') return undefined;
-  const place = { what: 'a folder CHORUS writes to', folder: e?.path ?? tmpdir(), elsewhere: 'set TMPDIR and CHORUS_CACHE_DIR to writable folders with room' };
+  const place = {
+    what: 'a folder CHORUS writes to',
+    folder: e?.path ?? tmpdir(),
+    elsewhere: 'set TMPDIR and CHORUS_CACHE_DIR to writable folders with room',
+  };
   return infrastructureError(code, place, err);
 }
 
@@ -108,8 +117,15 @@ export async function unwritableFault(folder: string, err: unknown, place: Write
   const direct = faultOfError(err, place);
   if (direct) return direct;
   for (let dir = folder; ; dir = dirname(dir)) {
-    const found = await access(dir).then(() => true, () => false);
-    if (found) return access(dir, constants.W_OK).then(() => undefined, (e: unknown) => faultOfError(e, { ...place, folder: dir }));
+    const found = await access(dir).then(
+      () => true,
+      () => false,
+    );
+    if (found)
+      return access(dir, constants.W_OK).then(
+        () => undefined,
+        (e: unknown) => faultOfError(e, { ...place, folder: dir }),
+      );
     if (dirname(dir) === dir) return undefined;
   }
 }

@@ -19,8 +19,10 @@ export interface SourceFile {
  * located error is the better message for code (so a model's reply is never refused here).
  */
 function dutFileProblem(bytes: Buffer): string | undefined {
-  if (!bytes.toString('utf8').trim()) return 'The DUT file is empty: pass the Verilog/SystemVerilog files that define the design.';
-  if (bytes.subarray(0, 8192).includes(0)) return 'The DUT file looks binary, not Verilog/SystemVerilog text: pass the RTL source files.';
+  if (!bytes.toString('utf8').trim())
+    return 'The DUT file is empty: pass the Verilog/SystemVerilog files that define the design.';
+  if (bytes.subarray(0, 8192).includes(0))
+    return 'The DUT file looks binary, not Verilog/SystemVerilog text: pass the RTL source files.';
   return undefined;
 }
 
@@ -30,10 +32,18 @@ export async function readSource(given: string, role: 'DUT file' | 'testbench'):
   let bytes: Buffer;
   try {
     // Only a regular file within the bound: a device or FIFO is refused before it is opened.
-    bytes = await readUserFile(absolute, { maxBytes: isDut ? MAX_DUT_FILE_BYTES : undefined, what: role, shownAs: given });
+    bytes = await readUserFile(absolute, {
+      maxBytes: isDut ? MAX_DUT_FILE_BYTES : undefined,
+      what: role,
+      shownAs: given,
+    });
   } catch (err) {
     if (err instanceof UserFileError && err.problem === 'missing') {
-      throw new ChorusError('bad_input', `${isDut ? 'DUT file' : 'Testbench'} not found: ${given}. Check the path (relative paths start at ${process.cwd()}).`, { file: given });
+      throw new ChorusError(
+        'bad_input',
+        `${isDut ? 'DUT file' : 'Testbench'} not found: ${given}. Check the path (relative paths start at ${process.cwd()}).`,
+        { file: given },
+      );
     }
     throw err;
   }
@@ -42,12 +52,20 @@ export async function readSource(given: string, role: 'DUT file' | 'testbench'):
   return { given, absolute, text: bytes.toString('utf8') };
 }
 
-export async function readInputs(dutFiles: string[], testbench: string): Promise<{ dut: SourceFile[]; tb: SourceFile }> {
-  if (!dutFiles.length) throw new ChorusError('bad_input', 'No DUT files given: pass the RTL files of the design under test.');
+export async function readInputs(
+  dutFiles: string[],
+  testbench: string,
+): Promise<{ dut: SourceFile[]; tb: SourceFile }> {
+  if (!dutFiles.length)
+    throw new ChorusError('bad_input', 'No DUT files given: pass the RTL files of the design under test.');
   const dut = await Promise.all(dutFiles.map((f) => readSource(f, 'DUT file')));
   const tb = await readSource(testbench, 'testbench');
   if (dut.some((d) => d.absolute === tb.absolute)) {
-    throw new ChorusError('bad_input', `The testbench ${testbench} is also listed as a DUT file: pass it only with --tb.`, { file: testbench });
+    throw new ChorusError(
+      'bad_input',
+      `The testbench ${testbench} is also listed as a DUT file: pass it only with --tb.`,
+      { file: testbench },
+    );
   }
   return { dut, tb };
 }

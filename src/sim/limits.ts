@@ -60,7 +60,12 @@ const OUT_OF_MEMORY = /std::bad_alloc|virtual memory exhausted|out of memory|Can
  * Reads a finished step's end: which limit stopped it, if one did. `sampled` is the sampler's verdict; the
  * rest is how a process reports hitting an rlimit itself (Verilator's wrapper says "threw signal N").
  */
-export function limitFromExit(run: { signal: NodeJS.Signals | null; code: number | null; output: string; limit?: LimitHit }): LimitHit | undefined {
+export function limitFromExit(run: {
+  signal: NodeJS.Signals | null;
+  code: number | null;
+  output: string;
+  limit?: LimitHit;
+}): LimitHit | undefined {
   if (run.limit) return run.limit;
   const thrown = /Verilator threw signal (\d+)/.exec(run.output);
   const signal = run.signal ?? (thrown ? signalName(Number(thrown[1])) : null);
@@ -78,12 +83,22 @@ export function killedBy(run: { signal: NodeJS.Signals | null; output: string })
 }
 
 function signalName(n: number): NodeJS.Signals | null {
-  const names: Record<number, NodeJS.Signals> = { 6: 'SIGABRT', 9: 'SIGKILL', 11: 'SIGSEGV', 15: 'SIGTERM', 24: 'SIGXCPU', 25: 'SIGXFSZ' };
+  const names: Record<number, NodeJS.Signals> = {
+    6: 'SIGABRT',
+    9: 'SIGKILL',
+    11: 'SIGSEGV',
+    15: 'SIGTERM',
+    24: 'SIGXCPU',
+    25: 'SIGXFSZ',
+  };
   return names[n] ?? null;
 }
 
 /** "needs more than 4 GiB of memory", "ran past its CPU-time limit (600 s)", … */
-export function limitPhrase(hit: LimitHit, limits: { memoryBytes: number; cpuSeconds?: number; fileBytes?: number }): string {
+export function limitPhrase(
+  hit: LimitHit,
+  limits: { memoryBytes: number; cpuSeconds?: number; fileBytes?: number },
+): string {
   switch (hit.resource) {
     case 'memory':
       return `needs more memory than the ${formatBytes(limits.memoryBytes)} limit allows`;

@@ -25,7 +25,9 @@ export type { DesignFlags };
 export function designFlagArgs(flags: DesignFlags, cwd = process.cwd()): string[] {
   return [
     ...(flags.includeDirs ?? []).map((d) => `-I${resolve(cwd, d)}`),
-    ...Object.entries(flags.defines ?? {}).map(([name, value]) => (value === undefined ? `+define+${name}` : `+define+${name}=${value}`)),
+    ...Object.entries(flags.defines ?? {}).map(([name, value]) =>
+      value === undefined ? `+define+${name}` : `+define+${name}=${value}`,
+    ),
   ];
 }
 
@@ -76,7 +78,8 @@ async function lintIn(work: string, input: LintInput, opts: LintOptions): Promis
   const timeoutMs = opts.timeoutMs ?? 120_000;
   const common = [
     ...LINT_FLAGS,
-    '--top-module', input.top,
+    '--top-module',
+    input.top,
     ...designFlagArgs(input),
     ...Object.entries(input.parameters ?? {}).map(([name, value]) => `-G${name}=${value}`),
     ...files,
@@ -87,9 +90,23 @@ async function lintIn(work: string, input: LintInput, opts: LintOptions): Promis
     // Paths with spaces reach Verilator as links (pathLinks.ts); what it prints is mapped back.
     const links = await linkForVerilator([...mode, ...common]);
     opts.logger?.debug(`verilator ${links.args.join(' ')}`);
-    const run = await runGroup(verilator.path, links.args, { cwd, env: scrubbedEnv(), timeoutMs, signal: opts.signal, treeLimits: { memoryBytes, processes: MAX_TREE_PROCESSES } }).finally(() => links.dispose());
-    if (run.timedOut) throw new ChorusError('failed', `Verilator did not finish reading the design within ${Math.round(timeoutMs / 1000)} s: check the design for very large generate loops.`);
-    const found = parseVerilatorOutput(run.output, (p) => links.real(resolve(cwd, p)), files[files.length - 1] ?? cwd).map((d) => ({ ...d, message: links.realText(d.message) }));
+    const run = await runGroup(verilator.path, links.args, {
+      cwd,
+      env: scrubbedEnv(),
+      timeoutMs,
+      signal: opts.signal,
+      treeLimits: { memoryBytes, processes: MAX_TREE_PROCESSES },
+    }).finally(() => links.dispose());
+    if (run.timedOut)
+      throw new ChorusError(
+        'failed',
+        `Verilator did not finish reading the design within ${Math.round(timeoutMs / 1000)} s: check the design for very large generate loops.`,
+      );
+    const found = parseVerilatorOutput(
+      run.output,
+      (p) => links.real(resolve(cwd, p)),
+      files[files.length - 1] ?? cwd,
+    ).map((d) => ({ ...d, message: links.realText(d.message) }));
     const error = found.find((d) => d.severity === 'error');
     if (error || run.code !== 0) {
       const first = run.output.split('\n').find((l) => l.trim()) ?? `exit ${run.code ?? run.signal}`;
@@ -97,7 +114,11 @@ async function lintIn(work: string, input: LintInput, opts: LintOptions): Promis
       const message = error
         ? `The design does not build with Verilator: ${error.message}${more > 0 ? ` (and ${more} more error${more === 1 ? '' : 's'})` : ''} (${designErrorHint(error.message)}).`
         : `Verilator failed on the design: ${links.realText(first.trim())}`;
-      throw new ChorusError('bad_input', message, error && error.line ? { file: error.file, line: error.line, column: error.column } : undefined);
+      throw new ChorusError(
+        'bad_input',
+        message,
+        error && error.line ? { file: error.file, line: error.line, column: error.column } : undefined,
+      );
     }
     return found.filter((d) => d.severity === 'warning');
   };

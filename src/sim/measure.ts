@@ -54,10 +54,14 @@ export async function measureCoverage(input: MeasureInput, opts: SimOptions): Pr
     const diagnostics = [...build.diagnostics, ...run.diagnostics];
     const notes = [...build.notes];
     if (run.stop === 'simtime') {
-      notes.push(`The simulation stopped at the simulated-time bound (${input.maxSimTime ?? DEFAULT_MAX_SIM_TIME} time units) without $finish; coverage up to there is kept.`);
+      notes.push(
+        `The simulation stopped at the simulated-time bound (${input.maxSimTime ?? DEFAULT_MAX_SIM_TIME} time units) without $finish; coverage up to there is kept.`,
+      );
     }
-    if (run.stop === 'deadline') notes.push('The simulation stopped at the wall-clock bound; coverage up to there is kept.');
-    if (!run.coverageWritten) return { ...failed(run.status, diagnostics, run.ms, notes), bounded: run.bounded, simOutput: run.output };
+    if (run.stop === 'deadline')
+      notes.push('The simulation stopped at the wall-clock bound; coverage up to there is kept.');
+    if (!run.coverageWritten)
+      return { ...failed(run.status, diagnostics, run.ms, notes), bounded: run.bounded, simOutput: run.output };
 
     const read = await readCoverageWithFsm(coverageFile, input.dutFiles, fsm);
     for (const d of read.disagreements) logger.debug(`FSM point count differs from Verilator's: ${d}`);
@@ -66,12 +70,24 @@ export async function measureCoverage(input: MeasureInput, opts: SimOptions): Pr
     if (input.dutTop) {
       const scoped = scopeToTop(points, input.dutTop);
       if (!scoped.length) {
-        diagnostics.push({ file: input.testbench, line: 0, column: 0, severity: 'error', message: `The testbench does not instantiate the DUT top module '${input.dutTop}': no coverage was measured.` });
+        diagnostics.push({
+          file: input.testbench,
+          line: 0,
+          column: 0,
+          severity: 'error',
+          message: `The testbench does not instantiate the DUT top module '${input.dutTop}': no coverage was measured.`,
+        });
         status = status === 'ok' ? 'sim_error' : status;
       }
       points = scoped;
     } else if (!points.length) {
-      diagnostics.push({ file: input.testbench, line: 0, column: 0, severity: 'error', message: 'The testbench instantiates no module of the DUT files: no coverage was measured.' });
+      diagnostics.push({
+        file: input.testbench,
+        line: 0,
+        column: 0,
+        severity: 'error',
+        message: 'The testbench instantiates no module of the DUT files: no coverage was measured.',
+      });
       status = status === 'ok' ? 'sim_error' : status;
     }
     const sources = new Map<string, string>();
@@ -88,7 +104,9 @@ export async function measureCoverage(input: MeasureInput, opts: SimOptions): Pr
       notes,
       points,
       simOutput: run.output,
-      ...(read.native.length ? { nativeFsm: read.native.filter((n) => points.some((q) => q.hierarchy === n.hierarchy)) } : {}),
+      ...(read.native.length
+        ? { nativeFsm: read.native.filter((n) => points.some((q) => q.hierarchy === n.hierarchy)) }
+        : {}),
     };
   } finally {
     await rm(work, { recursive: true, force: true });

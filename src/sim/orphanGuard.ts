@@ -14,7 +14,7 @@ const GUARD_SCRIPT = [
   'while read -r op id; do',
   '  case "$op" in',
   '    +) groups="$groups $id" ;;',
-  "    -) kept=''; for g in $groups; do [ \"$g\" = \"$id\" ] || kept=\"$kept $g\"; done; groups=$kept ;;",
+  '    -) kept=\'\'; for g in $groups; do [ "$g" = "$id" ] || kept="$kept $g"; done; groups=$kept ;;',
   '  esac',
   'done',
   'for g in $groups; do kill -9 -"$g" 2>/dev/null; done',
@@ -92,6 +92,9 @@ let setprivWorks: boolean | undefined;
  * exec into the tool). Unchanged where setpriv (util-linux) is missing; the guard still covers it.
  */
 export function dieWithParent(command: string, args: string[]): { command: string; args: string[] } {
-  setprivWorks ??= spawnSync('setpriv', ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore', timeout: 5000 }).status === 0;
-  return setprivWorks ? { command: 'setpriv', args: ['--pdeathsig', 'KILL', '--', command, ...args] } : { command, args };
+  setprivWorks ??=
+    spawnSync('setpriv', ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore', timeout: 5000 }).status === 0;
+  return setprivWorks
+    ? { command: 'setpriv', args: ['--pdeathsig', 'KILL', '--', command, ...args] }
+    : { command, args };
 }

@@ -19,7 +19,15 @@ const LINK_FOLDER = 'chorus-paths-';
 /** A link's folder and name as it appears at the end of a path Verilator printed: hash, then base name. */
 const LINK_TAIL = new RegExp(`/${LINK_FOLDER}[^/]+/([0-9a-f]{16}/[^/]+)$`);
 /** Options whose value is something Verilator writes or a name, never a source to link. */
-const VALUE_OPTIONS = new Set(['--Mdir', '-Mdir', '-o', '--prefix', '--top-module', '--xml-output', '--json-only-output']);
+const VALUE_OPTIONS = new Set([
+  '--Mdir',
+  '-Mdir',
+  '-o',
+  '--prefix',
+  '--top-module',
+  '--xml-output',
+  '--json-only-output',
+]);
 
 /** True for a path Verilator may not carry intact. */
 export function needsLink(path: string): boolean {
@@ -53,7 +61,12 @@ export interface VerilatorArgs {
   dispose(): Promise<void>;
 }
 
-const unchanged = (args: string[]): VerilatorArgs => ({ args, real: (p) => p, realText: (t) => t, dispose: async () => undefined });
+const unchanged = (args: string[]): VerilatorArgs => ({
+  args,
+  real: (p) => p,
+  realText: (t) => t,
+  dispose: async () => undefined,
+});
 
 /**
  * Links every existing absolute source or include folder in `args` (`/path`, `-I/path`) that needs it, in a new
@@ -94,7 +107,8 @@ export async function linkForVerilator(args: string[], under?: string): Promise<
     args: linked,
     root,
     real: (printed) => {
-      for (const [link, path] of back) if (printed === link || printed.startsWith(`${link}/`)) return path + printed.slice(link.length);
+      for (const [link, path] of back)
+        if (printed === link || printed.startsWith(`${link}/`)) return path + printed.slice(link.length);
       return printed;
     },
     realText: (text) => back.reduce((t, [link, path]) => t.split(link).join(path), text),

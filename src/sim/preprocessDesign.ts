@@ -21,7 +21,12 @@ import { detectVerilator } from './verilator';
  * becomes empty). `cwd` resolves relative names in the directives; `real` maps a name Verilator was given as a
  * link (pathLinks.ts) back to the file.
  */
-export function alignPreprocessed(text: string, file: string, cwd: string, real: (printed: string) => string = (p) => p): string {
+export function alignPreprocessed(
+  text: string,
+  file: string,
+  cwd: string,
+  real: (printed: string) => string = (p) => p,
+): string {
   const target = resolve(file);
   const lines: string[] = [];
   let current = '';
@@ -54,7 +59,11 @@ export interface PreprocessOptions {
 }
 
 /** `file` preprocessed with the design's include folders and macros, aligned to its lines (`alignPreprocessed`). */
-export async function preprocessDesignFile(file: string, flags: DesignFlags, opts: PreprocessOptions = {}): Promise<string> {
+export async function preprocessDesignFile(
+  file: string,
+  flags: DesignFlags,
+  opts: PreprocessOptions = {},
+): Promise<string> {
   const verilator = await detectVerilator(opts.verilatorPath);
   const path = resolve(file);
   const cwd = dirname(path);
@@ -62,10 +71,21 @@ export async function preprocessDesignFile(file: string, flags: DesignFlags, opt
   // A path with spaces reaches Verilator as a link (pathLinks.ts); the directives name the link.
   const links = await linkForVerilator(['-E', '--timing', ...designFlagArgs(flags), path]);
   opts.logger?.debug(`verilator ${links.args.join(' ')}`);
-  const run = await runGroup(verilator.path, links.args, { cwd, env: scrubbedEnv(), timeoutMs: 60_000, signal: opts.signal, outputCapBytes: 64 * 1024 ** 2, treeLimits: { memoryBytes, processes: MAX_TREE_PROCESSES } }).finally(() => links.dispose());
+  const run = await runGroup(verilator.path, links.args, {
+    cwd,
+    env: scrubbedEnv(),
+    timeoutMs: 60_000,
+    signal: opts.signal,
+    outputCapBytes: 64 * 1024 ** 2,
+    treeLimits: { memoryBytes, processes: MAX_TREE_PROCESSES },
+  }).finally(() => links.dispose());
   if (run.timedOut || run.code !== 0) {
     const first = run.output.split('\n').find((l) => l.startsWith('%Error')) ?? `exit ${run.code ?? run.signal}`;
-    throw new ChorusError('bad_input', `Verilator's preprocessor stopped on this file: ${links.realText(first.trim())}`, { file: path });
+    throw new ChorusError(
+      'bad_input',
+      `Verilator's preprocessor stopped on this file: ${links.realText(first.trim())}`,
+      { file: path },
+    );
   }
   return alignPreprocessed(run.output, path, cwd, links.real);
 }

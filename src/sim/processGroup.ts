@@ -78,14 +78,29 @@ export function runGroup(command: string, args: string[], opts: GroupRunOptions)
   if (opts.signal?.aborted) return Promise.reject(new ChorusError('cancelled', 'Cancelled.'));
   // Checked here: behind setpriv a missing tool would read as setpriv's own failure.
   if (!findExecutable(command, opts.env.PATH ?? process.env.PATH)) {
-    return Promise.reject(new ChorusError('missing_tool', `${command} not found: ${opts.missingHint ?? 'install it or fix the configured path'}.`));
+    return Promise.reject(
+      new ChorusError(
+        'missing_tool',
+        `${command} not found: ${opts.missingHint ?? 'install it or fix the configured path'}.`,
+      ),
+    );
   }
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const wrapped = dieWithParent(command, args);
-    const child = spawn(wrapped.command, wrapped.args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(wrapped.command, wrapped.args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const unguard = guardGroup(child.pid);
-    if (child.pid !== undefined) logToolStart(wrapped.command, wrapped.args, opts.cwd, child.pid, { treeMemoryBytes: opts.treeLimits?.memoryBytes, treeProcesses: opts.treeLimits?.processes, wallMs: opts.timeoutMs });
+    if (child.pid !== undefined)
+      logToolStart(wrapped.command, wrapped.args, opts.cwd, child.pid, {
+        treeMemoryBytes: opts.treeLimits?.memoryBytes,
+        treeProcesses: opts.treeLimits?.processes,
+        wallMs: opts.timeoutMs,
+      });
     const capture = new OutputCapture(opts.outputCapBytes ?? 256 * 1024);
     let timedOut = false;
     let aborted = false;
@@ -99,10 +114,13 @@ export function runGroup(command: string, args: string[], opts: GroupRunOptions)
       aborted = true;
       killTree(child.pid);
     };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killTree(child.pid);
-    }, Math.max(1, opts.timeoutMs));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        killTree(child.pid);
+      },
+      Math.max(1, opts.timeoutMs),
+    );
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const tree = opts.treeLimits;
     const sampler =
@@ -111,8 +129,10 @@ export function runGroup(command: string, args: string[], opts: GroupRunOptions)
             if (exit || limit || child.pid === undefined) return;
             const usage = treeUsage(child.pid);
             peakRssBytes = Math.max(peakRssBytes, usage.rssBytes);
-            if (tree.memoryBytes !== undefined && usage.rssBytes > tree.memoryBytes) limit = { resource: 'memory', peakBytes: usage.rssBytes };
-            else if (tree.processes !== undefined && usage.processes > tree.processes) limit = { resource: 'processes' };
+            if (tree.memoryBytes !== undefined && usage.rssBytes > tree.memoryBytes)
+              limit = { resource: 'memory', peakBytes: usage.rssBytes };
+            else if (tree.processes !== undefined && usage.processes > tree.processes)
+              limit = { resource: 'processes' };
             if (limit) killTree(child.pid);
           }, tree.sampleMs ?? 200)
         : undefined;
@@ -155,7 +175,14 @@ export function runGroup(command: string, args: string[], opts: GroupRunOptions)
       killGroup(child.pid);
       unguard();
       if (err.code === 'ENOENT') {
-        reject(new ChorusError('missing_tool', `${command} not found: ${opts.missingHint ?? 'install it or fix the configured path'}.`, undefined, { cause: err }));
+        reject(
+          new ChorusError(
+            'missing_tool',
+            `${command} not found: ${opts.missingHint ?? 'install it or fix the configured path'}.`,
+            undefined,
+            { cause: err },
+          ),
+        );
       } else {
         reject(new ChorusError('failed', `Could not start ${command}: ${err.message}`, undefined, { cause: err }));
       }

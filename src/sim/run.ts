@@ -10,7 +10,14 @@ import { jailCommand } from './sandbox/jail';
 import { diskFull, guardWrites, infrastructureError, runPlace } from './infrastructure';
 import { parseRuntimeOutput, type FileNamer } from './diagnostics';
 import { renewLease } from './cacheLease';
-import { formatBytes, limitFromExit, limitPhrase, MAX_TREE_PROCESSES, memoryLimitBytes, toolMemoryBytes } from './limits';
+import {
+  formatBytes,
+  limitFromExit,
+  limitPhrase,
+  MAX_TREE_PROCESSES,
+  memoryLimitBytes,
+  toolMemoryBytes,
+} from './limits';
 import { runGroup } from './processGroup';
 import { parseStopLine } from './simMain';
 import type { RunInput, RunResult, SimOptions } from './types';
@@ -32,7 +39,10 @@ export async function runSimulation(input: RunInput, opts: SimOptions & { namer?
   throwIfAborted(opts.signal);
   const binary = resolve(input.binary);
   const bin = await stat(binary).catch(() => undefined);
-  if (!bin?.isFile()) throw new ChorusError('failed', `Simulator ${binary} is missing: build the testbench again (buildSimulation).`, { file: binary });
+  if (!bin?.isFile())
+    throw new ChorusError('failed', `Simulator ${binary} is missing: build the testbench again (buildSimulation).`, {
+      file: binary,
+    });
   const coverageFile = resolve(input.coverageFile);
   const cwd = resolve(input.cwd ?? dirname(coverageFile));
   await guardWrites(runPlace(cwd), async () => {
@@ -100,7 +110,13 @@ export async function runSimulation(input: RunInput, opts: SimOptions & { namer?
       : run.code !== null && run.code > 128
         ? `was killed by signal ${run.code - 128} (a crash or a resource limit)`
         : `exited with code ${run.code} before finishing`;
-    diagnostics.push({ file: namer(input.binary), line: 0, column: 0, severity: 'error', message: `The simulator ${why}.` });
+    diagnostics.push({
+      file: namer(input.binary),
+      line: 0,
+      column: 0,
+      severity: 'error',
+      message: `The simulator ${why}.`,
+    });
     return { ...base, status: 'sim_error', bounded: false, stop: 'crashed' };
   }
   if (stop.stop === 'deadline') {
@@ -108,7 +124,13 @@ export async function runSimulation(input: RunInput, opts: SimOptions & { namer?
   }
   if (stop.stop === 'error' || run.code !== 0) {
     if (!diagnostics.some((d) => d.severity === 'error')) {
-      diagnostics.push({ file: namer(input.binary), line: 0, column: 0, severity: 'error', message: `The simulation ended with an error (exit code ${run.code}).` });
+      diagnostics.push({
+        file: namer(input.binary),
+        line: 0,
+        column: 0,
+        severity: 'error',
+        message: `The simulation ended with an error (exit code ${run.code}).`,
+      });
     }
     return { ...base, status: 'sim_error', bounded: false, stop: stop.stop };
   }

@@ -64,15 +64,30 @@ export interface RuntimePlan {
  * What decides how the runtime objects are compiled: Verilator itself, the model settings that become
  * compiler defines (coverage, timing, tracing, threads), user CFLAGS and the compiler identity.
  */
-export async function runtimePlan(objDir: string, verilator: { path: string; version: string }, compilerId: string): Promise<RuntimePlan> {
+export async function runtimePlan(
+  objDir: string,
+  verilator: { path: string; version: string },
+  compilerId: string,
+): Promise<RuntimePlan> {
   const classes = makeVariables(await readFile(join(objDir, `${SIM_PREFIX}_classes.mk`), 'utf8'));
   const top = makeVariables(await readFile(join(objDir, `${SIM_PREFIX}.mk`), 'utf8'));
-  const objects = `${classes.get('VM_GLOBAL_FAST') ?? ''} ${classes.get('VM_GLOBAL_SLOW') ?? ''}`.split(/\s+/).filter(Boolean);
+  const objects = `${classes.get('VM_GLOBAL_FAST') ?? ''} ${classes.get('VM_GLOBAL_SLOW') ?? ''}`
+    .split(/\s+/)
+    .filter(Boolean);
   const settings = [...classes.entries()]
     .filter(([k]) => /^VM_(C11|TIMING|COVERAGE|TRACE\w*|SC|THREADS|PROFC|PGO\w*)$/.test(k))
     .sort(([a], [b]) => a.localeCompare(b));
   const hash = createHash('sha256');
-  hash.update(JSON.stringify({ verilator, compilerId, settings, objects, cflags: top.get('VM_USER_CFLAGS') ?? '', root: top.get('VERILATOR_ROOT') ?? '' }));
+  hash.update(
+    JSON.stringify({
+      verilator,
+      compilerId,
+      settings,
+      objects,
+      cflags: top.get('VM_USER_CFLAGS') ?? '',
+      root: top.get('VERILATOR_ROOT') ?? '',
+    }),
+  );
   return { signature: hash.digest('hex').slice(0, 24), objects };
 }
 
@@ -85,7 +100,11 @@ async function readStamp(dir: string): Promise<RuntimeStamp | undefined> {
 }
 
 /** Copies cached runtime objects into objDir; objects false when none are cached (or the cached set is damaged). */
-export async function installRuntime(runtimeRoot: string, plan: RuntimePlan, objDir: string): Promise<InstalledRuntime> {
+export async function installRuntime(
+  runtimeRoot: string,
+  plan: RuntimePlan,
+  objDir: string,
+): Promise<InstalledRuntime> {
   const none: InstalledRuntime = { objects: false, wantsPch: true };
   if (!plan.objects.length) return none;
   const dir = join(runtimeRoot, plan.signature);
@@ -116,14 +135,23 @@ export async function installRuntime(runtimeRoot: string, plan: RuntimePlan, obj
   await utimes(join(dir, 'runtime.json'), used, used).catch(() => undefined);
   const gch = await stat(join(dir, `${PCH_HEADER}.gch`)).catch(() => undefined);
   const usable = Boolean(stamp.pchSize) && gch?.size === stamp.pchSize;
-  return { objects: true, pchHeader: usable ? join(dir, PCH_HEADER) : undefined, wantsPch: stamp.pchSize === undefined };
+  return {
+    objects: true,
+    pchHeader: usable ? join(dir, PCH_HEADER) : undefined,
+    wantsPch: stamp.pchSize === undefined,
+  };
 }
 
 /**
  * Keeps the runtime objects of a successful build for the next one (first writer wins), with the
  * precompiled header when this build tried to make one (`pchTried`; a failed try is recorded, not retried).
  */
-export async function harvestRuntime(runtimeRoot: string, plan: RuntimePlan, objDir: string, pchTried: boolean): Promise<void> {
+export async function harvestRuntime(
+  runtimeRoot: string,
+  plan: RuntimePlan,
+  objDir: string,
+  pchTried: boolean,
+): Promise<void> {
   if (!plan.objects.length) return;
   const dir = join(runtimeRoot, plan.signature);
   if (await readStamp(dir)) return;
@@ -159,7 +187,12 @@ export async function harvestRuntime(runtimeRoot: string, plan: RuntimePlan, obj
 }
 
 /** Adds the precompiled header this build made to a runtime entry that has none yet (or records that it failed). */
-export async function addPrecompiledHeader(runtimeRoot: string, plan: RuntimePlan, objDir: string, pchTried: boolean): Promise<void> {
+export async function addPrecompiledHeader(
+  runtimeRoot: string,
+  plan: RuntimePlan,
+  objDir: string,
+  pchTried: boolean,
+): Promise<void> {
   const dir = join(runtimeRoot, plan.signature);
   const stamp = await readStamp(dir);
   if (!pchTried || !stamp || stamp.pchSize !== undefined) return;
@@ -171,6 +204,9 @@ export async function addPrecompiledHeader(runtimeRoot: string, plan: RuntimePla
       await rename(join(dir, name + suffix), join(dir, name));
     }
   }
-  await writeFile(join(dir, `runtime.json${suffix}`), JSON.stringify({ ...stamp, pchSize: gch?.size ?? 0 } satisfies RuntimeStamp));
+  await writeFile(
+    join(dir, `runtime.json${suffix}`),
+    JSON.stringify({ ...stamp, pchSize: gch?.size ?? 0 } satisfies RuntimeStamp),
+  );
   await rename(join(dir, `runtime.json${suffix}`), join(dir, 'runtime.json'));
 }

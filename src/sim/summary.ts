@@ -37,7 +37,10 @@ export function isCovered(p: CoveragePoint): boolean {
 }
 
 export function summarize(points: CoveragePoint[]): CoverageSummary {
-  const counts = Object.fromEntries(REPORTED_KINDS.map((k) => [k, { covered: 0, total: 0 }])) as Record<string, { covered: number; total: number }>;
+  const counts = Object.fromEntries(REPORTED_KINDS.map((k) => [k, { covered: 0, total: 0 }])) as Record<
+    string,
+    { covered: number; total: number }
+  >;
   for (const p of points) {
     const c = counts[p.kind];
     if (!c) continue;

@@ -6,7 +6,9 @@
 
 /** Comments, strings and attributes blanked out, keeping line structure. */
 export function stripSvNoise(text: string): string {
-  return text.replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\/|"(?:[^"\\\n]|\\.)*"|\(\*[\s\S]*?\*\)/g, (m) => m.replace(/[^\n]/g, ' '));
+  return text.replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\/|"(?:[^"\\\n]|\\.)*"|\(\*[\s\S]*?\*\)/g, (m) =>
+    m.replace(/[^\n]/g, ' '),
+  );
 }
 
 const DECL = /\b(?:module|macromodule|program)\s+(?:(?:automatic|static)\s+)?([A-Za-z_][A-Za-z0-9_$]*)/g;

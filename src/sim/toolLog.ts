@@ -73,7 +73,10 @@ function ulimits(script: string, limits: ToolLimits): void {
 }
 
 /** The tool under its wrappers, and the rlimits those wrappers set. */
-export function unwrapCommand(command: string, args: string[]): { tool: string; toolArgs: string[]; limits: ToolLimits } {
+export function unwrapCommand(
+  command: string,
+  args: string[],
+): { tool: string; toolArgs: string[]; limits: ToolLimits } {
   const limits: ToolLimits = {};
   let tool = command;
   let toolArgs = args;
@@ -85,7 +88,13 @@ export function unwrapCommand(command: string, args: string[]): { tool: string; 
       if (name === 'prlimit') toolArgs.slice(0, end).forEach((a) => prlimitFlag(a, limits));
       tool = toolArgs[end + 1];
       toolArgs = toolArgs.slice(end + 2);
-    } else if (name === 'sh' && toolArgs[0] === '-c' && /ulimit/.test(toolArgs[1] ?? '') && /exec "\$0" "\$@"/.test(toolArgs[1] ?? '') && toolArgs.length > 2) {
+    } else if (
+      name === 'sh' &&
+      toolArgs[0] === '-c' &&
+      /ulimit/.test(toolArgs[1] ?? '') &&
+      /exec "\$0" "\$@"/.test(toolArgs[1] ?? '') &&
+      toolArgs.length > 2
+    ) {
       ulimits(toolArgs[1], limits);
       tool = toolArgs[2];
       toolArgs = toolArgs.slice(3);
@@ -97,15 +106,36 @@ export function unwrapCommand(command: string, args: string[]): { tool: string; 
 }
 
 /** Appends the start of one tool to CHORUS_TOOL_LOG, when it is set. */
-export function logToolStart(command: string, args: string[], cwd: string, pid: number | undefined, bounds: SampledBounds = {}, role: ToolLogEntry['role'] = 'run'): void {
+export function logToolStart(
+  command: string,
+  args: string[],
+  cwd: string,
+  pid: number | undefined,
+  bounds: SampledBounds = {},
+  role: ToolLogEntry['role'] = 'run',
+): void {
   const file = process.env.CHORUS_TOOL_LOG;
   if (!file) return;
   const { tool, toolArgs, limits } = unwrapCommand(command, args);
-  const entry: ToolLogEntry = { role, tool, toolArgs, command, args, cwd, pid, startedAt: new Date().toISOString(), limits: { ...limits, ...bounds } };
+  const entry: ToolLogEntry = {
+    role,
+    tool,
+    toolArgs,
+    command,
+    args,
+    cwd,
+    pid,
+    startedAt: new Date().toISOString(),
+    limits: { ...limits, ...bounds },
+  };
   try {
     // One write per line in append mode: lines of concurrent tools (and processes) do not interleave. Non-blocking:
     // a FIFO with no reader fails the write instead of stopping CHORUS.
-    const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0), 0o644);
+    const fd = openSync(
+      file,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0),
+      0o644,
+    );
     try {
       writeSync(fd, `${JSON.stringify(entry)}\n`);
     } finally {

@@ -11,7 +11,8 @@ export interface Toolchain {
   ccache?: string;
 }
 
-const CXX_HINT = 'a C++ compiler and make are needed to build simulations: install them with `apt-get install g++ make`';
+const CXX_HINT =
+  'a C++ compiler and make are needed to build simulations: install them with `apt-get install g++ make`';
 
 let cached: Promise<Toolchain> | undefined;
 
@@ -29,10 +30,19 @@ async function probe(): Promise<Toolchain> {
   if (!make || !cxx) throw new ChorusError('missing_tool', `${!make ? 'make' : 'g++'} not found: ${CXX_HINT}.`);
   const version = await new Promise<string>((resolve, reject) => {
     const child = execFile(cxx, ['--version'], { timeout: 30_000, encoding: 'utf8' }, (err, stdout) => {
-      if (err) reject(new ChorusError('missing_tool', `${cxx} --version failed (${err.message.split('\n')[0]}): ${CXX_HINT}.`, undefined, { cause: err }));
+      if (err)
+        reject(
+          new ChorusError(
+            'missing_tool',
+            `${cxx} --version failed (${err.message.split('\n')[0]}): ${CXX_HINT}.`,
+            undefined,
+            { cause: err },
+          ),
+        );
       else resolve(stdout.split('\n')[0] ?? '');
     });
-    if (child.pid !== undefined) logToolStart(cxx, ['--version'], process.cwd(), child.pid, { wallMs: 30_000 }, 'probe');
+    if (child.pid !== undefined)
+      logToolStart(cxx, ['--version'], process.cwd(), child.pid, { wallMs: 30_000 }, 'probe');
   });
   return { make, compilerId: `${cxx} ${version}`, ccache: whichSync('ccache') };
 }

@@ -68,7 +68,8 @@ function runTool(path: string, args: string[], env: NodeJS.ProcessEnv): Promise<
     const child = execFile(path, args, { timeout: PROBE_TIMEOUT_MS, encoding: 'utf8', env }, (err, stdout, stderr) => {
       done({ ok: !err, text: `${stdout}${stderr}`, err: err ?? undefined });
     });
-    if (child.pid !== undefined) logToolStart(path, args, process.cwd(), child.pid, { wallMs: PROBE_TIMEOUT_MS }, 'probe');
+    if (child.pid !== undefined)
+      logToolStart(path, args, process.cwd(), child.pid, { wallMs: PROBE_TIMEOUT_MS }, 'probe');
   });
 }
 
@@ -80,7 +81,8 @@ function runTool(path: string, args: string[], env: NodeJS.ProcessEnv): Promise<
 export async function detectVerilator(path?: string): Promise<VerilatorInfo> {
   const requested = path || process.env.CHORUS_VERILATOR || 'verilator';
   const resolved = whichSync(requested);
-  if (!resolved) throw new ChorusError('missing_tool', `Verilator not found (looked for \`${requested}\`): ${INSTALL_HINT}.`);
+  if (!resolved)
+    throw new ChorusError('missing_tool', `Verilator not found (looked for \`${requested}\`): ${INSTALL_HINT}.`);
   const identity = binaryIdentity(resolved);
   const memoKey = `${identity}\0${process.env.VERILATOR_ROOT ?? ''}`;
   const cached = known.get(memoKey);
@@ -118,19 +120,31 @@ async function probeVerilator(resolved: string, identity: string): Promise<Veril
       'missing_tool',
       `VERILATOR_ROOT is set to ${userRoot}, but the Verilator at ${resolved} has its own files in ${ownRoot}${why}: unset VERILATOR_ROOT (this Verilator finds its files without it), or pick the Verilator of that folder with chorus.verilatorPath (CLI: --verilator).`,
     );
-  if (userRoot && ownRoot && realOrSelf(userRoot) !== realOrSelf(ownRoot)) throw mismatch(', and Verilator stops on that mismatch');
+  if (userRoot && ownRoot && realOrSelf(userRoot) !== realOrSelf(ownRoot))
+    throw mismatch(', and Verilator stops on that mismatch');
 
   const version = await runTool(resolved, ['--version'], env);
   // Some packages (Debian's) keep verilator_bin outside their data folder: even their own folder, set, stops them.
-  if (!version.ok && userRoot && ownRoot) throw mismatch(`, and with it set Verilator stops (${firstLine(version.text)})`);
+  if (!version.ok && userRoot && ownRoot)
+    throw mismatch(`, and with it set Verilator stops (${firstLine(version.text)})`);
   if (!version.ok) {
     const code = version.err?.code;
-    const why = code === 'ENOENT' || code === 'EACCES' ? 'not found or not executable' : `failed (${firstLine(version.text) || version.err?.message.split('\n')[0]})`;
-    const rootHint = userRoot && !ownRoot ? ` (VERILATOR_ROOT is ${userRoot}: check that it is this installation's folder)` : '';
-    throw new ChorusError('missing_tool', `Verilator at ${resolved} ${why}${rootHint}: ${INSTALL_HINT}.`, undefined, { cause: version.err });
+    const why =
+      code === 'ENOENT' || code === 'EACCES'
+        ? 'not found or not executable'
+        : `failed (${firstLine(version.text) || version.err?.message.split('\n')[0]})`;
+    const rootHint =
+      userRoot && !ownRoot ? ` (VERILATOR_ROOT is ${userRoot}: check that it is this installation's folder)` : '';
+    throw new ChorusError('missing_tool', `Verilator at ${resolved} ${why}${rootHint}: ${INSTALL_HINT}.`, undefined, {
+      cause: version.err,
+    });
   }
   const parsed = parseVerilatorVersion(version.text);
-  if (!parsed) throw new ChorusError('missing_tool', `${resolved} did not report a Verilator version (got "${version.text.trim().slice(0, 80)}"): ${INSTALL_HINT}.`);
+  if (!parsed)
+    throw new ChorusError(
+      'missing_tool',
+      `${resolved} did not report a Verilator version (got "${version.text.trim().slice(0, 80)}"): ${INSTALL_HINT}.`,
+    );
   if (!atLeast(parsed, MIN_VERILATOR.major, MIN_VERILATOR.minor)) {
     throw new ChorusError(
       'missing_tool',
@@ -190,8 +204,13 @@ function probeFile(identity: string): string {
 
 async function readProbe(identity: string, version: string): Promise<VerilatorFeatures | undefined> {
   try {
-    const stored = JSON.parse(await readFile(probeFile(identity), 'utf8')) as { schema?: number; identity?: string; features?: VerilatorFeatures };
-    if (stored.schema !== PROBE_SCHEMA || stored.identity !== identity || stored.features?.version !== version) return undefined;
+    const stored = JSON.parse(await readFile(probeFile(identity), 'utf8')) as {
+      schema?: number;
+      identity?: string;
+      features?: VerilatorFeatures;
+    };
+    if (stored.schema !== PROBE_SCHEMA || stored.identity !== identity || stored.features?.version !== version)
+      return undefined;
     return stored.features;
   } catch {
     return undefined;
@@ -228,5 +247,10 @@ function realOrSelf(p: string): string {
 }
 
 function firstLine(text: string): string {
-  return text.split('\n').find((l) => l.trim())?.trim() ?? '';
+  return (
+    text
+      .split('\n')
+      .find((l) => l.trim())
+      ?.trim() ?? ''
+  );
 }

@@ -2,7 +2,16 @@
 import { isHostToWebview, type WebviewToHost } from '../protocol';
 import { h } from './dom';
 import { FrameScheduler, throttle } from './frameScheduler';
-import { addAsk, addSteer, applyHostMessage, createModel, restoreModel, type ComposerMode, type Dirty, type PanelModel } from './model';
+import {
+  addAsk,
+  addSteer,
+  applyHostMessage,
+  createModel,
+  restoreModel,
+  type ComposerMode,
+  type Dirty,
+  type PanelModel,
+} from './model';
 import { Composer } from './views/composer';
 import type { ViewContext } from './views/context';
 import { Dashboard } from './views/dashboard';

@@ -1,5 +1,12 @@
 /** Where the coverage-over-rounds chart puts its points, axes and labels. Pure numbers; the view draws them. */
-import { REPORTED_KINDS, shownKinds, totalsOf, type CoverageSummary, type ReportedKind, type Targets } from '../protocol';
+import {
+  REPORTED_KINDS,
+  shownKinds,
+  totalsOf,
+  type CoverageSummary,
+  type ReportedKind,
+  type Targets,
+} from '../protocol';
 
 export interface ChartBox {
   width: number;
@@ -39,7 +46,11 @@ export interface ChartGeometry {
 }
 
 /** One coverage per measured round, in round order. */
-export function chartGeometry(rounds: { round: number; coverage: CoverageSummary }[], targets: Targets, box = DEFAULT_BOX): ChartGeometry {
+export function chartGeometry(
+  rounds: { round: number; coverage: CoverageSummary }[],
+  targets: Targets,
+  box = DEFAULT_BOX,
+): ChartGeometry {
   const x0 = box.left;
   const x1 = box.width - box.right;
   const y0 = box.height - box.bottom;
@@ -54,7 +65,13 @@ export function chartGeometry(rounds: { round: number; coverage: CoverageSummary
   const drawn = REPORTED_KINDS.filter((k) => rounds.some(({ coverage }) => shownKinds(coverage).includes(k)));
   const series = drawn.map((kind) => ({
     kind,
-    points: rounds.map(({ round, coverage }) => ({ kind, round, pct: totalsOf(coverage, kind).pct, x: xOf(round), y: yOf(totalsOf(coverage, kind).pct) })),
+    points: rounds.map(({ round, coverage }) => ({
+      kind,
+      round,
+      pct: totalsOf(coverage, kind).pct,
+      x: xOf(round),
+      y: yOf(totalsOf(coverage, kind).pct),
+    })),
   }));
   // Label every round while they fit, else about eight evenly.
   const step = Math.max(1, Math.ceil((last - first + 1) / 8));

@@ -1,7 +1,14 @@
 /** Number and label formatting for the panel: one place so cards, chart and status read alike. */
 import type { ModelStatus, ReportedKind, RunStatus, TargetMetric, Targets } from '../protocol';
 
-export const KIND_LABEL: Record<ReportedKind, string> = { line: 'Line', branch: 'Branch', toggle: 'Toggle', fsm_state: 'FSM state', fsm_arc: 'FSM arc', expr: 'Expression' };
+export const KIND_LABEL: Record<ReportedKind, string> = {
+  line: 'Line',
+  branch: 'Branch',
+  toggle: 'Toggle',
+  fsm_state: 'FSM state',
+  fsm_arc: 'FSM arc',
+  expr: 'Expression',
+};
 
 export function formatPct(pct: number): string {
   return `${pct.toFixed(1)}%`;

@@ -27,14 +27,23 @@ export function groupHoles(holes: Hole[]): HoleGroup[] {
     const key = `${h.file}\u0000${h.line}\u0000${proof === undefined ? 'open' : 'proven'}`;
     let g = groups.get(key);
     if (!g) {
-      g = { file: h.file, line: h.line, source: h.source, kinds: {}, details: [], count: 0, ...(proof !== undefined ? { proof } : {}) };
+      g = {
+        file: h.file,
+        line: h.line,
+        source: h.source,
+        kinds: {},
+        details: [],
+        count: 0,
+        ...(proof !== undefined ? { proof } : {}),
+      };
       groups.set(key, g);
     }
     g.kinds[h.kind] = (g.kinds[h.kind] ?? 0) + 1;
     g.details.push(h.detail);
     g.count++;
     // Points of one line proven by different means: the group names each proof once.
-    if (proof !== undefined && g.proof !== undefined && !g.proof.split('; ').includes(proof)) g.proof = `${g.proof}; ${proof}`;
+    if (proof !== undefined && g.proof !== undefined && !g.proof.split('; ').includes(proof))
+      g.proof = `${g.proof}; ${proof}`;
     g.source ??= h.source;
     if (proof === undefined && h.formal) g.formal ??= h.formal;
   }

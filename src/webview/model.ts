@@ -54,8 +54,25 @@ export type Entry =
   | { kind: 'request'; key: string; runId: string }
   | { kind: 'round'; key: string; runId: string; round: number }
   | { kind: 'result'; key: string; runId: string }
-  | { kind: 'steer'; key: string; steerId: string; text: string; runId?: string; state: SteerState; round?: number; message?: string }
-  | { kind: 'ask'; key: string; askId: string; question: string; answer: string; state: 'streaming' | 'done' | 'error'; error?: string }
+  | {
+      kind: 'steer';
+      key: string;
+      steerId: string;
+      text: string;
+      runId?: string;
+      state: SteerState;
+      round?: number;
+      message?: string;
+    }
+  | {
+      kind: 'ask';
+      key: string;
+      askId: string;
+      question: string;
+      answer: string;
+      state: 'streaming' | 'done' | 'error';
+      error?: string;
+    }
   | { kind: 'notice'; key: string; level: 'info' | 'warning' | 'error'; text: string };
 
 export type ComposerMode = 'steer' | 'ask';
@@ -108,7 +125,14 @@ function ensureRun(model: PanelModel, runId: string, info: Partial<RunRequestInf
   let run = model.runs[runId];
   if (!run) {
     run = {
-      info: { runId, dut: info.dut ?? '', files: info.files ?? [], targets: info.targets ?? {}, engine: info.engine ?? 'llm', ...info },
+      info: {
+        runId,
+        dut: info.dut ?? '',
+        files: info.files ?? [],
+        targets: info.targets ?? {},
+        engine: info.engine ?? 'llm',
+        ...info,
+      },
       rounds: [],
       holes: [],
     };
@@ -171,7 +195,15 @@ function applyLoopEvent(model: PanelModel, runId: string, event: LoopEvent, dirt
     const known = model.runs[runId]?.info;
     startRun(
       model,
-      { ...known, runId, dut: event.top, files: event.files, targets: event.targets, engine: event.engine, model: event.model ?? known?.model },
+      {
+        ...known,
+        runId,
+        dut: event.top,
+        files: event.files,
+        targets: event.targets,
+        engine: event.engine,
+        model: event.model ?? known?.model,
+      },
       dirty,
     );
     return;
@@ -200,7 +232,11 @@ function applyLoopEvent(model: PanelModel, runId: string, event: LoopEvent, dirt
       break;
     }
     case 'build':
-      ensureRound(model, run, event.round, dirty).build = { status: event.status, ms: event.ms, diagnostics: event.diagnostics };
+      ensureRound(model, run, event.round, dirty).build = {
+        status: event.status,
+        ms: event.ms,
+        diagnostics: event.diagnostics,
+      };
       break;
     case 'coverage': {
       const round = ensureRound(model, run, event.round, dirty);
@@ -247,8 +283,14 @@ function addNotice(model: PanelModel, level: 'info' | 'warning' | 'error', text:
   dirty.add('entries');
 }
 
-function findEntry<K extends Entry['kind']>(model: PanelModel, kind: K, pred: (e: Extract<Entry, { kind: K }>) => boolean) {
-  return model.entries.find((e): e is Extract<Entry, { kind: K }> => e.kind === kind && pred(e as Extract<Entry, { kind: K }>));
+function findEntry<K extends Entry['kind']>(
+  model: PanelModel,
+  kind: K,
+  pred: (e: Extract<Entry, { kind: K }>) => boolean,
+) {
+  return model.entries.find(
+    (e): e is Extract<Entry, { kind: K }> => e.kind === kind && pred(e as Extract<Entry, { kind: K }>),
+  );
 }
 
 /** Applies one host message. `restore` replays into a fresh transcript that keeps the composer's state. */
@@ -274,7 +316,14 @@ export function applyHostMessage(model: PanelModel, msg: HostToWebview, dirty: D
     case 'askChunk': {
       let entry = findEntry(model, 'ask', (e) => e.askId === msg.askId);
       if (!entry) {
-        entry = { kind: 'ask', key: `ask:${msg.askId}`, askId: msg.askId, question: msg.question ?? '', answer: '', state: 'streaming' };
+        entry = {
+          kind: 'ask',
+          key: `ask:${msg.askId}`,
+          askId: msg.askId,
+          question: msg.question ?? '',
+          answer: '',
+          state: 'streaming',
+        };
         model.entries.push(entry);
         dirty.add('entries');
       }
@@ -292,7 +341,14 @@ export function applyHostMessage(model: PanelModel, msg: HostToWebview, dirty: D
       let entry = findEntry(model, 'steer', (e) => e.steerId === msg.steerId);
       if (!entry && msg.text !== undefined) {
         // A replayed steer: the instruction comes back with its answer.
-        entry = { kind: 'steer', key: `steer:${msg.steerId}`, steerId: msg.steerId, text: msg.text, runId: msg.runId, state: 'sent' };
+        entry = {
+          kind: 'steer',
+          key: `steer:${msg.steerId}`,
+          steerId: msg.steerId,
+          text: msg.text,
+          runId: msg.runId,
+          state: 'sent',
+        };
         model.entries.push(entry);
         dirty.add('entries');
       }
@@ -335,7 +391,14 @@ function resetTranscript(model: PanelModel): void {
 /** The user sent a steering instruction; returns the entry (its id goes to the host). */
 export function addSteer(model: PanelModel, text: string, dirty: Dirty): Extract<Entry, { kind: 'steer' }> {
   const steerId = `s${Date.now().toString(36)}-${model.seq++}`;
-  const entry: Extract<Entry, { kind: 'steer' }> = { kind: 'steer', key: `steer:${steerId}`, steerId, text, runId: model.liveRunId, state: 'sent' };
+  const entry: Extract<Entry, { kind: 'steer' }> = {
+    kind: 'steer',
+    key: `steer:${steerId}`,
+    steerId,
+    text,
+    runId: model.liveRunId,
+    state: 'sent',
+  };
   model.entries.push(entry);
   dirty.add('entries');
   return entry;
@@ -344,7 +407,14 @@ export function addSteer(model: PanelModel, text: string, dirty: Dirty): Extract
 /** The user asked a question; returns the entry (its id goes to the host). */
 export function addAsk(model: PanelModel, question: string, dirty: Dirty): Extract<Entry, { kind: 'ask' }> {
   const askId = `a${Date.now().toString(36)}-${model.seq++}`;
-  const entry: Extract<Entry, { kind: 'ask' }> = { kind: 'ask', key: `ask:${askId}`, askId, question, answer: '', state: 'streaming' };
+  const entry: Extract<Entry, { kind: 'ask' }> = {
+    kind: 'ask',
+    key: `ask:${askId}`,
+    askId,
+    question,
+    answer: '',
+    state: 'streaming',
+  };
   model.entries.push(entry);
   dirty.add('entries');
   return entry;

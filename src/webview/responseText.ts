@@ -23,12 +23,14 @@ export function splitThinking(text: string): ThinkingSplit {
   const body = start.slice(OPEN.length);
   const end = body.indexOf(CLOSE);
   if (end < 0) return { thinking: body.trim(), thinkingOpen: true, answer: '' };
-  return { thinking: body.slice(0, end).trim(), thinkingOpen: false, answer: body.slice(end + CLOSE.length).trimStart() };
+  return {
+    thinking: body.slice(0, end).trim(),
+    thinkingOpen: false,
+    answer: body.slice(end + CLOSE.length).trimStart(),
+  };
 }
 
-export type Segment =
-  | { kind: 'text'; text: string }
-  | { kind: 'code'; text: string; lang: string; closed: boolean };
+export type Segment = { kind: 'text'; text: string } | { kind: 'code'; text: string; lang: string; closed: boolean };
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([\w+-]*)\s*$/;
 const FENCE_START = /^ {0,3}(`{3,}|~{3,})[\w+-]*$/;

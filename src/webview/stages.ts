@@ -20,7 +20,13 @@ export function roundStages(round: RoundModel, live: boolean): RoundStages {
     if (!live) return 'skipped';
     return earlier === 'ok' || earlier === 'warning' ? 'active' : 'pending';
   };
-  const parse: ChipState = round.parse ? (round.testbench !== undefined ? 'ok' : 'failed') : live ? 'active' : 'skipped';
+  const parse: ChipState = round.parse
+    ? round.testbench !== undefined
+      ? 'ok'
+      : 'failed'
+    : live
+      ? 'active'
+      : 'skipped';
   const compile: ChipState = round.build ? compileState(round.build.status) : open(parse);
   let simulation: ChipState = round.simStatus ? simulationState(round.simStatus) : open(compile);
   if (compile === 'failed') simulation = 'skipped';

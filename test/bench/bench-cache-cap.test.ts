@@ -20,7 +20,9 @@ const BENCH_MS = limitMs(27_600, 4.6);
 function item(example: string) {
   return {
     id: example,
-    rtl_files: [{ name: `${example}.sv`, content: readFileSync(join(repoRoot, 'examples', example, `${example}.sv`), 'utf8') }],
+    rtl_files: [
+      { name: `${example}.sv`, content: readFileSync(join(repoRoot, 'examples', example, `${example}.sv`), 'utf8') },
+    ],
     spec_files: [],
     dut_module_name: example,
     dut_instance_name: 'uut',
@@ -44,11 +46,14 @@ test('chorus bench whose builds pass --cache-max leaves chorus cache info under 
   const dataset = join(dir, 'items.jsonl');
   writeFileSync(dataset, ['counter', 'vending', 'alu'].map((e) => JSON.stringify(item(e))).join('\n') + '\n');
   const cap = `${CAP / 1024}K`;
-  const bench = await runCli(['bench', dataset, '--engine', 'random', '--samples', '1', '--budget-seconds', '2', '--cache-max', cap, '--json'], {
-    cwd: dir,
-    env,
-    timeoutMs: BENCH_MS,
-  });
+  const bench = await runCli(
+    ['bench', dataset, '--engine', 'random', '--samples', '1', '--budget-seconds', '2', '--cache-max', cap, '--json'],
+    {
+      cwd: dir,
+      env,
+      timeoutMs: BENCH_MS,
+    },
+  );
   assert.equal(bench.code, 0, bench.stderr);
   const report = JSON.parse(bench.stdout) as { items: number; compile_rate: number };
   assert.equal(report.items, 3);

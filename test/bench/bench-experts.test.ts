@@ -13,19 +13,41 @@ import { counterClose, counterResetOnly, fifoRecorded, fifoResetOnly } from '../
 
 const fifoClose = fifoRecorded[0];
 
-
 interface BenchJson {
   pass_at_1: number;
-  results: { id: string; pass: boolean; experts?: { kept?: string; rounds: (string | null)[]; experts: string[]; closedBy: string[] } }[];
-  experts?: { rows: { expert: string; wins: number; closes: number }[]; oracle: number; ensemble: number; items: number };
+  results: {
+    id: string;
+    pass: boolean;
+    experts?: { kept?: string; rounds: (string | null)[]; experts: string[]; closedBy: string[] };
+  }[];
+  experts?: {
+    rows: { expert: string; wins: number; closes: number }[];
+    oracle: number;
+    ensemble: number;
+    items: number;
+  };
 }
 
 test('complementary replay experts: each alone closes one design, the ensemble closes both and the bench names the winners', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'chorus-bench-experts-'));
   const read = (example: string, file: string) => readFileSync(join(repoRoot, 'examples', example, file), 'utf8');
   const items = [
-    { id: 'counter', rtl_files: [{ name: 'counter.sv', content: read('counter', 'counter.sv') }], spec_files: [], dut_module_name: 'counter', dut_instance_name: 'uut', targets: [{ inst_name: 'uut', metric: 'line', target_percentage: 100 }] },
-    { id: 'fifo', rtl_files: [{ name: 'fifo.sv', content: read('fifo', 'fifo.sv') }], spec_files: [], dut_module_name: 'fifo', dut_instance_name: 'uut', targets: [{ inst_name: 'uut', metric: 'line', target_percentage: 50 }] },
+    {
+      id: 'counter',
+      rtl_files: [{ name: 'counter.sv', content: read('counter', 'counter.sv') }],
+      spec_files: [],
+      dut_module_name: 'counter',
+      dut_instance_name: 'uut',
+      targets: [{ inst_name: 'uut', metric: 'line', target_percentage: 100 }],
+    },
+    {
+      id: 'fifo',
+      rtl_files: [{ name: 'fifo.sv', content: read('fifo', 'fifo.sv') }],
+      spec_files: [],
+      dut_module_name: 'fifo',
+      dut_instance_name: 'uut',
+      targets: [{ inst_name: 'uut', metric: 'line', target_percentage: 50 }],
+    },
   ];
   const dataset = join(dir, 'items.jsonl');
   writeFileSync(dataset, items.map((i) => JSON.stringify(i)).join('\n') + '\n');
@@ -39,15 +61,35 @@ test('complementary replay experts: each alone closes one design, the ensemble c
 
   const bench = async (experts: string[], extra: string[] = []) => {
     // Formal is off: the engine's proofs on the items left open are not what this test is about.
-    const r = await runCli(['bench', dataset, '--engine', 'llm', ...experts.flatMap((e) => ['--expert', `replay:${e}`]), '--rounds', '1', '--seed', '3', '--no-formal', '--json', ...extra], {
-      timeoutMs: 400_000,
-    });
+    const r = await runCli(
+      [
+        'bench',
+        dataset,
+        '--engine',
+        'llm',
+        ...experts.flatMap((e) => ['--expert', `replay:${e}`]),
+        '--rounds',
+        '1',
+        '--seed',
+        '3',
+        '--no-formal',
+        '--json',
+        ...extra,
+      ],
+      {
+        timeoutMs: 400_000,
+      },
+    );
     assert.equal(r.code, 0, r.stderr);
     return JSON.parse(r.stdout) as BenchJson;
   };
   const passed = (b: BenchJson) => b.results.filter((r) => r.pass).map((r) => r.id);
 
-  assert.deepEqual(passed(await bench([counterExpert])), ['counter'], 'the counter expert alone closes only the counter');
+  assert.deepEqual(
+    passed(await bench([counterExpert])),
+    ['counter'],
+    'the counter expert alone closes only the counter',
+  );
   assert.deepEqual(passed(await bench([fifoExpert])), ['fifo'], 'the FIFO expert alone closes only the FIFO');
 
   const out = join(dir, 'out');

@@ -7,13 +7,19 @@ import { join } from 'node:path';
 import { repoRoot, runCli } from '../helpers/cli';
 import { replayModel } from '../helpers/replay';
 
-const recorded = (JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] }).responses;
+const recorded = (
+  JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] }
+).responses;
 
 /** The report without its wall times, which differ from run to run. */
 function withoutTimes(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutTimes);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([k]) => k !== 'ms' && !/_ms$|seconds|per_second/.test(k)).map(([k, v]) => [k, withoutTimes(v)]));
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .filter(([k]) => k !== 'ms' && !/_ms$|seconds|per_second/.test(k))
+        .map(([k, v]) => [k, withoutTimes(v)]),
+    );
   }
   return value;
 }
@@ -32,11 +38,17 @@ test('bench --engine llm on a replay set: identical results across two runs with
     targets: [{ inst_name: 'uut', metric: 'line', target_percentage: pct }],
   });
   const dataset = join(dir, 'items.jsonl');
-  writeFileSync(dataset, [item('fifo-line-100', 100), item('fifo-line-50', 50)].map((i) => JSON.stringify(i)).join('\n') + '\n');
+  writeFileSync(
+    dataset,
+    [item('fifo-line-100', 100), item('fifo-line-50', 50)].map((i) => JSON.stringify(i)).join('\n') + '\n',
+  );
   // Item 1: a whole testbench, then the patch that closes it; item 2: the whole testbench meets 50% at once.
   const responses = [recorded[0], recorded[1], recorded[0]];
   const once = async () => {
-    const r = await runCli(['bench', dataset, '--engine', 'llm', '--model', replayModel(responses), '--seed', '5', '--json'], { timeoutMs: 300_000 });
+    const r = await runCli(
+      ['bench', dataset, '--engine', 'llm', '--model', replayModel(responses), '--seed', '5', '--json'],
+      { timeoutMs: 300_000 },
+    );
     assert.equal(r.code, 0, r.stderr);
     return JSON.parse(r.stdout) as { results: { id: string; pass: boolean; rounds: number }[] };
   };

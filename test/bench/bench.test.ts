@@ -32,7 +32,9 @@ test('IMC metric names map explicitly; unknown ones do not', () => {
 });
 
 test('bad lines become per-item errors', () => {
-  const parsed = parseItems('{"id":"a"}\nnot json\n\n{"id":"ok","rtl_files":[{"name":"m.sv","content":"module m; endmodule"}],"dut_module_name":"m","targets":[]}\n');
+  const parsed = parseItems(
+    '{"id":"a"}\nnot json\n\n{"id":"ok","rtl_files":[{"name":"m.sv","content":"module m; endmodule"}],"dut_module_name":"m","targets":[]}\n',
+  );
   assert.equal(parsed.length, 3);
   assert.equal(parsed[0].ok, false);
   if (!parsed[0].ok) assert.match(parsed[0].error, /rtl_files/);
@@ -41,11 +43,19 @@ test('bad lines become per-item errors', () => {
   assert.equal(parsed[2].ok, true);
 });
 
-function item(id: string, example: string, targets: { metric: string; target_percentage: number; inst_name?: string }[]) {
+function item(
+  id: string,
+  example: string,
+  targets: { metric: string; target_percentage: number; inst_name?: string }[],
+) {
   return {
     id,
-    rtl_files: [{ name: `${example}.sv`, content: readFileSync(join(repoRoot, 'examples', example, `${example}.sv`), 'utf8') }],
-    spec_files: [{ name: `${example}.md`, content: readFileSync(join(repoRoot, 'examples', example, `${example}.md`), 'utf8') }],
+    rtl_files: [
+      { name: `${example}.sv`, content: readFileSync(join(repoRoot, 'examples', example, `${example}.sv`), 'utf8') },
+    ],
+    spec_files: [
+      { name: `${example}.md`, content: readFileSync(join(repoRoot, 'examples', example, `${example}.md`), 'utf8') },
+    ],
     dut_module_name: example,
     dut_instance_name: 'uut',
     instruction: 'stimulus only',
@@ -60,17 +70,26 @@ test('chorus bench: Pass@1, Pass@k, Cov@1, compile rate and the files under --ou
   const dataset = join(dir, 'items.jsonl');
   const items = [
     // Reachable: passes in every sample.
-    item('counter-line-branch', 'counter', [{ metric: 'line', target_percentage: 100 }, { metric: 'Block', target_percentage: 100 }]),
+    item('counter-line-branch', 'counter', [
+      { metric: 'line', target_percentage: 100 },
+      { metric: 'Block', target_percentage: 100 },
+    ]),
     // The FSM's default arm is unreachable: line 100 can never be met.
     item('vending-block-100', 'vending', [{ metric: 'Block', target_percentage: 100 }]),
     // Missing fields: reported, not run.
     { id: 'broken-item', rtl_files: [] },
     // RTL that does not build.
-    { ...item('does-not-build', 'alu', [{ metric: 'Overall Average', target_percentage: 10 }]), rtl_files: [{ name: 'alu.sv', content: 'module alu(input a); assign = ; endmodule' }] },
+    {
+      ...item('does-not-build', 'alu', [{ metric: 'Overall Average', target_percentage: 10 }]),
+      rtl_files: [{ name: 'alu.sv', content: 'module alu(input a); assign = ; endmodule' }],
+    },
   ];
   writeFileSync(dataset, items.map((i) => JSON.stringify(i)).join('\n') + '\n');
   const out = join(dir, 'out');
-  const r = await runCli(['bench', dataset, '--engine', 'random', '--samples', '2', '--budget-seconds', '6', '--out', out, '--json'], { timeoutMs: BENCH_MS });
+  const r = await runCli(
+    ['bench', dataset, '--engine', 'random', '--samples', '2', '--budget-seconds', '6', '--out', out, '--json'],
+    { timeoutMs: BENCH_MS },
+  );
   assert.equal(r.code, 0, r.stderr);
   const report = JSON.parse(r.stdout) as {
     items: number;
@@ -79,7 +98,17 @@ test('chorus bench: Pass@1, Pass@k, Cov@1, compile rate and the files under --ou
     cov_at_1: number;
     compile_rate: number;
     mapping: Record<string, string>;
-    results: { id: string; pass: boolean; passes: number; samples: number; coverage: { overall: number }; overall_samples: number[]; ms: Record<string, number>; rounds: number; error?: string }[];
+    results: {
+      id: string;
+      pass: boolean;
+      passes: number;
+      samples: number;
+      coverage: { overall: number };
+      overall_samples: number[];
+      ms: Record<string, number>;
+      rounds: number;
+      error?: string;
+    }[];
   };
   assert.equal(report.items, 4);
   const byId = Object.fromEntries(report.results.map((x) => [x.id, x]));
@@ -95,12 +124,14 @@ test('chorus bench: Pass@1, Pass@k, Cov@1, compile rate and the files under --ou
   // Attempted samples: 2 counter + 2 vending compiled, 2 unbuildable did not; the schema-broken item never ran.
   assert.equal(report.compile_rate, Math.round((4 / 6) * 10000) / 10000);
   const meanOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const expectedCov = (meanOf(byId['counter-line-branch'].overall_samples) + meanOf(byId['vending-block-100'].overall_samples)) / 4;
+  const expectedCov =
+    (meanOf(byId['counter-line-branch'].overall_samples) + meanOf(byId['vending-block-100'].overall_samples)) / 4;
   assert.ok(byId['counter-line-branch'].overall_samples.length === 2 && expectedCov > 0);
   assert.equal(report.cov_at_1, Math.round(expectedCov * 10000) / 10000);
   assert.equal(report.mapping.Block, 'line');
   assert.equal(report.mapping['Overall Average'], 'overall');
-  for (const k of ['generate', 'build', 'sim', 'total']) assert.equal(typeof byId['counter-line-branch'].ms[k], 'number');
+  for (const k of ['generate', 'build', 'sim', 'total'])
+    assert.equal(typeof byId['counter-line-branch'].ms[k], 'number');
   assert.ok(byId['counter-line-branch'].ms.build > 0 && byId['counter-line-branch'].ms.sim > 0);
   for (const f of ['results.json', 'summary.md', 'chart.svg']) assert.ok(existsSync(join(out, f)), f);
   assert.match(readFileSync(join(out, 'summary.md'), 'utf8'), /Pass@1 \| 25\.0%/);

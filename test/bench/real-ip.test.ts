@@ -39,7 +39,13 @@ test('items.jsonl reads as real-IP items: a filelist in place, the top, paramete
   assert.deepEqual(frame.targets, []);
   // The parameterized variant shares its base item's filelist.
   assert.equal(frame.design?.filelist, join(REAL_IP, 'items', 'axis_fifo.f'));
-  assert.deepEqual(frame.design?.parameters, { DEPTH: '64', FRAME_FIFO: '1', DROP_BAD_FRAME: '1', DROP_WHEN_FULL: '1', MARK_WHEN_FULL: '0' });
+  assert.deepEqual(frame.design?.parameters, {
+    DEPTH: '64',
+    FRAME_FIFO: '1',
+    DROP_BAD_FRAME: '1',
+    DROP_WHEN_FULL: '1',
+    MARK_WHEN_FULL: '0',
+  });
 });
 
 for (const item of items()) {
@@ -69,12 +75,35 @@ for (const id of ['axis_register', 'cc_fifo_d5_ft', 'axis_arb_mux_rr']) {
     const list = relative(REAL_IP, item.design!.filelist);
     const gs = Object.entries(item.design!.parameters).flatMap(([k, v]) => ['-G', `${k}=${v}`]);
     const tb = join(work, `tb_${id}.sv`);
-    const g = await runCli(['generate', '--filelist', list, '--top', item.dut_module_name, ...gs, '--engine', 'random', '--budget-seconds', '5', '--seed', '1', '--out', tb, '--json'], { cwd: REAL_IP, env });
+    const g = await runCli(
+      [
+        'generate',
+        '--filelist',
+        list,
+        '--top',
+        item.dut_module_name,
+        ...gs,
+        '--engine',
+        'random',
+        '--budget-seconds',
+        '5',
+        '--seed',
+        '1',
+        '--out',
+        tb,
+        '--json',
+      ],
+      { cwd: REAL_IP, env },
+    );
     assert.ok(g.code === 0 || g.code === 1, g.stderr);
-    const reported = (JSON.parse(g.stdout) as { coverage: Record<string, { covered: number; total: number }> }).coverage;
+    const reported = (JSON.parse(g.stdout) as { coverage: Record<string, { covered: number; total: number }> })
+      .coverage;
     assert.ok(reported.line.covered > 0, JSON.stringify(reported));
     if (gs.length) assert.match(readFileSync(tb, 'utf8'), new RegExp(`${item.dut_module_name} #\\(\\.`));
-    const m = await runCli(['coverage', '--filelist', list, '--tb', tb, '--top', item.dut_module_name, '--json'], { cwd: REAL_IP, env });
+    const m = await runCli(['coverage', '--filelist', list, '--tb', tb, '--top', item.dut_module_name, '--json'], {
+      cwd: REAL_IP,
+      env,
+    });
     assert.equal(m.code, 0, m.stderr);
     const alone = (JSON.parse(m.stdout) as { coverage: Record<string, { covered: number; total: number }> }).coverage;
     for (const k of ['line', 'branch', 'toggle']) assert.deepEqual({ k, ...alone[k] }, { k, ...reported[k] });
@@ -82,13 +111,26 @@ for (const id of ['axis_register', 'cc_fifo_d5_ft', 'axis_arb_mux_rr']) {
 }
 
 test('chorus bench runs real-IP items from their filelists with their parameters and reports the coverage reached', async () => {
-  const parsed = parseItems(readFileSync(ITEMS, 'utf8'), dirname(ITEMS)).filter((l) => l.ok && ['cc_lzc', 'cc_fifo_d5_ft'].includes(l.item.id));
+  const parsed = parseItems(readFileSync(ITEMS, 'utf8'), dirname(ITEMS)).filter(
+    (l) => l.ok && ['cc_lzc', 'cc_fifo_d5_ft'].includes(l.item.id),
+  );
   const report = await runBench(
     parsed,
-    { engine: 'random', samples: 1, concurrency: 1, budgetSeconds: 3, seed: 1, workDir: mkdtempSync(join(work, 'bench-')), formal: false },
+    {
+      engine: 'random',
+      samples: 1,
+      concurrency: 1,
+      budgetSeconds: 3,
+      seed: 1,
+      workDir: mkdtempSync(join(work, 'bench-')),
+      formal: false,
+    },
     { logger: silentLogger, signal: new AbortController().signal },
   );
-  assert.deepEqual(report.results.map((r) => r.id), ['cc_lzc', 'cc_fifo_d5_ft']);
+  assert.deepEqual(
+    report.results.map((r) => r.id),
+    ['cc_lzc', 'cc_fifo_d5_ft'],
+  );
   for (const r of report.results) {
     assert.equal(r.error, undefined, `${r.id}: ${r.error}`);
     // No targets: nothing to pass, the coverage reached is the result.

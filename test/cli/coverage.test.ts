@@ -90,7 +90,9 @@ test('a missing Verilator exits 3 with the install command; a missing file exits
   const r = await runCli(['coverage', rtl, '--tb', tb, '--verilator', '/nonexistent/verilator'], { env });
   assert.equal(r.code, 3);
   assert.match(r.stderr, /apt-get install verilator/);
-  const viaEnv = await runCli(['coverage', rtl, '--tb', tb], { env: { ...env, CHORUS_VERILATOR: '/nonexistent/verilator' } });
+  const viaEnv = await runCli(['coverage', rtl, '--tb', tb], {
+    env: { ...env, CHORUS_VERILATOR: '/nonexistent/verilator' },
+  });
   assert.equal(viaEnv.code, 3);
   const missing = await runCli(['coverage', rtl, '--tb', 'no/such/tb.sv'], { env });
   assert.equal(missing.code, 2);

@@ -47,22 +47,35 @@ test('inspect --filelist analyses the listed files in order', async () => {
   const r = await runCli(['inspect', '--filelist', 'design.f', '--json'], { cwd: FIX, env });
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout) as { modules: { name: string }[]; top: string };
-  assert.deepEqual(out.modules.map((m) => m.name), ['fl_leaf', 'fl_top']);
+  assert.deepEqual(
+    out.modules.map((m) => m.name),
+    ['fl_leaf', 'fl_top'],
+  );
   assert.equal(out.top, 'fl_top');
 });
 
 test('coverage --filelist passes the include folder and +define+W=8 to the build', async () => {
   // The testbench stops with $fatal unless W is 8 (the header's default is 4).
-  const r = await runCli(['coverage', '--filelist', 'design.f', '--tb', 'tb_fl_top.sv', '--top', 'fl_top', '--json'], { cwd: FIX, env });
+  const r = await runCli(['coverage', '--filelist', 'design.f', '--tb', 'tb_fl_top.sv', '--top', 'fl_top', '--json'], {
+    cwd: FIX,
+    env,
+  });
   assert.equal(r.code, 0, r.stdout + r.stderr);
-  const report = JSON.parse(r.stdout) as { status: string; coverage: { toggle: { total: number } }; holes: { file: string }[] };
+  const report = JSON.parse(r.stdout) as {
+    status: string;
+    coverage: { toggle: { total: number } };
+    holes: { file: string }[];
+  };
   assert.equal(report.status, 'ok');
   // 8-bit a and y in both modules plus the clocks: more toggle points than a 4-bit build has.
   assert.ok(report.coverage.toggle.total >= 34, JSON.stringify(report.coverage));
 });
 
 test('coverage -D overrides a filelist define: W=4 fails the testbench check', async () => {
-  const r = await runCli(['coverage', '--filelist', 'design.f', '-D', 'W=4', '--tb', 'tb_fl_top.sv', '--top', 'fl_top', '--json'], { cwd: FIX, env });
+  const r = await runCli(
+    ['coverage', '--filelist', 'design.f', '-D', 'W=4', '--tb', 'tb_fl_top.sv', '--top', 'fl_top', '--json'],
+    { cwd: FIX, env },
+  );
   assert.equal(r.code, 1, r.stdout + r.stderr);
   assert.match(r.stdout, /W is 4, not 8/);
 });
@@ -79,12 +92,35 @@ test('generate on a design with WIDTH warnings builds, simulates and lists them 
   const dir = mkdtempSync(join(tmpdir(), 'chorus-lint-'));
   try {
     const out = join(dir, 'tb_alu_width.sv');
-    const r = await runCli(['generate', join(LINT, 'alu_width.v'), '--engine', 'random', '--budget-seconds', '5', '--seed', '1', '--out', out, '--json'], { env });
+    const r = await runCli(
+      [
+        'generate',
+        join(LINT, 'alu_width.v'),
+        '--engine',
+        'random',
+        '--budget-seconds',
+        '5',
+        '--seed',
+        '1',
+        '--out',
+        out,
+        '--json',
+      ],
+      { env },
+    );
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
-    const result = JSON.parse(r.stdout) as { top: string; coverage: { line: { covered: number } }; designWarnings: { file: string; line: number; message: string }[]; diagnostics: { message: string }[] };
+    const result = JSON.parse(r.stdout) as {
+      top: string;
+      coverage: { line: { covered: number } };
+      designWarnings: { file: string; line: number; message: string }[];
+      diagnostics: { message: string }[];
+    };
     assert.equal(result.top, 'alu_width');
     assert.ok(result.coverage.line.covered > 0);
-    assert.ok(result.designWarnings.some((w) => /Operator EQ expects 33 bits.*\[WIDTH\]/.test(w.message)), JSON.stringify(result.designWarnings));
+    assert.ok(
+      result.designWarnings.some((w) => /Operator EQ expects 33 bits.*\[WIDTH\]/.test(w.message)),
+      JSON.stringify(result.designWarnings),
+    );
     assert.ok(result.designWarnings.every((w) => w.file.endsWith('alu_width.v')));
     assert.ok(!result.diagnostics.some((d) => /\[WIDTH\]/.test(d.message)), JSON.stringify(result.diagnostics));
     assert.ok(existsSync(out));
@@ -97,9 +133,31 @@ test('generate --filelist: RTL from two folders, found through a nested -F list'
   const dir = mkdtempSync(join(tmpdir(), 'chorus-fl-'));
   try {
     const out = join(dir, 'tb_plain_top.sv');
-    const r = await runCli(['generate', '--filelist', 'plain.f', '--top', 'plain_top', '--engine', 'random', '--budget-seconds', '5', '--seed', '1', '--out', out, '--json'], { cwd: FIX, env });
+    const r = await runCli(
+      [
+        'generate',
+        '--filelist',
+        'plain.f',
+        '--top',
+        'plain_top',
+        '--engine',
+        'random',
+        '--budget-seconds',
+        '5',
+        '--seed',
+        '1',
+        '--out',
+        out,
+        '--json',
+      ],
+      { cwd: FIX, env },
+    );
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
-    const result = JSON.parse(r.stdout) as { top: string; coverage: { line: { covered: number } }; holes: { file: string }[] };
+    const result = JSON.parse(r.stdout) as {
+      top: string;
+      coverage: { line: { covered: number } };
+      holes: { file: string }[];
+    };
     assert.equal(result.top, 'plain_top');
     assert.ok(result.coverage.line.covered > 0, JSON.stringify(result.coverage));
     assert.ok(existsSync(out));
@@ -108,8 +166,11 @@ test('generate --filelist: RTL from two folders, found through a nested -F list'
   }
 });
 
-test('coverage lists the design\'s lint warnings apart from the testbench\'s diagnostics', async () => {
-  const r = await runCli(['coverage', join(LINT, 'alu_width.v'), '--tb', join(LINT, 'tb_alu_width.sv'), '--top', 'alu_width'], { env });
+test("coverage lists the design's lint warnings apart from the testbench's diagnostics", async () => {
+  const r = await runCli(
+    ['coverage', join(LINT, 'alu_width.v'), '--tb', join(LINT, 'tb_alu_width.sv'), '--top', 'alu_width'],
+    { env },
+  );
   assert.equal(r.code, 0, r.stdout + r.stderr);
   const [before, after] = r.stdout.split('Warnings in the design (lint, not fatal)');
   assert.ok(after, r.stdout);
@@ -124,7 +185,10 @@ test('a filelist with -v/-y libraries: only the library modules the design uses 
   assert.equal(r.code, 0, r.stderr);
   const a = JSON.parse(r.stdout) as { modules: { name: string }[]; top: string };
   // cells.v is compiled whole (its unused lib_unused_cell too, as a simulator's -v would read it), ydir/lib_unused.sv not at all.
-  assert.deepEqual(a.modules.map((m) => m.name), ['lib_top', 'lib_and', 'lib_unused_cell', 'lib_or', 'lib_inv']);
+  assert.deepEqual(
+    a.modules.map((m) => m.name),
+    ['lib_top', 'lib_and', 'lib_unused_cell', 'lib_or', 'lib_inv'],
+  );
   assert.equal(a.top, 'lib_top');
   // fl_top uses no library module: top.f's -v/-y add nothing.
   const plain = await runCli(['inspect', '--filelist', 'top.f', '--json'], { cwd: FIX, env });

@@ -8,7 +8,9 @@ import { repoRoot, runCli } from '../helpers/cli';
 import { replayModel } from '../helpers/replay';
 
 const fifo = join(repoRoot, 'examples', 'fifo', 'fifo.sv');
-const recorded = (JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] }).responses;
+const recorded = (
+  JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] }
+).responses;
 const roundOneCode = /```systemverilog\n([\s\S]*?)```/.exec(recorded[0])![1];
 
 test('generate: the endpoint fails in round 2, the round-1 testbench is written and the reason printed, exit 1', async () => {
@@ -27,8 +29,33 @@ test('generate: the endpoint fails in round 2, the round-1 testbench is written 
 
 test('generate: context, compute and sampling controls are options, and bad values are usage errors', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'chorus-gen-model-'));
-  const args = ['generate', fifo, '--engine', 'llm', '--model', replayModel(recorded), '--out', join(dir, 'tb.sv'), '--json'];
-  const controls = ['--context-size', '32768', '--gpu', 'cpu', '--threads', '1', '--max-tokens', '4096', '--temperature', '0.3', '--thinking', 'off', '--request-timeout', '30'];
+  const args = [
+    'generate',
+    fifo,
+    '--engine',
+    'llm',
+    '--model',
+    replayModel(recorded),
+    '--out',
+    join(dir, 'tb.sv'),
+    '--json',
+  ];
+  const controls = [
+    '--context-size',
+    '32768',
+    '--gpu',
+    'cpu',
+    '--threads',
+    '1',
+    '--max-tokens',
+    '4096',
+    '--temperature',
+    '0.3',
+    '--thinking',
+    'off',
+    '--request-timeout',
+    '30',
+  ];
   const r = await runCli([...args, ...controls], { cwd: dir });
   assert.equal(r.code, 0, r.stderr);
   assert.equal((JSON.parse(r.stdout) as { stopReason: string }).stopReason, 'targets met');

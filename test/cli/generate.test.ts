@@ -13,10 +13,14 @@ const kinds = ['line', 'branch', 'toggle'] as const;
 test('generate --json: the shared result shape, exit 0 when the targets are met, the testbench written', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'chorus-gen-'));
   const out = join(dir, 'tb.sv');
-  const r = await runCli(['generate', example('counter'), '--engine', 'random', '--seed', '2', '--json', '--out', out], { cwd: dir });
+  const r = await runCli(
+    ['generate', example('counter'), '--engine', 'random', '--seed', '2', '--json', '--out', out],
+    { cwd: dir },
+  );
   assert.equal(r.code, 0, r.stderr);
   const j = JSON.parse(r.stdout);
-  for (const k of ['top', 'engine', 'pass', 'targets', 'coverage', 'holes', 'rounds', 'testbench']) assert.ok(k in j, `${k} present`);
+  for (const k of ['top', 'engine', 'pass', 'targets', 'coverage', 'holes', 'rounds', 'testbench'])
+    assert.ok(k in j, `${k} present`);
   assert.equal(j.top, 'counter');
   assert.equal(j.engine, 'random');
   assert.equal(j.pass, true);
@@ -35,7 +39,10 @@ test('generate --json: the shared result shape, exit 0 when the targets are met,
 
 test('generate: exit 1 when a target is not met, and the default engine says why it is model-free', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'chorus-gen-'));
-  const r = await runCli(['generate', example('vending'), '--budget-seconds', '20', '--target', 'line=100', '--out', join(dir, 'tb.sv')], { cwd: dir });
+  const r = await runCli(
+    ['generate', example('vending'), '--budget-seconds', '20', '--target', 'line=100', '--out', join(dir, 'tb.sv')],
+    { cwd: dir },
+  );
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /No model configured or found/);
   assert.match(r.stdout, /Targets not met/);
@@ -44,8 +51,23 @@ test('generate: exit 1 when a target is not met, and the default engine says why
 
 test('generate --engine llm with a replay model: rounds carry reward, tokens and the parse outcome', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'chorus-gen-'));
-  const replay = JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] };
-  const r = await runCli(['generate', example('fifo'), '--engine', 'llm', '--model', replayModel(replay.responses), '--json', '--out', join(dir, 'tb.sv')], { cwd: dir });
+  const replay = JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as {
+    responses: string[];
+  };
+  const r = await runCli(
+    [
+      'generate',
+      example('fifo'),
+      '--engine',
+      'llm',
+      '--model',
+      replayModel(replay.responses),
+      '--json',
+      '--out',
+      join(dir, 'tb.sv'),
+    ],
+    { cwd: dir },
+  );
   assert.equal(r.code, 0, r.stderr);
   const j = JSON.parse(r.stdout);
   assert.equal(j.engine, 'llm');
@@ -70,7 +92,10 @@ test('prompt prints the opening messages as JSON', async () => {
   const r = await runCli(['prompt', example('fifo'), '--spec', join(repoRoot, 'examples', 'fifo', 'fifo.md')]);
   assert.equal(r.code, 0, r.stderr);
   const msgs = JSON.parse(r.stdout) as { role: string; content: string }[];
-  assert.deepEqual(msgs.map((m) => m.role), ['system', 'user']);
+  assert.deepEqual(
+    msgs.map((m) => m.role),
+    ['system', 'user'],
+  );
   assert.match(msgs[1].content, /\/\/ File: fifo\.sv\n/);
   assert.match(msgs[1].content, /\/\/ File: fifo\.md\n# fifo/);
   assert.match(msgs[1].content, /instantiated as 'uut'/);

@@ -62,12 +62,23 @@ test('model list --json: manifest entries with presence, and GGUF files found in
   copyFileSync(tiny, join(models, 'mine.gguf'));
   const r = await runCli(['model', 'list', '--json', '--models-dir', models]);
   assert.equal(r.code, 0, r.stderr);
-  const list = JSON.parse(r.stdout) as { id: string; source: string; present: boolean; sizeBytes: number; path?: string }[];
+  const list = JSON.parse(r.stdout) as {
+    id: string;
+    source: string;
+    present: boolean;
+    sizeBytes: number;
+    path?: string;
+  }[];
   const manifest = list.find((c) => c.id === 'chorus-4b-q4_k_m');
   assert.equal(manifest?.source, 'manifest');
   assert.equal(typeof manifest?.present, 'boolean');
   const mine = list.find((c) => c.id === 'mine.gguf');
-  assert.deepEqual(mine && [mine.source, mine.present, mine.sizeBytes, mine.path], ['found', true, readFileSync(tiny).length, join(models, 'mine.gguf')]);
+  assert.deepEqual(mine && [mine.source, mine.present, mine.sizeBytes, mine.path], [
+    'found',
+    true,
+    readFileSync(tiny).length,
+    join(models, 'mine.gguf'),
+  ]);
 
   const text = await runCli(['model', 'list', '--models-dir', models]);
   assert.equal(text.code, 0);
@@ -89,7 +100,16 @@ test('model pull from a loopback URL: saved with progress lines; a local-only ma
     assert.match(r.stderr, /Downloading: 100% \(456\.6 KiB of 456\.6 KiB\)/);
     assert.ok(readFileSync(join(dest, 'pulled.gguf')).equals(data));
 
-    const json = await runCli(['model', 'pull', `${server.url}/files/pulled.gguf`, '--dir', dest, '--json', '--sha256', '0'.repeat(64)]);
+    const json = await runCli([
+      'model',
+      'pull',
+      `${server.url}/files/pulled.gguf`,
+      '--dir',
+      dest,
+      '--json',
+      '--sha256',
+      '0'.repeat(64),
+    ]);
     assert.equal(json.code, 1);
     assert.match(json.stderr, /Checksum mismatch/);
   } finally {

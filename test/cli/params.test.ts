@@ -22,7 +22,10 @@ interface Figures {
 }
 
 async function generate(out: string, params: string[]): Promise<Figures> {
-  const r = await runCli(['generate', DUT, ...params, '--engine', 'random', '--budget-seconds', '5', '--seed', '1', '--out', out, '--json'], { cwd: work, env });
+  const r = await runCli(
+    ['generate', DUT, ...params, '--engine', 'random', '--budget-seconds', '5', '--seed', '1', '--out', out, '--json'],
+    { cwd: work, env },
+  );
   // Exit 1: targets not met (a branch stays dead whatever the parameters); 0 when met; anything else failed.
   assert.ok(r.code === 0 || r.code === 1, r.stderr);
   return (JSON.parse(r.stdout) as { coverage: Figures }).coverage;
@@ -43,7 +46,10 @@ test('inspect -G shows the overridden width; an unknown parameter exits 2 naming
 test('-G values are Verilog constants: a name or a value that would break out of the harness exits 2 saying what to write', async () => {
   for (const value of ['abc', '8)) uut(); initial $system("id"); //']) {
     for (const command of ['inspect', 'generate']) {
-      const r = await runCli([command, DUT, '-G', `W=${value}`, '--engine', 'random'].slice(0, command === 'inspect' ? 4 : 6), { cwd: work, env });
+      const r = await runCli(
+        [command, DUT, '-G', `W=${value}`, '--engine', 'random'].slice(0, command === 'inspect' ? 4 : 6),
+        { cwd: work, env },
+      );
       assert.equal(r.code, 2, `${command} -G W=${value}: ${r.stderr}`);
       assert.match(r.stderr, /-G W: ".*" is not a constant expression: .*Write a constant/);
     }
@@ -64,11 +70,17 @@ test('generate -G: the DUT is built and instantiated with the overrides, and the
 
   // With the defaults the data is 4 bits wide (fewer toggle points) and the EXTRA code is dead (fewer branches hit).
   const plain = await generate(join(work, 'tb_plain.sv'), []);
-  assert.ok(over.toggle.total > plain.toggle.total, `toggle points: ${over.toggle.total} with W=8, ${plain.toggle.total} with W=4`);
-  assert.ok(over.branch.covered > plain.branch.covered, `branches hit: ${over.branch.covered} with EXTRA=1, ${plain.branch.covered} with the defaults`);
+  assert.ok(
+    over.toggle.total > plain.toggle.total,
+    `toggle points: ${over.toggle.total} with W=8, ${plain.toggle.total} with W=4`,
+  );
+  assert.ok(
+    over.branch.covered > plain.branch.covered,
+    `branches hit: ${over.branch.covered} with EXTRA=1, ${plain.branch.covered} with the defaults`,
+  );
 });
 
-test('coverage -G: the user\'s testbench measures the overridden DUT, from a copy; its file is left as it was', async () => {
+test("coverage -G: the user's testbench measures the overridden DUT, from a copy; its file is left as it was", async () => {
   const tb = join(work, 'tb_user.sv');
   const text = [
     'module tb_user;',
@@ -81,9 +93,9 @@ test('coverage -G: the user\'s testbench measures the overridden DUT, from a cop
     '  initial begin',
     '    repeat (2) @(posedge clk);',
     '    rst = 0;',
-    '    a = 8\'h80; @(posedge clk);',
-    '    a = 8\'h01; @(posedge clk);',
-    '    a = 8\'hff; @(posedge clk);',
+    "    a = 8'h80; @(posedge clk);",
+    "    a = 8'h01; @(posedge clk);",
+    "    a = 8'hff; @(posedge clk);",
     '    $finish;',
     '  end',
     'endmodule',
@@ -91,15 +103,24 @@ test('coverage -G: the user\'s testbench measures the overridden DUT, from a cop
   ].join('\n');
   writeFileSync(tb, text);
   const measured = async (params: string[]) => {
-    const r = await runCli(['coverage', DUT, '--tb', tb, '--top', 'param_dut', ...params, '--json'], { cwd: work, env });
+    const r = await runCli(['coverage', DUT, '--tb', tb, '--top', 'param_dut', ...params, '--json'], {
+      cwd: work,
+      env,
+    });
     assert.equal(r.code, 0, r.stderr);
     return (JSON.parse(r.stdout) as { coverage: Figures }).coverage;
   };
   const over = await measured(['-G', 'W=8', '-G', 'EXTRA=1']);
   const plain = await measured([]);
-  assert.ok(over.branch.covered > plain.branch.covered, `branches hit: ${over.branch.covered} with EXTRA=1, ${plain.branch.covered} with the defaults`);
-  assert.ok(over.toggle.total > plain.toggle.total, `toggle points: ${over.toggle.total} with W=8, ${plain.toggle.total} with W=4`);
-  assert.equal(readFileSync(tb, 'utf8'), text, 'the user\'s testbench is not changed');
+  assert.ok(
+    over.branch.covered > plain.branch.covered,
+    `branches hit: ${over.branch.covered} with EXTRA=1, ${plain.branch.covered} with the defaults`,
+  );
+  assert.ok(
+    over.toggle.total > plain.toggle.total,
+    `toggle points: ${over.toggle.total} with W=8, ${plain.toggle.total} with W=4`,
+  );
+  assert.equal(readFileSync(tb, 'utf8'), text, "the user's testbench is not changed");
 
   const none = join(work, 'tb_none.sv');
   writeFileSync(none, 'module tb_none;\n  initial $finish;\nendmodule\n');

@@ -46,102 +46,134 @@ before(async () => {
   vsix = await productVsix();
 });
 
-describe('CHORUS on a design given by a filelist (include folder, define, two RTL folders)', { timeout: SUITE_MS }, () => {
-  let wb: Workbench;
-  let extensionId: string;
-  const isChorusItem = (i: StatusBarItem) => i.id.startsWith(`${extensionId}.`) && /CHORUS/.test(`${i.text} ${i.label}`);
+describe(
+  'CHORUS on a design given by a filelist (include folder, define, two RTL folders)',
+  { timeout: SUITE_MS },
+  () => {
+    let wb: Workbench;
+    let extensionId: string;
+    const isChorusItem = (i: StatusBarItem) =>
+      i.id.startsWith(`${extensionId}.`) && /CHORUS/.test(`${i.text} ${i.label}`);
 
-  function step(name: string, fn: () => Promise<void>): void {
-    it(name, async () => {
-      try {
-        await fn();
-      } catch (err) {
-        await wb?.screenshot(`FAILED-${name.replace(/\W+/g, '-').slice(0, 40)}`).catch(() => undefined);
-        throw err;
+    function step(name: string, fn: () => Promise<void>): void {
+      it(name, async () => {
+        try {
+          await fn();
+        } catch (err) {
+          await wb?.screenshot(`FAILED-${name.replace(/\W+/g, '-').slice(0, 40)}`).catch(() => undefined);
+          throw err;
+        }
+      });
+    }
+
+    before(async () => {
+      extensionId = productExtensionId();
+      wb = await startWorkbench({
+        name: 'filelist',
+        vsix: [vsix],
+        files: fixtureFiles(),
+        settings: { 'chorus.engine': 'random', 'chorus.simTimeoutSeconds': 60 },
+      });
+    });
+
+    after(async () => {
+      if (wb) {
+        const left = await wb.stop();
+        if (left.length) process.stderr.write(`e2e: processes left after stop: ${JSON.stringify(left)}\n`);
       }
     });
-  }
 
-  before(async () => {
-    extensionId = productExtensionId();
-    wb = await startWorkbench({
-      name: 'filelist',
-      vsix: [vsix],
-      files: fixtureFiles(),
-      settings: { 'chorus.engine': 'random', 'chorus.simTimeoutSeconds': 60 },
+    step(
+      'opening the top offers the filelist that lists it; accepted, it goes into the workspace settings',
+      async () => {
+        await wb.openFile('acc_top.sv');
+        await wb.waitForStatusBarItem(isChorusItem, ACTIVATE_MS, 'an item with "CHORUS" from the extension');
+        const started = Date.now();
+        const offer = await wb.waitForNotification(/Use rtl\/top\.f for this design\?/, OFFER_MS);
+        process.stderr.write(
+          `e2e: the filelist offer showed ${((Date.now() - started) / 1000).toFixed(1)} s after activation\n`,
+        );
+        assert.match(offer, /lists acc_top\.sv/);
+        await wb.screenshot('filelist-offer');
+        await wb.page
+          .locator('.notifications-toasts .notification-toast', { hasText: 'Use rtl/top.f for this design?' })
+          .locator('.monaco-button', { hasText: 'Use it' })
+          .first()
+          .click();
+        const settingsFile = join(wb.workspace, '.vscode', 'settings.json');
+        const written = await pollFor(
+          async () => {
+            if (!existsSync(settingsFile)) return undefined;
+            try {
+              return (JSON.parse(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>)['chorus.filelist'];
+            } catch {
+              return undefined; // mid-write
+            }
+          },
+          UI_STEP_MS,
+          async () => `chorus.filelist was not written to ${settingsFile} within ${UI_STEP_MS / 1000} s.`,
+        );
+        assert.equal(written, 'rtl/top.f');
+      },
+    );
+
+    step(
+      '"Generate high-coverage stimulus" from the palette closes line and branch coverage over both folders',
+      async () => {
+        await wb.activateTab('acc_top.sv');
+        await wb.runCommand(commandTitle('chorus.generate'));
+        await wb.waitForTab(/^tb_acc_top\.sv$/, RUN_MS);
+        await wb.screenshot('filelist-run-done');
+
+        const testbench = join(wb.workspace, 'tb', 'tb_acc_top.sv');
+        assert.ok(existsSync(testbench), `the testbench is written to ${testbench}`);
+        // The DUT's ports are 8 bits wide: ACC_WIDTH from the filelist's +define+ (the header's default is 4).
+        const text = readFileSync(testbench, 'utf8');
+        assert.match(text, /\bacc_top\b[\s\S]*\buut\b/, 'the testbench instantiates the DUT as uut');
+        assert.match(text, /logic \[7:0\] din;/, 'din is driven 8 bits wide');
+
+        const item = await wb.waitForStatusBarItem(
+          (i) => isChorusItem(i) && /line 100% · branch 100%/.test(i.text),
+          UI_STEP_MS,
+          'line and branch at 100%',
+        );
+        assert.match(item.text, /line 100% · branch 100%/);
+
+        // The ALU, in the second folder, was measured with the top.
+        const rows = await wb.openTestCoverageView(/acc_alu\.sv/, UI_STEP_MS);
+        assert.ok(
+          rows.some((r) => /acc_top\.sv/.test(r)),
+          JSON.stringify(rows),
+        );
+      },
+    );
+
+    step("the ALU's lint warning (WIDTH) is in the Problems view, from Verilator lint", async () => {
+      await wb.runCommand('Problems: Focus on Problems View');
+      const rows = () =>
+        wb.page
+          .locator('.markers-panel .monaco-list-row')
+          .evaluateAll((els) =>
+            els.map((e) =>
+              `${e.getAttribute('aria-label') ?? ''} ${(e as HTMLElement).innerText}`.replace(/\s+/g, ' '),
+            ),
+          );
+      const seen = await pollFor(
+        async () => {
+          const r = await rows();
+          return r.some((x) => /acc_alu\.sv/.test(x)) && r.some((x) => /9 bits/.test(x) && /Verilator lint/.test(x))
+            ? r
+            : undefined;
+        },
+        UI_STEP_MS,
+        async () =>
+          `The Problems view shows no WIDTH warning on acc_alu.sv within ${UI_STEP_MS / 1000} s; rows: ${JSON.stringify(await rows())}.`,
+      );
+      assert.ok(
+        seen.some((x) => /WIDTH/.test(x)),
+        JSON.stringify(seen),
+      );
+      await wb.screenshot('filelist-problems');
     });
-  });
-
-  after(async () => {
-    if (wb) {
-      const left = await wb.stop();
-      if (left.length) process.stderr.write(`e2e: processes left after stop: ${JSON.stringify(left)}\n`);
-    }
-  });
-
-  step('opening the top offers the filelist that lists it; accepted, it goes into the workspace settings', async () => {
-    await wb.openFile('acc_top.sv');
-    await wb.waitForStatusBarItem(isChorusItem, ACTIVATE_MS, 'an item with "CHORUS" from the extension');
-    const started = Date.now();
-    const offer = await wb.waitForNotification(/Use rtl\/top\.f for this design\?/, OFFER_MS);
-    process.stderr.write(`e2e: the filelist offer showed ${((Date.now() - started) / 1000).toFixed(1)} s after activation\n`);
-    assert.match(offer, /lists acc_top\.sv/);
-    await wb.screenshot('filelist-offer');
-    await wb.page
-      .locator('.notifications-toasts .notification-toast', { hasText: 'Use rtl/top.f for this design?' })
-      .locator('.monaco-button', { hasText: 'Use it' })
-      .first()
-      .click();
-    const settingsFile = join(wb.workspace, '.vscode', 'settings.json');
-    const written = await pollFor(
-      async () => {
-        if (!existsSync(settingsFile)) return undefined;
-        try {
-          return (JSON.parse(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>)['chorus.filelist'];
-        } catch {
-          return undefined; // mid-write
-        }
-      },
-      UI_STEP_MS,
-      async () => `chorus.filelist was not written to ${settingsFile} within ${UI_STEP_MS / 1000} s.`,
-    );
-    assert.equal(written, 'rtl/top.f');
-  });
-
-  step('"Generate high-coverage stimulus" from the palette closes line and branch coverage over both folders', async () => {
-    await wb.activateTab('acc_top.sv');
-    await wb.runCommand(commandTitle('chorus.generate'));
-    await wb.waitForTab(/^tb_acc_top\.sv$/, RUN_MS);
-    await wb.screenshot('filelist-run-done');
-
-    const testbench = join(wb.workspace, 'tb', 'tb_acc_top.sv');
-    assert.ok(existsSync(testbench), `the testbench is written to ${testbench}`);
-    // The DUT's ports are 8 bits wide: ACC_WIDTH from the filelist's +define+ (the header's default is 4).
-    const text = readFileSync(testbench, 'utf8');
-    assert.match(text, /\bacc_top\b[\s\S]*\buut\b/, 'the testbench instantiates the DUT as uut');
-    assert.match(text, /logic \[7:0\] din;/, 'din is driven 8 bits wide');
-
-    const item = await wb.waitForStatusBarItem((i) => isChorusItem(i) && /line 100% · branch 100%/.test(i.text), UI_STEP_MS, 'line and branch at 100%');
-    assert.match(item.text, /line 100% · branch 100%/);
-
-    // The ALU, in the second folder, was measured with the top.
-    const rows = await wb.openTestCoverageView(/acc_alu\.sv/, UI_STEP_MS);
-    assert.ok(rows.some((r) => /acc_top\.sv/.test(r)), JSON.stringify(rows));
-  });
-
-  step('the ALU\'s lint warning (WIDTH) is in the Problems view, from Verilator lint', async () => {
-    await wb.runCommand('Problems: Focus on Problems View');
-    const rows = () =>
-      wb.page.locator('.markers-panel .monaco-list-row').evaluateAll((els) => els.map((e) => `${e.getAttribute('aria-label') ?? ''} ${(e as HTMLElement).innerText}`.replace(/\s+/g, ' ')));
-    const seen = await pollFor(
-      async () => {
-        const r = await rows();
-        return r.some((x) => /acc_alu\.sv/.test(x)) && r.some((x) => /9 bits/.test(x) && /Verilator lint/.test(x)) ? r : undefined;
-      },
-      UI_STEP_MS,
-      async () => `The Problems view shows no WIDTH warning on acc_alu.sv within ${UI_STEP_MS / 1000} s; rows: ${JSON.stringify(await rows())}.`,
-    );
-    assert.ok(seen.some((x) => /WIDTH/.test(x)), JSON.stringify(seen));
-    await wb.screenshot('filelist-problems');
-  });
-});
+  },
+);

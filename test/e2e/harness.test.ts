@@ -26,7 +26,12 @@ describe('e2e harness (code-server + chromium, probe extension)', { timeout: SUI
 
   before(async () => {
     probe = await buildProbeVsix();
-    wb = await startWorkbench({ name: 'harness', vsix: [probe.vsix], example: 'counter', settings: { 'chorus.maxRounds': 2 } });
+    wb = await startWorkbench({
+      name: 'harness',
+      vsix: [probe.vsix],
+      example: 'counter',
+      settings: { 'chorus.maxRounds': 2 },
+    });
   });
 
   after(async () => {
@@ -43,7 +48,11 @@ describe('e2e harness (code-server + chromium, probe extension)', { timeout: SUI
 
   it('passes a settings change on to the extension host', async () => {
     wb.writeWorkspaceSettings({ 'chorus.maxRounds': 3, 'chorus.engine': 'llm' });
-    const item = await wb.waitForStatusBarItem((i) => i.id === PROBE_SETTINGS_ITEM && /llm/.test(i.label), STEP_MS, 'the probe seeing the change');
+    const item = await wb.waitForStatusBarItem(
+      (i) => i.id === PROBE_SETTINGS_ITEM && /llm/.test(i.label),
+      STEP_MS,
+      'the probe seeing the change',
+    );
     assert.deepEqual(JSON.parse(item.label), { 'chorus.maxRounds': 3, 'chorus.engine': 'llm' });
   });
 
@@ -78,7 +87,10 @@ describe('e2e harness (code-server + chromium, probe extension)', { timeout: SUI
   it('shows test coverage in the gutter and the Test Coverage view', async () => {
     await wb.runCommand(PROBE_COMMANDS.coverage);
     const rows = await wb.openTestCoverageView(/counter\.sv.*66\.67%/, STEP_MS);
-    assert.ok(rows.some((r) => /counter\.sv/.test(r)), JSON.stringify(rows));
+    assert.ok(
+      rows.some((r) => /counter\.sv/.test(r)),
+      JSON.stringify(rows),
+    );
     await wb.activateTab('counter.sv');
     const lines = await wb.gutter();
     const cls = (n: number) => lines.find((l) => l.line === n)?.lineNumberClasses ?? [];
@@ -101,9 +113,18 @@ describe('e2e harness (code-server + chromium, probe extension)', { timeout: SUI
     const text = await wb.waitForNotification(/Probe spawned pid \d+/);
     const sleeper = Number(/pid (\d+)/.exec(text)?.[1]);
     const before = wb.processes();
-    assert.ok(before.some((p) => p.pid === sleeper && p.comm === 'sleep'), 'the detached sleeper is found by its mark');
-    assert.ok(before.some((p) => p.comm === 'chromium'), 'chromium is found');
-    assert.ok(before.some((p) => /code-server\/out\/node\/entry\.js/.test(p.cmdline)), 'code-server is found');
+    assert.ok(
+      before.some((p) => p.pid === sleeper && p.comm === 'sleep'),
+      'the detached sleeper is found by its mark',
+    );
+    assert.ok(
+      before.some((p) => p.comm === 'chromium'),
+      'chromium is found',
+    );
+    assert.ok(
+      before.some((p) => /code-server\/out\/node\/entry\.js/.test(p.cmdline)),
+      'code-server is found',
+    );
     const serverUrl = wb.url;
     const left = await wb.stop();
     assert.deepEqual(left, []);

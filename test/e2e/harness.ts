@@ -5,7 +5,17 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -132,7 +142,10 @@ export class Workbench extends WorkbenchUi {
   async stop(): Promise<ProcessInfo[]> {
     if (this.stopped) return [];
     this.stopped = true;
-    await Promise.race([this.browser.close().catch(() => undefined), new Promise((r) => setTimeout(r, BROWSER_CLOSE_GRACE_MS))]);
+    await Promise.race([
+      this.browser.close().catch(() => undefined),
+      new Promise((r) => setTimeout(r, BROWSER_CLOSE_GRACE_MS)),
+    ]);
     const left = await killMarked(this.runId);
     liveRuns.delete(this.runId);
     try {
@@ -252,18 +265,34 @@ export async function startWorkbench(opts: WorkbenchOptions): Promise<Workbench>
     const out = openSync(log, 'a');
     const server = spawn(
       process.execPath,
-      [entry, '--auth', 'none', '--bind-addr', '127.0.0.1:0', '--disable-telemetry', '--disable-update-check', ...dirs, workspace],
+      [
+        entry,
+        '--auth',
+        'none',
+        '--bind-addr',
+        '127.0.0.1:0',
+        '--disable-telemetry',
+        '--disable-update-check',
+        ...dirs,
+        workspace,
+      ],
       { env, stdio: ['ignore', out, out], detached: true },
     );
     closeSync(out);
     const url = await waitUntilServing(server, log);
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, env, timeout: CHROMIUM_LAUNCH_TIMEOUT_MS });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: CHROMIUM_ARGS,
+      env,
+      timeout: CHROMIUM_LAUNCH_TIMEOUT_MS,
+    });
     const context = await browser.newContext({ viewport: opts.viewport ?? { width: 1440, height: 960 } });
     const page = await context.newPage();
     const consoleLog = join(artifacts, 'browser-console.log');
     page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') writeFileSync(consoleLog, `[${m.type()}] ${m.text()}\n`, { flag: 'a' });
+      if (m.type() === 'error' || m.type() === 'warning')
+        writeFileSync(consoleLog, `[${m.type()}] ${m.text()}\n`, { flag: 'a' });
     });
     page.on('pageerror', (e) => writeFileSync(consoleLog, `[pageerror] ${e.message}\n`, { flag: 'a' }));
     await page.goto(`${url}?folder=${encodeURIComponent(workspace)}`, { timeout: WORKBENCH_TIMEOUT_MS });

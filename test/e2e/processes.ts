@@ -65,7 +65,7 @@ export function markedProcesses(runId: string): ProcessInfo[] {
   const mark = `${RUN_MARK}=${runId}`;
   const all = snapshot().filter((p) => p.pid !== process.pid);
   const chosen = new Set(all.filter((p) => hasMark(p.pid, mark)).map((p) => p.pid));
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of all) {
       if (!chosen.has(p.pid) && chosen.has(p.ppid)) {

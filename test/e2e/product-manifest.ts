@@ -22,6 +22,7 @@ export function productExtensionId(): string {
 /** The palette title of a contributed command (`Category: Title`), from package.json `contributes.commands`. */
 export function commandTitle(id: string): string {
   const c = manifest().contributes?.commands?.find((x) => x.command === id);
-  if (!c) throw new Error(`package.json contributes no command ${id}: the product test drives the palette by its title.`);
+  if (!c)
+    throw new Error(`package.json contributes no command ${id}: the product test drives the palette by its title.`);
   return c.category ? `${c.category}: ${c.title}` : c.title;
 }

@@ -38,8 +38,32 @@ const PCT = /\d+(\.\d+)?\s?%/;
 
 /** Compilers, build drivers and wrappers: a server descendant that is none of these is the simulation. */
 const BUILD_TOOLS = new Set([
-  'make', 'gmake', 'g++', 'gcc', 'c++', 'cc', 'cc1plus', 'as', 'ld', 'ld.bfd', 'ld.gold', 'collect2', 'ar', 'ccache',
-  'sh', 'bash', 'dash', 'perl', 'python3', 'verilator', 'verilator_bin', 'bwrap', 'prlimit', 'timeout', 'env', 'node',
+  'make',
+  'gmake',
+  'g++',
+  'gcc',
+  'c++',
+  'cc',
+  'cc1plus',
+  'as',
+  'ld',
+  'ld.bfd',
+  'ld.gold',
+  'collect2',
+  'ar',
+  'ccache',
+  'sh',
+  'bash',
+  'dash',
+  'perl',
+  'python3',
+  'verilator',
+  'verilator_bin',
+  'bwrap',
+  'prlimit',
+  'timeout',
+  'env',
+  'node',
 ]);
 
 // Installing code-server and packaging the VSIX are bounded on their own (install.ts, helpers/vsix.ts), outside
@@ -55,11 +79,16 @@ describe('CHORUS in VS Code (code-server + chromium, fifo example)', { timeout: 
   let probe: ProbeVsix;
   let extensionId: string;
   let testbench: string;
-  const settings: Record<string, unknown> = { 'chorus.engine': 'random', 'chorus.maxRounds': 2, 'chorus.simTimeoutSeconds': 60 };
+  const settings: Record<string, unknown> = {
+    'chorus.engine': 'random',
+    'chorus.maxRounds': 2,
+    'chorus.simTimeoutSeconds': 60,
+  };
   const workspaceSettings: Record<string, unknown> = {};
 
   const chat = (): FrameLocator => wb.webview(extensionId);
-  const isChorusItem = (i: StatusBarItem) => i.id.startsWith(`${extensionId}.`) && /CHORUS/.test(`${i.text} ${i.label}`);
+  const isChorusItem = (i: StatusBarItem) =>
+    i.id.startsWith(`${extensionId}.`) && /CHORUS/.test(`${i.text} ${i.label}`);
 
   /**
    * Changes settings as a project would (the workspace's .vscode/settings.json; the workbench does not notice a
@@ -111,11 +140,13 @@ describe('CHORUS in VS Code (code-server + chromium, fifo example)', { timeout: 
     await pollFor(
       async () => ((await wb.progressNotifications()).length === 0 ? true : undefined),
       timeoutMs,
-      async () => `A progress notification is still up after ${timeoutMs / 1000} s: ${JSON.stringify(await wb.progressNotifications())}.`,
+      async () =>
+        `A progress notification is still up after ${timeoutMs / 1000} s: ${JSON.stringify(await wb.progressNotifications())}.`,
     );
   }
 
-  const chatFrame = () => wb.page.locator(`iframe.webview[src*="extensionId=${extensionId}"]`).filter({ visible: true });
+  const chatFrame = () =>
+    wb.page.locator(`iframe.webview[src*="extensionId=${extensionId}"]`).filter({ visible: true });
   const flat = (text: string) => text.replace(/\s+/g, ' ');
 
   /** Brings the chat panel to the front when it is hidden (the testbench opening beside it can cover it). */
@@ -126,7 +157,11 @@ describe('CHORUS in VS Code (code-server + chromium, fifo example)', { timeout: 
   }
 
   /** Polls a condition inside the chat panel, bringing the panel back whenever something covers it. */
-  async function inChat<T>(what: string, check: (c: FrameLocator) => Promise<T | undefined>, timeoutMs = UI_STEP_MS): Promise<T> {
+  async function inChat<T>(
+    what: string,
+    check: (c: FrameLocator) => Promise<T | undefined>,
+    timeoutMs = UI_STEP_MS,
+  ): Promise<T> {
     return pollFor(
       async () => {
         await showChat();
@@ -168,20 +203,37 @@ describe('CHORUS in VS Code (code-server + chromium, fifo example)', { timeout: 
     await wb.screenshot('random-done');
 
     assert.ok(existsSync(testbench), `the testbench is written to ${testbench}`);
-    assert.match(readFileSync(testbench, 'utf8'), /\bfifo\b[\s\S]*\buut\b/, 'the testbench instantiates the DUT as uut');
+    assert.match(
+      readFileSync(testbench, 'utf8'),
+      /\bfifo\b[\s\S]*\buut\b/,
+      'the testbench instantiates the DUT as uut',
+    );
 
-    const item = await wb.waitForStatusBarItem((i) => isChorusItem(i) && PCT.test(i.text), UI_STEP_MS, 'the last coverage');
+    const item = await wb.waitForStatusBarItem(
+      (i) => isChorusItem(i) && PCT.test(i.text),
+      UI_STEP_MS,
+      'the last coverage',
+    );
     assert.match(item.text, PCT);
 
     const rows = await wb.openTestCoverageView(new RegExp(`fifo\\.sv.*${PCT.source}`), UI_STEP_MS);
-    assert.ok(rows.some((r) => /fifo\.sv/.test(r)), JSON.stringify(rows));
+    assert.ok(
+      rows.some((r) => /fifo\.sv/.test(r)),
+      JSON.stringify(rows),
+    );
 
     await wb.activateTab('fifo.sv');
     const icons = (await wb.gutter()).flatMap((l) => l.glyphs.map((g) => g.icon));
-    assert.ok(icons.includes('covered.svg'), `covered lines carry the covered icon; gutter icons: ${JSON.stringify(icons)}`);
+    assert.ok(
+      icons.includes('covered.svg'),
+      `covered lines carry the covered icon; gutter icons: ${JSON.stringify(icons)}`,
+    );
 
     await inChat('a round card and chart points', async (c) =>
-      (await c.locator('article.round-card').count()) >= 1 && (await c.locator('svg.coverage-chart .point').count()) >= 1 ? true : undefined,
+      (await c.locator('article.round-card').count()) >= 1 &&
+      (await c.locator('svg.coverage-chart .point').count()) >= 1
+        ? true
+        : undefined,
     );
     await showChat();
     await wb.screenshot('random-chat');
@@ -196,7 +248,8 @@ describe('CHORUS in VS Code (code-server + chromium, fifo example)', { timeout: 
     await pollFor(
       async () => (existsSync(testbench) && readFileSync(testbench, 'utf8').includes(ROUND2_LINE) ? true : undefined),
       RUN_MS,
-      async () => `The testbench was not replaced by the replay's round 2 within ${RUN_MS / 1000} s; notifications: ${JSON.stringify(await wb.notifications())}.`,
+      async () =>
+        `The testbench was not replaced by the replay's round 2 within ${RUN_MS / 1000} s; notifications: ${JSON.stringify(await wb.notifications())}.`,
     );
     await waitForNoProgress(SETTLE_MS);
 
@@ -214,11 +267,21 @@ describe('CHORUS in VS Code (code-server + chromium, fifo example)', { timeout: 
     await wb.goToLine(FIFO_PUSH_POP_LINE);
     const lines = await wb.gutter();
     const at = (n: number) => lines.find((l) => l.line === n)?.glyphs.map((g) => g.icon) ?? [];
-    assert.ok(at(FIFO_PUSH_POP_LINE).includes('uncovered.svg'), `line ${FIFO_PUSH_POP_LINE} (2'b11, never driven) is uncovered: ${JSON.stringify(at(FIFO_PUSH_POP_LINE))}`);
-    assert.ok(lines.some((l) => l.glyphs.some((g) => g.icon === 'covered.svg')), 'some lines are covered');
+    assert.ok(
+      at(FIFO_PUSH_POP_LINE).includes('uncovered.svg'),
+      `line ${FIFO_PUSH_POP_LINE} (2'b11, never driven) is uncovered: ${JSON.stringify(at(FIFO_PUSH_POP_LINE))}`,
+    );
+    assert.ok(
+      lines.some((l) => l.glyphs.some((g) => g.icon === 'covered.svg')),
+      'some lines are covered',
+    );
     await wb.screenshot('replay-gutter', { element: wb.page.locator('.part.editor'), readme: 'gutter-holes.png' });
 
-    const item = await wb.waitForStatusBarItem((i) => isChorusItem(i) && PCT.test(i.text), UI_STEP_MS, 'the last coverage');
+    const item = await wb.waitForStatusBarItem(
+      (i) => isChorusItem(i) && PCT.test(i.text),
+      UI_STEP_MS,
+      'the last coverage',
+    );
     assert.match(item.text, PCT);
   });
 
@@ -229,7 +292,11 @@ describe('CHORUS in VS Code (code-server + chromium, fifo example)', { timeout: 
     await wb.clearNotifications();
     await generate();
 
-    const srv = await pollFor(async () => server(), UI_STEP_MS, async () => `No language server process: ${JSON.stringify(wb.processes().map((p) => p.cmdline))}`);
+    const srv = await pollFor(
+      async () => server(),
+      UI_STEP_MS,
+      async () => `No language server process: ${JSON.stringify(wb.processes().map((p) => p.cmdline))}`,
+    );
     // The chat shows this run's reply, parsed; then the server's child that is no build tool and stays up is the
     // simulation (the chat's Compile stage covers build and simulation alike, so it cannot tell them apart).
     await inChat(
@@ -250,7 +317,8 @@ describe('CHORUS in VS Code (code-server + chromium, fifo example)', { timeout: 
         return steady;
       },
       RUN_MS,
-      async () => `The hanging simulation never showed up; server children: ${JSON.stringify(toolDescendants(srv.pid).map((p) => p.comm))}.`,
+      async () =>
+        `The hanging simulation never showed up; server children: ${JSON.stringify(toolDescendants(srv.pid).map((p) => p.comm))}.`,
       1000,
     );
     await showChat();
@@ -269,7 +337,10 @@ describe('CHORUS in VS Code (code-server + chromium, fifo example)', { timeout: 
     await waitForNoProgress(STOP_MS);
     await inChat(
       '"Stopped" on the run\'s result',
-      async (c) => (/Stopped/.test(await c.locator('article.card.result').last().innerText({ timeout: READ_TRY_MS })) ? true : undefined),
+      async (c) =>
+        /Stopped/.test(await c.locator('article.card.result').last().innerText({ timeout: READ_TRY_MS }))
+          ? true
+          : undefined,
       STOP_MS,
     );
     await wb.screenshot('stopped');

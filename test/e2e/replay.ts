@@ -25,7 +25,10 @@ export const FIFO_PUSH_POP_LINE = 48;
 
 /** Two rounds of improving testbenches (and a spare, should the loop ask for a third). */
 export function fifoReplay(): string {
-  const first = reply('Here is a first testbench: it resets the FIFO, fills it to full and drains it to empty.', fixture('fifo-round1.sv'));
+  const first = reply(
+    'Here is a first testbench: it resets the FIFO, fills it to full and drains it to empty.',
+    fixture('fifo-round1.sv'),
+  );
   const second = reply(ROUND2_PROSE, fixture('fifo-round2.sv'));
   return JSON.stringify({ responses: [first, second, second] }, null, 2);
 }

@@ -122,13 +122,18 @@ export class WorkbenchUi {
       const found = labels.find(matches);
       if (found !== undefined) {
         // By its label, not its index: Playwright finds the row again at click time, should the list re-render.
-        await rows.and(this.page.locator(`[aria-label=${JSON.stringify(found)}]`)).first().click();
+        await rows
+          .and(this.page.locator(`[aria-label=${JSON.stringify(found)}]`))
+          .first()
+          .click();
         await this.quickInput.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
         return;
       }
       if (Date.now() > deadline) {
         await this.page.keyboard.press('Escape');
-        throw new Error(`"${label}" is not in the list; it showed: ${labels.map((l) => JSON.stringify(l)).join(', ') || 'nothing'}.`);
+        throw new Error(
+          `"${label}" is not in the list; it showed: ${labels.map((l) => JSON.stringify(l)).join(', ') || 'nothing'}.`,
+        );
       }
       await sleep(200);
     }
@@ -147,7 +152,11 @@ export class WorkbenchUi {
     await input.fill(name);
     // File rows read `<name>, <folder>`, `<name> <folder>, file results` (in a subfolder) or just `<name>`;
     // recently opened ones come first either way.
-    await this.pickRow(name, (aria) => aria === name || aria.startsWith(`${name}, `) || aria.startsWith(`${name} `), timeoutMs);
+    await this.pickRow(
+      name,
+      (aria) => aria === name || aria.startsWith(`${name}, `) || aria.startsWith(`${name} `),
+      timeoutMs,
+    );
     await this.waitForActiveTab(name, timeoutMs);
   }
 
@@ -183,13 +192,17 @@ export class WorkbenchUi {
     return pollFor(
       async () => (await this.tabs()).find((t) => match.test(t)),
       timeoutMs,
-      async () => `No editor tab matching ${match} within ${timeoutMs / 1000} s; open: ${(await this.tabs()).join(', ') || 'none'}.`,
+      async () =>
+        `No editor tab matching ${match} within ${timeoutMs / 1000} s; open: ${(await this.tabs()).join(', ') || 'none'}.`,
     );
   }
 
   /** Brings an open tab to the front by clicking it. */
   async activateTab(name: string): Promise<void> {
-    await this.page.locator('.tabs-container .tab', { has: this.page.locator('.label-name', { hasText: name }) }).first().click();
+    await this.page
+      .locator('.tabs-container .tab', { has: this.page.locator('.label-name', { hasText: name }) })
+      .first()
+      .click();
     await this.waitForActiveTab(name);
   }
 
@@ -219,7 +232,11 @@ export class WorkbenchUi {
         const url = /url\("?([^")]*)"?\)/.exec(backgroundImage)?.[1] ?? '';
         let icon = '';
         try {
-          icon = decodeURIComponent(url).split(/[/?#&=]/).filter(Boolean).find((p) => /\.(svg|png)$/i.test(p)) ?? '';
+          icon =
+            decodeURIComponent(url)
+              .split(/[/?#&=]/)
+              .filter(Boolean)
+              .find((p) => /\.(svg|png)$/i.test(p)) ?? '';
         } catch {
           icon = url;
         }
@@ -241,7 +258,9 @@ export class WorkbenchUi {
   /** Messages of the toasts that show a running progress bar (`window.withProgress` in a notification). */
   async progressNotifications(): Promise<string[]> {
     return this.page
-      .locator('.notifications-toasts .notification-toast', { has: this.page.locator('.monaco-progress-container.active') })
+      .locator('.notifications-toasts .notification-toast', {
+        has: this.page.locator('.monaco-progress-container.active'),
+      })
       .locator('.notification-list-item-message')
       .allInnerTexts();
   }
@@ -252,7 +271,8 @@ export class WorkbenchUi {
     return pollFor(
       async () => (await this.notifications()).find(test),
       timeoutMs,
-      async () => `No notification matching ${match} within ${timeoutMs / 1000} s; showing: ${JSON.stringify(await this.notifications())}.`,
+      async () =>
+        `No notification matching ${match} within ${timeoutMs / 1000} s; showing: ${JSON.stringify(await this.notifications())}.`,
     );
   }
 
@@ -274,7 +294,11 @@ export class WorkbenchUi {
   }
 
   /** Waits until a status bar item satisfies `test` and returns it. */
-  async waitForStatusBarItem(test: (item: StatusBarItem) => boolean, timeoutMs: number, what = 'the expected item'): Promise<StatusBarItem> {
+  async waitForStatusBarItem(
+    test: (item: StatusBarItem) => boolean,
+    timeoutMs: number,
+    what = 'the expected item',
+  ): Promise<StatusBarItem> {
     return pollFor(
       async () => (await this.statusBarItems()).find(test),
       timeoutMs,
@@ -291,20 +315,26 @@ export class WorkbenchUi {
   async openTestCoverageView(row: RegExp, timeoutMs = UI_TIMEOUT_MS): Promise<string[]> {
     await this.runCommand('Testing: Focus on Test Coverage View');
     const view = this.testCoverageView();
-    const texts = () => view.locator('.monaco-list-row').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).innerText.replace(/\s+/g, ' ').trim()));
+    const texts = () =>
+      view
+        .locator('.monaco-list-row')
+        .evaluateAll((rows) => rows.map((r) => (r as HTMLElement).innerText.replace(/\s+/g, ' ').trim()));
     return pollFor(
       async () => {
         const t = await texts();
         return t.some((x) => row.test(x)) ? t : undefined;
       },
       timeoutMs,
-      async () => `The Test Coverage view has no row matching ${row} within ${timeoutMs / 1000} s; rows: ${JSON.stringify(await texts())}.`,
+      async () =>
+        `The Test Coverage view has no row matching ${row} within ${timeoutMs / 1000} s; rows: ${JSON.stringify(await texts())}.`,
     );
   }
 
   /** The Test Coverage view's pane body. */
   testCoverageView(): Locator {
-    return this.page.locator('.pane', { has: this.page.locator('.pane-header[aria-label^="Test Coverage"]') }).locator('.pane-body');
+    return this.page
+      .locator('.pane', { has: this.page.locator('.pane-header[aria-label^="Test Coverage"]') })
+      .locator('.pane-body');
   }
 
   /**
@@ -323,7 +353,12 @@ export class WorkbenchUi {
 }
 
 /** Polls `check` until it returns a value other than undefined; at the deadline throws `why()`. */
-export async function pollFor<T>(check: () => Promise<T | undefined>, timeoutMs: number, why: () => Promise<string>, everyMs = 250): Promise<T> {
+export async function pollFor<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs: number,
+  why: () => Promise<string>,
+  everyMs = 250,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();

@@ -9,7 +9,10 @@ import { alignPreprocessed } from '../../src/sim';
 
 const IDX = resolve(__dirname, '../fixtures/filelist/index');
 const REAL_IP = resolve(__dirname, '../../../shared/corpus/real-ip');
-const lineOf = (file: string, needle: string) => readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes(needle)) + 1;
+const lineOf = (file: string, needle: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes(needle)) + 1;
 
 test('alignPreprocessed puts expanded lines back on their source line and leaves included text out', () => {
   const text = [
@@ -25,7 +28,13 @@ test('alignPreprocessed puts expanded lines back on their source line and leaves
     '    q <= d;',
     'endmodule',
   ].join('\n');
-  assert.deepEqual(alignPreprocessed(text, '/d/top.sv', '/d').split('\n'), ['', '', 'module top;', '  always_ff @(posedge clk) q <= d;', 'endmodule']);
+  assert.deepEqual(alignPreprocessed(text, '/d/top.sv', '/d').split('\n'), [
+    '',
+    '',
+    'module top;',
+    '  always_ff @(posedge clk) q <= d;',
+    'endmodule',
+  ]);
 });
 
 test('a macro call the text analysis cannot parse is analysed as Verilator expands it, at its own lines', async () => {
@@ -38,13 +47,23 @@ test('a macro call the text analysis cannot parse is analysed as Verilator expan
   assert.ok(m);
   assert.equal(m.file, file);
   assert.equal(m.line, lineOf(file, 'module idx_macro'));
-  assert.deepEqual(m.ports.map((p) => [p.name, p.width]), [['clk', 1], ['d', 4], ['q', 4]]);
+  assert.deepEqual(
+    m.ports.map((p) => [p.name, p.width]),
+    [
+      ['clk', 1],
+      ['d', 4],
+      ['q', 4],
+    ],
+  );
 });
 
 test('real-ip cc_fifo (register and assertion macros from an include folder) analyses with its folder', async () => {
   const files = ['common_cells/src/cc_pkg.sv', 'common_cells/src/cc_fifo.sv'].map((f) => join(REAL_IP, f));
   assert.ok((await analyzeFiles(files)).errors.length > 0);
-  const a = await analyzeDesign(files, { top: 'cc_fifo', design: { includeDirs: [join(REAL_IP, 'common_cells/include')] } });
+  const a = await analyzeDesign(files, {
+    top: 'cc_fifo',
+    design: { includeDirs: [join(REAL_IP, 'common_cells/include')] },
+  });
   assert.deepEqual(a.errors, []);
   const top = a.modules.find((m) => m.name === 'cc_fifo');
   assert.ok(top);

@@ -8,7 +8,18 @@ import { ChorusError, emptySummary, silentLogger, type EngineName, type LoopEven
 
 function outcome(engine: EngineName, pass: boolean, testbench: string): Outcome {
   return {
-    result: { top: 'm', engine, pass, targets: { line: 100 }, coverage: emptySummary(), holes: [], rounds: [], testbench, stopReason: pass ? 'targets met' : 'stalled', diagnostics: [] },
+    result: {
+      top: 'm',
+      engine,
+      pass,
+      targets: { line: 100 },
+      coverage: emptySummary(),
+      holes: [],
+      rounds: [],
+      testbench,
+      stopReason: pass ? 'targets met' : 'stalled',
+      diagnostics: [],
+    },
     report: null,
     points: [],
     filename: 'tb_m.sv',
@@ -32,7 +43,9 @@ const ctx = {} as RunContext;
 async function runSequence(firstPasses: boolean, aborted = false) {
   const seen: (Outcome | undefined)[] = [];
   const first = outcome('random', firstPasses, 'search tb');
-  const composed = sequence('hybrid', standIn('random', first, seen), (prior) => standIn('llm', outcome('llm', true, 'model tb'), seen, prior));
+  const composed = sequence('hybrid', standIn('random', first, seen), (prior) =>
+    standIn('llm', outcome('llm', true, 'model tb'), seen, prior),
+  );
   const controller = new AbortController();
   if (aborted) controller.abort();
   const events: LoopEvent[] = [];
@@ -46,11 +59,17 @@ test('a sequence hands the first outcome to the second generator and reports und
   assert.equal(seen[1], first, 'the second generator continues from the first outcome');
   assert.equal(out.result.testbench, 'model tb');
   assert.equal(out.result.engine, 'hybrid');
-  assert.deepEqual(events.map((e) => e.type), ['roundStart', 'roundStart']);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['roundStart', 'roundStart'],
+  );
 });
 
 test('a sequence stops after the first generator when it met the targets or the run was cancelled', async () => {
-  for (const [passes, aborted] of [[true, false], [false, true]] as const) {
+  for (const [passes, aborted] of [
+    [true, false],
+    [false, true],
+  ] as const) {
     const { out, seen } = await runSequence(passes, aborted);
     assert.equal(seen.length, 1);
     assert.equal(out.result.testbench, 'search tb');
@@ -60,8 +79,19 @@ test('a sequence stops after the first generator when it met the targets or the 
 
 test('the table knows random, llm and hybrid, and names the choices for anything else', () => {
   const settings = runSettings({ rtlFiles: ['m.sv'], engine: 'llm', targets: {} });
-  assert.deepEqual(settings, { rounds: 3, stallRounds: 2, seed: 1, budgetMs: undefined, simTimeoutMs: 30_000, formal: true });
-  assert.equal(runSettings({ rtlFiles: ['m.sv'], engine: 'random', targets: {}, formal: false }).formal, false, '--no-formal reaches the generators');
+  assert.deepEqual(settings, {
+    rounds: 3,
+    stallRounds: 2,
+    seed: 1,
+    budgetMs: undefined,
+    simTimeoutMs: 30_000,
+    formal: true,
+  });
+  assert.equal(
+    runSettings({ rtlFiles: ['m.sv'], engine: 'random', targets: {}, formal: false }).formal,
+    false,
+    '--no-formal reaches the generators',
+  );
   for (const name of ['random', 'llm', 'hybrid'] as const) assert.equal(generatorFor(name, settings).name, name);
   assert.throws(
     () => generatorFor('bogus' as EngineName, settings),

@@ -43,7 +43,15 @@ test('three experts, one candidate each: the best is kept and named, the failing
   );
   assert.ok((r1.candidateRuns?.[0].coverage.line.pct ?? 0) > (r1.candidateRuns?.[1].coverage.line.pct ?? 0));
   assert.match(r1.candidateRuns?.[2].error ?? '', /503/);
-  assert.ok(events.some((e) => e.type === 'log' && e.level === 'error' && e.message.includes(`Expert ${down.label} failed in round 1`) && e.message.includes('go on')));
+  assert.ok(
+    events.some(
+      (e) =>
+        e.type === 'log' &&
+        e.level === 'error' &&
+        e.message.includes(`Expert ${down.label} failed in round 1`) &&
+        e.message.includes('go on'),
+    ),
+  );
   // The candidates event carries each testbench, so any of them can be opened.
   const listed = events.find((e) => e.type === 'candidates' && e.round === 1);
   assert.ok(listed?.type === 'candidates');
@@ -81,7 +89,13 @@ test('defaults and seeds: one candidate per expert, 1 alone on a CPU or replay; 
   const signal = new AbortController().signal;
   assert.equal(await defaultCandidates([a, b], signal), 2);
   assert.equal(await defaultCandidates([a], signal), 1);
-  const gpu: ChatBackend = { label: 'g', kind: 'local', chat: a.chat.bind(a), compute: async () => 'cuda', dispose: async () => {} };
+  const gpu: ChatBackend = {
+    label: 'g',
+    kind: 'local',
+    chat: a.chat.bind(a),
+    compute: async () => 'cuda',
+    dispose: async () => {},
+  };
   const cpu: ChatBackend = { ...gpu, compute: async () => 'cpu' };
   assert.equal(await defaultCandidates([gpu], signal), 4);
   assert.equal(await defaultCandidates([cpu], signal), 1);

@@ -11,7 +11,9 @@ import { repoRoot } from '../helpers/cli';
 import { fileReply, replayModel } from '../helpers/replay';
 
 const fifo = join(repoRoot, 'examples', 'fifo', 'fifo.sv');
-const recorded = JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] };
+const recorded = JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as {
+  responses: string[];
+};
 
 // The formal stage is off in these runs (`formal: false`): the loop is under test, and Yosys on the holes a run
 // ends with only adds seconds; test/engine/formal-closure.test.ts and test/formal check it.
@@ -55,9 +57,16 @@ test('a whole testbench, then a patch that closes line and branch coverage', asy
 });
 
 test('protocol: 1 + N generations, and each follow-up round is ONE user message ending with the format restated', async () => {
-  const replay = await openBackend(replayModel([recorded.responses[0], recorded.responses[0], recorded.responses[0]]), { logger: silentLogger });
+  const replay = await openBackend(replayModel([recorded.responses[0], recorded.responses[0], recorded.responses[0]]), {
+    logger: silentLogger,
+  });
   const calls: ChatMessage[][] = [];
-  const backend: ChatBackend = { label: replay.label, kind: replay.kind, chat: (messages, options) => (calls.push(messages), replay.chat(messages, options)), dispose: () => replay.dispose() };
+  const backend: ChatBackend = {
+    label: replay.label,
+    kind: replay.kind,
+    chat: (messages, options) => (calls.push(messages), replay.chat(messages, options)),
+    dispose: () => replay.dispose(),
+  };
   const { rounds, stopReason } = await generateToEnd(
     { rtlFiles: [fifo], engine: 'llm', formal: false, targets: { line: 100, branch: 100 }, rounds: 2, stallRounds: 10 },
     { logger: silentLogger, signal: new AbortController().signal, backend },
@@ -65,13 +74,23 @@ test('protocol: 1 + N generations, and each follow-up round is ONE user message 
   assert.equal(stopReason, 'rounds');
   assert.equal(rounds.length, 3, 'rounds: 2 is a first generation and two refinement rounds');
   assert.equal(calls.length, 3);
-  assert.deepEqual(calls[0].map((m) => m.role), ['system', 'user']);
+  assert.deepEqual(
+    calls[0].map((m) => m.role),
+    ['system', 'user'],
+  );
   for (const prompt of calls.slice(1)) {
     // Markov context: system, user, the best reply (clean filename line + code), one combined feedback message.
-    assert.deepEqual(prompt.map((m) => m.role), ['system', 'user', 'assistant', 'user']);
+    assert.deepEqual(
+      prompt.map((m) => m.role),
+      ['system', 'user', 'assistant', 'user'],
+    );
     assert.match(prompt[2].content, /^filename: tb_fifo\.sv\n```systemverilog\n[\s\S]*\n```$/);
     const followup = prompt[3].content;
-    const at = ['Response parse result:\n', '\n\nEDA result:\n', '\n\nInstruction for next round:\nImprove coverage toward 100%'].map((h) => followup.indexOf(h));
+    const at = [
+      'Response parse result:\n',
+      '\n\nEDA result:\n',
+      '\n\nInstruction for next round:\nImprove coverage toward 100%',
+    ].map((h) => followup.indexOf(h));
     assert.equal(at[0], 0, 'the parse result opens the message');
     assert.ok(at[1] > at[0] && at[2] > at[1], `the sections in order: ${at.join(', ')}`);
     assert.ok(followup.endsWith(`\n${DEFAULT_TEMPLATES.outputFormat}`), 'it ends with the output format restated');
@@ -95,17 +114,26 @@ test('a reply with no code, a patch that does not match, and the stall rule', as
   assert.match(result.rounds[2].parse ?? '', /apply status=failed/);
   const fb3 = events.find((e) => e.type === 'feedback' && e.round === 3);
   assert.ok(fb3 && fb3.type === 'feedback');
-  assert.match(fb3.text, /Patch apply result:\n- status: failed\n- applied: 0\/1 hunks\n- failed: hunk 1: context line not in the testbench/);
+  assert.match(
+    fb3.text,
+    /Patch apply result:\n- status: failed\n- applied: 0\/1 hunks\n- failed: hunk 1: context line not in the testbench/,
+  );
   assert.equal(result.rounds[0].status, 'ok', 'the best attempt (round 1) is kept');
   assert.ok(result.coverage.line.covered > 0);
 });
 
 test('a testbench that does not compile, then its fix; and a reply wrapped in <think>', async () => {
-  const good = (JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] }).responses[0];
+  const good = (
+    JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as {
+      responses: string[];
+    }
+  ).responses[0];
   const broken = fileReply(
-    'module tb_fifo;\n  logic clk = 0;\n  fifo uut (.clk(clk), .rst_n(1\'b1), .push(1\'b0), .pop(1\'b0), .din(8\'h0));\n  initial begin\n    undeclared_signal = 1;\n    $finish;\n  end\nendmodule',
+    "module tb_fifo;\n  logic clk = 0;\n  fifo uut (.clk(clk), .rst_n(1'b1), .push(1'b0), .pop(1'b0), .din(8'h0));\n  initial begin\n    undeclared_signal = 1;\n    $finish;\n  end\nendmodule",
   );
-  const { result, events } = await runWith([broken, `<think>The signal was not declared.</think>\n${good}`], { rounds: 1 });
+  const { result, events } = await runWith([broken, `<think>The signal was not declared.</think>\n${good}`], {
+    rounds: 1,
+  });
   assert.equal(result.rounds[0].status, 'compile_error');
   const build1 = events.find((e) => e.type === 'build' && e.round === 1);
   assert.ok(build1 && build1.type === 'build');
@@ -121,7 +149,9 @@ test('a testbench that does not compile, then its fix; and a reply wrapped in <t
 });
 
 test('a testbench that does not instantiate the DUT is told so', async () => {
-  const { result, events } = await runWith([fileReply('module tb_other;\n  initial $finish;\nendmodule')], { rounds: 0 });
+  const { result, events } = await runWith([fileReply('module tb_other;\n  initial $finish;\nendmodule')], {
+    rounds: 0,
+  });
   assert.equal(result.rounds[0].status, 'compile_error');
   const fb = events.find((e) => e.type === 'feedback');
   assert.ok(fb && fb.type === 'feedback');

@@ -21,12 +21,20 @@ import { fileReply } from '../helpers/replay';
 import { loopback, memoryLogger, readBody } from '../llm/support';
 
 const fifo = join(repoRoot, 'examples', 'fifo', 'fifo.sv');
-const recorded = (JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] }).responses;
+const recorded = (
+  JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] }
+).responses;
 const roundOneCode = /```systemverilog\n([\s\S]*?)```/.exec(recorded[0])![1];
 
-type Entry = string | { text?: string; finishReason?: 'stop' | 'length' | 'interrupted'; error?: string; delayMs?: number };
+type Entry =
+  string | { text?: string; finishReason?: 'stop' | 'length' | 'interrupted'; error?: string; delayMs?: number };
 
-async function run(backend: ChatBackend, extra: Partial<GenerateRequest> = {}, signal = new AbortController().signal, onEvent?: (e: LoopEvent) => void) {
+async function run(
+  backend: ChatBackend,
+  extra: Partial<GenerateRequest> = {},
+  signal = new AbortController().signal,
+  onEvent?: (e: LoopEvent) => void,
+) {
   const events: LoopEvent[] = [];
   const result = await generateToEnd(
     // The formal stage (Yosys on the holes a run ends with) is off: the loop is what these tests check, and the
@@ -71,11 +79,23 @@ class ContextBackend implements ChatBackend {
     this.calls.push({ messages, options });
     const tokens = estimateTokens(messages);
     if (this.contextTokens !== undefined && tokens + (options?.maxTokens ?? 0) > this.contextTokens) {
-      throw new ChorusError('bad_input', `The prompt has ${tokens} tokens but the model's context holds ${this.contextTokens}.`);
+      throw new ChorusError(
+        'bad_input',
+        `The prompt has ${tokens} tokens but the model's context holds ${this.contextTokens}.`,
+      );
     }
     const text = this.replies[this.calls.length - 1] ?? 'NO_CHANGES';
     options?.onToken?.(text);
-    return { text, finishReason: 'stop', usage: { promptTokens: tokens, evaluatedPromptTokens: tokens, completionTokens: Math.ceil(text.length / 4), ms: 1 } };
+    return {
+      text,
+      finishReason: 'stop',
+      usage: {
+        promptTokens: tokens,
+        evaluatedPromptTokens: tokens,
+        completionTokens: Math.ceil(text.length / 4),
+        ms: 1,
+      },
+    };
   }
   async dispose(): Promise<void> {}
 }
@@ -96,7 +116,12 @@ test('the endpoint answers 503 after a measured round: the run ends with error a
     }
   });
   try {
-    const backend = new EndpointBackend({ baseUrl: server.url, model: 'm', logger: memoryLogger(), retry: { maxRetries: 1, baseMs: 1, maxWaitMs: 5 } });
+    const backend = new EndpointBackend({
+      baseUrl: server.url,
+      model: 'm',
+      logger: memoryLogger(),
+      retry: { maxRetries: 1, baseMs: 1, maxWaitMs: 5 },
+    });
     const { result, events } = await run(backend);
     assert.equal(result.stopReason, 'error');
     assert.match(result.stopDetail ?? '', /round 2.*HTTP 503: model is overloaded/);
@@ -104,7 +129,9 @@ test('the endpoint answers 503 after a measured round: the run ends with error a
     assert.equal(result.rounds[0].status, 'ok');
     assert.equal(result.testbench, roundOneCode, 'the measured round-1 testbench is the result');
     assert.ok(result.coverage.line.covered > 0);
-    assert.ok(events.some((e) => e.type === 'log' && e.level === 'error' && /best testbench so far is kept/.test(e.message)));
+    assert.ok(
+      events.some((e) => e.type === 'log' && e.level === 'error' && /best testbench so far is kept/.test(e.message)),
+    );
     assert.equal(events.at(-1)?.type, 'final');
   } finally {
     await server.close();
@@ -126,7 +153,11 @@ test('round 2 does not fit the context at full detail: its feedback is shortened
   assert.ok(estimateTokens(tight.calls[1].messages) <= full - 1, 'the prompt was fitted');
   assert.equal(tight.calls[1].options?.maxTokens, 1000, 'the reply budget is kept whole');
   assert.ok(events.some((e) => e.type === 'log' && /prompt was shortened to fit the context/.test(e.message)));
-  assert.match(tight.calls[1].messages.map((m) => m.content).join('\n'), /\.\.\. and \d+ more/, 'the uncovered list says how much was left out');
+  assert.match(
+    tight.calls[1].messages.map((m) => m.content).join('\n'),
+    /\.\.\. and \d+ more/,
+    'the uncovered list says how much was left out',
+  );
   assert.equal(result.stopReason, 'targets met');
 });
 
@@ -141,12 +172,24 @@ test('round 2 cannot fit even shortened: the run stops with reason context and k
   assert.equal(result.stopReason, 'context');
   assert.match(result.stopDetail ?? '', /raise --context-size/);
   assert.equal(result.testbench, roundOneCode);
-  assert.ok(events.some((e) => e.type === 'log' && e.level === 'warn' && /A follow-up prompt may take up to about \d+ tokens.*will be shortened/.test(e.message)), 'said up front');
+  assert.ok(
+    events.some(
+      (e) =>
+        e.type === 'log' &&
+        e.level === 'warn' &&
+        /A follow-up prompt may take up to about \d+ tokens.*will be shortened/.test(e.message),
+    ),
+    'said up front',
+  );
 });
 
 test('the design alone does not fit: a clear error before any model call, naming --context-size', async () => {
   const backend = new ContextBackend(recorded, 1200);
-  await assert.rejects(run(backend), (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /raise --context-size/.test(err.message));
+  await assert.rejects(
+    run(backend),
+    (err: unknown) =>
+      err instanceof ChorusError && err.kind === 'bad_input' && /raise --context-size/.test(err.message),
+  );
   assert.equal(backend.calls.length, 0);
 });
 
@@ -156,7 +199,15 @@ test('hybrid with a context too small for the model: the search testbench is kep
   // Arms the search cannot reach and, with the formal stage off, nothing proves: the model phase starts.
   const deepmatch = join(repoRoot, 'test', 'fixtures', 'formal', 'deepmatch.sv');
   const result = await generateToEnd(
-    { rtlFiles: [deepmatch], engine: 'hybrid', targets: { line: 100, branch: 100 }, rounds: 2, seed: 3, budgetSeconds: 15, formal: false },
+    {
+      rtlFiles: [deepmatch],
+      engine: 'hybrid',
+      targets: { line: 100, branch: 100 },
+      rounds: 2,
+      seed: 3,
+      budgetSeconds: 15,
+      formal: false,
+    },
     { logger: silentLogger, signal: new AbortController().signal, backend },
     (e) => events.push(e),
   );
@@ -169,10 +220,30 @@ test('hybrid with a context too small for the model: the search testbench is kep
 
 test('a long seeded testbench (hybrid) is replayed shortened, with a shortened uncovered list, when the whole one does not fit', async () => {
   // The search's testbench stands as the best reply (seedAttempt); the prompt walks down the detail levels.
-  const testbench = ['module tb_big;', ...Array.from({ length: 600 }, (_, i) => `  initial #${i} din = 8'd${i % 256};`), 'endmodule'].join('\n');
-  const holes = Array.from({ length: 80 }, (_, i) => ({ kind: 'line' as const, file: '/d/big.sv', line: i + 1, detail: `line ${i + 1} never ran` }));
-  const coverage = { line: { covered: 10, total: 90, pct: 11 }, branch: { covered: 0, total: 0, pct: 100 }, toggle: { covered: 0, total: 0, pct: 100 } };
-  const report: CoverageReport = { status: 'ok', coverage, instances: {}, holes, diagnostics: [], ms: { build: 1, sim: 1 } };
+  const testbench = [
+    'module tb_big;',
+    ...Array.from({ length: 600 }, (_, i) => `  initial #${i} din = 8'd${i % 256};`),
+    'endmodule',
+  ].join('\n');
+  const holes = Array.from({ length: 80 }, (_, i) => ({
+    kind: 'line' as const,
+    file: '/d/big.sv',
+    line: i + 1,
+    detail: `line ${i + 1} never ran`,
+  }));
+  const coverage = {
+    line: { covered: 10, total: 90, pct: 11 },
+    branch: { covered: 0, total: 0, pct: 100 },
+    toggle: { covered: 0, total: 0, pct: 100 },
+  };
+  const report: CoverageReport = {
+    status: 'ok',
+    coverage,
+    instances: {},
+    holes,
+    diagnostics: [],
+    ms: { build: 1, sim: 1 },
+  };
   const best = seedAttempt(testbench, 'tb_big.sv', report, { line: 100 });
   const opening: ChatMessage[] = [
     { role: 'system', content: 'system' },
@@ -182,7 +253,12 @@ test('a long seeded testbench (hybrid) is replayed shortened, with a shortened u
   const sizes = DETAIL_LEVELS.map((_, i) => estimateTokens(build(i)));
   const last = DETAIL_LEVELS.length - 1;
   assert.ok(sizes[last] < sizes[last - 1] && sizes[last - 1] < sizes[0], 'each level is smaller');
-  const budget = { contextTokens: sizes[last] + 1000, replyTokens: 1000, promptTokens: sizes[last], count: async (m: ChatMessage[]) => estimateTokens(m) };
+  const budget = {
+    contextTokens: sizes[last] + 1000,
+    replyTokens: 1000,
+    promptTokens: sizes[last],
+    count: async (m: ChatMessage[]) => estimateTokens(m),
+  };
   const fitted = await fitPrompt((d) => buildRoundPrompt(opening, best, [], d), budget);
   assert.ok('messages' in fitted);
   assert.equal(fitted.level, last);
@@ -190,7 +266,10 @@ test('a long seeded testbench (hybrid) is replayed shortened, with a shortened u
   assert.match(fitted.messages[2].content, /\/\/ … 522 lines left out to fit the context …/);
   assert.match(text, /Uncovered points \(80\):\n(.*\n){1}.*\.\.\. and 79 more/);
   assert.match(fitted.messages.at(-1)!.content, /answer with the whole file, not a patch/);
-  const none = await fitPrompt((d) => buildRoundPrompt(opening, best, [], d), { ...budget, promptTokens: sizes[last] - 1 });
+  const none = await fitPrompt((d) => buildRoundPrompt(opening, best, [], d), {
+    ...budget,
+    promptTokens: sizes[last] - 1,
+  });
   assert.deepEqual(none, { tokens: sizes[last] }, 'nothing fits: the smallest size is reported');
 });
 
@@ -198,12 +277,22 @@ test('each outcome has its own status and feedback: cut at the limit, empty, no 
   const cut = recorded[0].slice(0, recorded[0].indexOf('endmodule'));
   const rejected = fileReply(roundOneCode.replace('$finish;', '$system("rm -rf /tmp/x");\n    $finish;'));
   const simError = fileReply(roundOneCode.replace('$finish;', '$fatal(1, "stop");'));
-  const { result, events } = await run(await replay([{ text: cut, finishReason: 'length' }, '', 'Sorry, I cannot write that.', rejected, simError, recorded[0]]), {
-    rounds: 6,
-    stallRounds: 10,
-    // Each reply is its own round here; re-asking is tested below.
-    parseRetries: 0,
-  });
+  const { result, events } = await run(
+    await replay([
+      { text: cut, finishReason: 'length' },
+      '',
+      'Sorry, I cannot write that.',
+      rejected,
+      simError,
+      recorded[0],
+    ]),
+    {
+      rounds: 6,
+      stallRounds: 10,
+      // Each reply is its own round here; re-asking is tested below.
+      parseRetries: 0,
+    },
+  );
   assert.deepEqual(
     result.rounds.map((r) => r.status),
     ['truncated', 'empty_reply', 'no_code', 'rejected', 'sim_error', 'ok'],
@@ -213,13 +302,19 @@ test('each outcome has its own status and feedback: cut at the limit, empty, no 
     assert.ok(e && e.type === 'feedback');
     return e.text;
   };
-  assert.match(feedback(1), /- reason: truncated: the reply reached the token limit \(\d+ tokens\) before the code was complete; nothing was compiled/);
+  assert.match(
+    feedback(1),
+    /- reason: truncated: the reply reached the token limit \(\d+ tokens\) before the code was complete; nothing was compiled/,
+  );
   assert.match(feedback(1), /Instruction for next round:\nYour reply was cut off/);
   assert.match(feedback(2), /- reason: the reply was empty/);
   assert.match(feedback(3), /- reason: no SystemVerilog code block/);
   assert.match(feedback(4), /- status: rejected\n- stage: sandbox check/);
   assert.match(feedback(5), /- status: sim_failed\n- stage: simulate/);
-  assert.ok(!events.some((e) => e.type === 'build' && e.round <= 3), 'nothing was built for replies with nothing to build');
+  assert.ok(
+    !events.some((e) => e.type === 'build' && e.round <= 3),
+    'nothing was built for replies with nothing to build',
+  );
   assert.equal(result.testbench, roundOneCode);
 });
 
@@ -251,19 +346,34 @@ test('a reply with no code is asked again with the same prompt (bounded) and not
   const backend = new ContextBackend(['Sorry, I cannot write that.', recorded[0], recorded[1]]);
   const { result, events } = await run(backend, { seed: 4 });
   assert.equal(backend.calls.length, 3);
-  assert.deepEqual(backend.calls[1].messages, backend.calls[0].messages, 'the failed reply is not in the re-ask prompt');
+  assert.deepEqual(
+    backend.calls[1].messages,
+    backend.calls[0].messages,
+    'the failed reply is not in the re-ask prompt',
+  );
   assert.notEqual(backend.calls[1].options?.seed, backend.calls[0].options?.seed, 'the re-ask samples anew');
   assert.deepEqual(
     result.rounds.map((r) => r.status),
     ['ok', 'ok'],
   );
   assert.equal(result.stopReason, 'targets met');
-  assert.ok(events.some((e) => e.type === 'log' && /Round 1: no testbench: no SystemVerilog code block.*asked again with the same prompt \(1 of 1\)/.test(e.message)));
+  assert.ok(
+    events.some(
+      (e) =>
+        e.type === 'log' &&
+        /Round 1: no testbench: no SystemVerilog code block.*asked again with the same prompt \(1 of 1\)/.test(
+          e.message,
+        ),
+    ),
+  );
   // Bounded: two replies without code in a row are fed back as the round's outcome.
   const stubborn = new ContextBackend(['Sorry.', 'Still no code.', recorded[0]]);
   const second = await run(stubborn, { rounds: 1, stallRounds: 10 });
   assert.equal(second.result.rounds[0].status, 'no_code');
-  assert.match(stubborn.calls[2].messages.map((m) => m.content).join('\n'), /Still no code\.[\s\S]*- reason: no SystemVerilog code block/);
+  assert.match(
+    stubborn.calls[2].messages.map((m) => m.content).join('\n'),
+    /Still no code\.[\s\S]*- reason: no SystemVerilog code block/,
+  );
 });
 
 test('sampling controls reach the backend: temperature, max tokens, thinking off', async () => {
@@ -283,7 +393,9 @@ test('the wall-clock budget stops a generation in progress', async () => {
 
 test('the budget runs out while round 2 is being written: the run ends with budget and round 1 testbench', async () => {
   // Round 1 (about 5 s measured here) fits the budget many times over; round 2's reply would take a minute.
-  const { result } = await run(await replay([recorded[0], { text: recorded[1], delayMs: 120_000 }]), { budgetSeconds: 40 });
+  const { result } = await run(await replay([recorded[0], { text: recorded[1], delayMs: 120_000 }]), {
+    budgetSeconds: 40,
+  });
   assert.equal(result.stopReason, 'budget');
   assert.equal(result.rounds.length, 1);
   assert.equal(result.testbench, roundOneCode);
@@ -292,9 +404,14 @@ test('the budget runs out while round 2 is being written: the run ends with budg
 
 test('cancel during round 2: the run ends cancelled with round 1 testbench', async () => {
   const controller = new AbortController();
-  const { result } = await run(await replay([recorded[0], { text: recorded[1], delayMs: 60_000 }]), {}, controller.signal, (e) => {
-    if (e.type === 'roundStart' && e.round === 2) controller.abort();
-  });
+  const { result } = await run(
+    await replay([recorded[0], { text: recorded[1], delayMs: 60_000 }]),
+    {},
+    controller.signal,
+    (e) => {
+      if (e.type === 'roundStart' && e.round === 2) controller.abort();
+    },
+  );
   assert.equal(result.stopReason, 'cancelled');
   assert.equal(result.testbench, roundOneCode);
 });
@@ -326,19 +443,47 @@ test('the spec beside the design and the clock and reset are in the opening prom
 });
 
 test('protocol: the newer state is kept on a tie, never a worse one, and a testbench beats none', () => {
-  const coverage = (pct: number) => ({ line: { covered: pct, total: 100, pct }, branch: { covered: 0, total: 0, pct: 100 }, toggle: { covered: 0, total: 0, pct: 100 } });
+  const coverage = (pct: number) => ({
+    line: { covered: pct, total: 100, pct },
+    branch: { covered: 0, total: 0, pct: 100 },
+    toggle: { covered: 0, total: 0, pct: 100 },
+  });
   const attempt = (pct: number | null, testbench: string | null = 'module tb; endmodule\n'): Attempt => ({
     reply: '',
     feedback: () => ({ role: 'user', content: '' }),
     testbench,
     filename: 'tb.sv',
-    report: pct === null ? null : { status: 'ok', coverage: coverage(pct), instances: {}, holes: [], diagnostics: [], ms: { build: 0, sim: 0 } },
+    report:
+      pct === null
+        ? null
+        : {
+            status: 'ok',
+            coverage: coverage(pct),
+            instances: {},
+            holes: [],
+            diagnostics: [],
+            ms: { build: 0, sim: 0 },
+          },
   });
   const targets = { line: 100 };
   assert.equal(keepsNewer(attempt(50), attempt(50), targets), true, 'tie: the newer one');
   assert.equal(keepsNewer(attempt(40), attempt(50), targets), false);
   assert.equal(keepsNewer(attempt(60), attempt(50), targets), true);
   assert.equal(keepsNewer(attempt(null, null), attempt(null), targets), true, 'neither measured: the newer one');
-  const failed: Attempt = { ...attempt(null), report: { status: 'compile_error', coverage: coverage(0), instances: {}, holes: [], diagnostics: [], ms: { build: 0, sim: 0 } } };
-  assert.equal(keepsNewer(attempt(null, null), failed, targets), false, 'a reply with no code does not replace a testbench');
+  const failed: Attempt = {
+    ...attempt(null),
+    report: {
+      status: 'compile_error',
+      coverage: coverage(0),
+      instances: {},
+      holes: [],
+      diagnostics: [],
+      ms: { build: 0, sim: 0 },
+    },
+  };
+  assert.equal(
+    keepsNewer(attempt(null, null), failed, targets),
+    false,
+    'a reply with no code does not replace a testbench',
+  );
 });

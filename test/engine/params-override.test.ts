@@ -17,7 +17,8 @@ const DUT = join(__dirname, '..', 'fixtures', 'params', 'param_dut.sv');
 test('the analysis reads the top with the overrides: widths follow W', async () => {
   const plain = await analyzeDesign([DUT]);
   const over = await analyzeDesign([DUT], { design: { parameters: { W: '8', EXTRA: '1' } } });
-  const width = (a: typeof plain, port: string) => moduleByName(a, 'param_dut')!.ports.find((p) => p.name === port)!.width;
+  const width = (a: typeof plain, port: string) =>
+    moduleByName(a, 'param_dut')!.ports.find((p) => p.name === port)!.width;
   assert.equal(width(plain, 'a'), 4);
   assert.equal(width(over, 'a'), 8);
   assert.equal(width(over, 'q'), 8);
@@ -29,7 +30,9 @@ test('the analysis reads the top with the overrides: widths follow W', async () 
 test('an override of a parameter the top does not have is an error naming its parameters', async () => {
   await assert.rejects(
     selectDut({ files: [DUT], design: { parameters: { DEPTH: '3' } } }),
-    (err: unknown) => err instanceof ChorusError && /-G DEPTH: param_dut has no parameter 'DEPTH' \(its parameters: W, EXTRA\)/.test(err.message),
+    (err: unknown) =>
+      err instanceof ChorusError &&
+      /-G DEPTH: param_dut has no parameter 'DEPTH' \(its parameters: W, EXTRA\)/.test(err.message),
   );
 });
 
@@ -42,7 +45,13 @@ test('the harness instantiates the DUT with the overrides', async () => {
 });
 
 test('the opening prompt gives the effective parameters', () => {
-  const [, user] = buildOpeningMessages({ rtl: [], specs: [], top: 'param_dut', instance: 'uut', parameters: { W: '8', EXTRA: '1' } });
+  const [, user] = buildOpeningMessages({
+    rtl: [],
+    specs: [],
+    top: 'param_dut',
+    instance: 'uut',
+    parameters: { W: '8', EXTRA: '1' },
+  });
   assert.match(user.content, /instantiate 'param_dut' with #\(\.W\(8\), \.EXTRA\(1\)\)/);
   const [, plain] = buildOpeningMessages({ rtl: [], specs: [], top: 'param_dut', instance: 'uut' });
   assert.doesNotMatch(plain.content, /#\(/);
@@ -72,7 +81,8 @@ test("a model's DUT instantiation gets the overrides; its other named parameters
 });
 
 test('a whole-file reply is patched to carry the overrides before it is measured', () => {
-  const reply = 'filename: tb_param_dut.sv\n```systemverilog\nmodule tb_param_dut;\n  param_dut #(.W(2)) uut (.clk(clk));\nendmodule\n```';
+  const reply =
+    'filename: tb_param_dut.sv\n```systemverilog\nmodule tb_param_dut;\n  param_dut #(.W(2)) uut (.clk(clk));\nendmodule\n```';
   const c = parseAndPatch(reply, null, 'param_dut', undefined, { W: '8' });
   assert.match(c.testbench ?? '', /param_dut #\(\.W\(8\)\) uut \(/);
   assert.match(parseAndPatch(reply, null, 'param_dut').testbench ?? '', /param_dut #\(\.W\(2\)\) uut \(/);

@@ -7,7 +7,15 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { askMessages, chooseEngine, designNames, planRun, prepareRun, selectDut, type ModelProvider } from '../../src/engine';
+import {
+  askMessages,
+  chooseEngine,
+  designNames,
+  planRun,
+  prepareRun,
+  selectDut,
+  type ModelProvider,
+} from '../../src/engine';
 import { holesForModel } from '../../src/engine/evaluate';
 import { diagnosticsLog } from '../../src/engine/llm/feedback';
 import { ChorusError, type Hole } from '../../src/protocol';
@@ -23,8 +31,14 @@ before(() => {
   mkdirSync(join(work, 'b'));
   fileA = join(work, 'a', 'fifo.sv');
   fileB = join(work, 'b', 'fifo.sv');
-  writeFileSync(fileA, 'module top_fifo(input logic clk, output logic [3:0] q);\n  inner_fifo u (.clk(clk), .q(q));\nendmodule\n');
-  writeFileSync(fileB, 'module inner_fifo(input logic clk, output logic [3:0] q);\n  always_ff @(posedge clk) q <= q + 1;\nendmodule\n');
+  writeFileSync(
+    fileA,
+    'module top_fifo(input logic clk, output logic [3:0] q);\n  inner_fifo u (.clk(clk), .q(q));\nendmodule\n',
+  );
+  writeFileSync(
+    fileB,
+    'module inner_fifo(input logic clk, output logic [3:0] q);\n  always_ff @(posedge clk) q <= q + 1;\nendmodule\n',
+  );
   // Beside a: a helper module the top does not use, a second one it does, and a testbench.
   writeFileSync(join(work, 'a', 'unused.sv'), 'module unused(input logic x);\nendmodule\n');
   tbBeside = join(work, 'a', 'tb_top_fifo.sv');
@@ -44,7 +58,10 @@ test('explicit files: absolute paths, the top found by analysis', async () => {
 });
 
 test('a document: it and the sibling sources its top needs; testbenches and unused modules stay out', async () => {
-  writeFileSync(join(work, 'a', 'inner_copy.sv'), 'module inner_fifo(input logic clk, output logic [3:0] q);\nendmodule\n');
+  writeFileSync(
+    join(work, 'a', 'inner_copy.sv'),
+    'module inner_fifo(input logic clk, output logic [3:0] q);\nendmodule\n',
+  );
   try {
     const dut = await selectDut({ document: fileA });
     assert.equal(dut.files[0], fileA);
@@ -56,7 +73,10 @@ test('a document: it and the sibling sources its top needs; testbenches and unus
 });
 
 test('one top rule: an unknown top names what to check', async () => {
-  await assert.rejects(selectDut({ files: [fileA, fileB], top: 'nope' }), (err: unknown) => err instanceof ChorusError && /'nope' is not defined/.test(err.message));
+  await assert.rejects(
+    selectDut({ files: [fileA, fileB], top: 'nope' }),
+    (err: unknown) => err instanceof ChorusError && /'nope' is not defined/.test(err.message),
+  );
 });
 
 test('the auto engine choice: the model when one is configured or found, else the model-free search', async () => {
@@ -78,7 +98,11 @@ test('text names files by base name, by their path from the common folder when t
   assert.equal(shared('/tmp/run/tb_top_fifo.sv'), 'tb_top_fifo.sv', 'a file outside the DUT by its base name');
 
   const ctx = await prepareRun({ rtlFiles: [fileA, fileB], engine: 'llm', targets: {}, workDir: work });
-  assert.deepEqual(ctx.rtl.map((f) => f.name), [join('a', 'fifo.sv'), join('b', 'fifo.sv')], 'the prompt tells the two files apart');
+  assert.deepEqual(
+    ctx.rtl.map((f) => f.name),
+    [join('a', 'fifo.sv'), join('b', 'fifo.sv')],
+    'the prompt tells the two files apart',
+  );
   const holes: Hole[] = [
     { kind: 'line', file: fileA, line: 2, detail: 'block never executed' },
     { kind: 'branch', file: fileB, line: 2, detail: 'if arm never taken' },
@@ -87,7 +111,10 @@ test('text names files by base name, by their path from the common folder when t
   assert.match(text, /- b\/fifo\.sv:2 branch/);
   assert.match(text, /- a\/fifo\.sv:2 line/);
   assert.doesNotMatch(text, new RegExp(work), 'no absolute paths in the model text');
-  assert.equal(diagnosticsLog([{ file: join(work, 'run', 'tb_x.sv'), line: 3, column: 1, severity: 'error', message: 'x' }]), 'tb_x.sv:3:1: error: x');
+  assert.equal(
+    diagnosticsLog([{ file: join(work, 'run', 'tb_x.sv'), line: 3, column: 1, severity: 'error', message: 'x' }]),
+    'tb_x.sv:3:1: error: x',
+  );
 
   const messages = await askMessages({ files: [fileA, fileB], question: 'why?' });
   assert.match(messages[1].content, /\/\/ File: a\/fifo\.sv/);

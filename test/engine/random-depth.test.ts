@@ -32,7 +32,10 @@ test('analysis finds counters, their limits, their clears and the counters they 
   assert.deepEqual(by.get('sec')!.dependsOn, []);
   assert.deepEqual(by.get('day')!.dependsOn.sort(), ['hour', 'min', 'sec']);
   assert.ok(by.get('sec')!.countWhen.includes('tick'));
-  assert.ok(by.get('sec')!.loads.some((l) => l.when.includes('clear') && l.value === 0n), 'clear is a load of sec');
+  assert.ok(
+    by.get('sec')!.loads.some((l) => l.when.includes('clear') && l.value === 0n),
+    'clear is a load of sec',
+  );
 
   const [wd] = await counters('watchdog');
   assert.equal(wd.name, 'count');
@@ -56,8 +59,56 @@ const cases: { name: string; deepest: number }[] = [
 
 for (const { name, deepest } of cases) {
   // The safety net is wide: these close in 10-35 s on a loaded 2-core machine, mostly the harness build.
-  test(`${name}: every line and branch point is closed, and the testbench alone reaches the same points`, { timeout: 240_000 }, async () => {
-    const file = deep(name);
+  test(
+    `${name}: every line and branch point is closed, and the testbench alone reaches the same points`,
+    { timeout: 240_000 },
+    async () => {
+      const file = deep(name);
+      const outcome = await generateToEnd(
+        { rtlFiles: [file], engine: 'random', targets: { line: 100, branch: 100 }, seed: 1, budgetSeconds: 60 },
+        { logger: silentLogger, signal: new AbortController().signal },
+        () => {},
+      );
+      assert.deepEqual(
+        outcome.holes.filter((h) => h.kind !== 'toggle').map((h) => `${h.line} ${h.detail}`),
+        [],
+        `${name}: line or branch holes left`,
+      );
+      assert.equal(outcome.pass, true);
+      // Compact: the deep hold is one table row with its cycle count, not a line per cycle.
+      const holds = [...outcome.testbench.matchAll(/\{32'd(\d+),/g)].map((m) => Number(m[1]));
+      assert.ok(
+        Math.max(...holds) >= deepest,
+        `${name}: a row holds at least ${deepest} cycles (longest ${Math.max(...holds)})`,
+      );
+      assert.ok(outcome.testbench.split('\n').length < 400, `${name}: the testbench stays short`);
+
+      const dir = mkdtempSync(join(tmpdir(), `chorus-deep-${name}-`));
+      const tb = join(dir, `tb_${name}.sv`);
+      writeFileSync(tb, outcome.testbench);
+      const own = await measureCoverage(
+        { dutFiles: [file], testbench: tb, dutTop: name, timeoutMs: 120_000, fsms: await fsmModelsOfFiles([file]) },
+        { logger: silentLogger, workspaceRoot: dir },
+      );
+      assert.equal(own.status, 'ok');
+      assert.equal(
+        own.bounded ?? false,
+        false,
+        'the testbench ends by $finish, inside the default simulated-time bound',
+      );
+      assert.deepEqual(own.coverage, outcome.coverage);
+      // Point by point: every line's hits and every branch arm's count are the ones the engine reported.
+      assert.deepEqual(lineCoverage(own.points), outcome.lines);
+    },
+  );
+}
+
+test(
+  'without a reset input, the testbench still reaches every point its sequences reached',
+  { timeout: 240_000 },
+  async () => {
+    // Each sequence was found from power-up; in the testbench all but the first start where the previous one ended.
+    const file = deep('load_timer');
     const outcome = await generateToEnd(
       { rtlFiles: [file], engine: 'random', targets: { line: 100, branch: 100 }, seed: 1, budgetSeconds: 60 },
       { logger: silentLogger, signal: new AbortController().signal },
@@ -66,38 +117,14 @@ for (const { name, deepest } of cases) {
     assert.deepEqual(
       outcome.holes.filter((h) => h.kind !== 'toggle').map((h) => `${h.line} ${h.detail}`),
       [],
-      `${name}: line or branch holes left`,
     );
-    assert.equal(outcome.pass, true);
-    // Compact: the deep hold is one table row with its cycle count, not a line per cycle.
-    const holds = [...outcome.testbench.matchAll(/\{32'd(\d+),/g)].map((m) => Number(m[1]));
-    assert.ok(Math.max(...holds) >= deepest, `${name}: a row holds at least ${deepest} cycles (longest ${Math.max(...holds)})`);
-    assert.ok(outcome.testbench.split('\n').length < 400, `${name}: the testbench stays short`);
-
-    const dir = mkdtempSync(join(tmpdir(), `chorus-deep-${name}-`));
-    const tb = join(dir, `tb_${name}.sv`);
+    const dir = mkdtempSync(join(tmpdir(), 'chorus-deep-load_timer-'));
+    const tb = join(dir, 'tb_load_timer.sv');
     writeFileSync(tb, outcome.testbench);
-    const own = await measureCoverage({ dutFiles: [file], testbench: tb, dutTop: name, timeoutMs: 120_000, fsms: await fsmModelsOfFiles([file]) }, { logger: silentLogger, workspaceRoot: dir });
-    assert.equal(own.status, 'ok');
-    assert.equal(own.bounded ?? false, false, 'the testbench ends by $finish, inside the default simulated-time bound');
+    const own = await measureCoverage(
+      { dutFiles: [file], testbench: tb, dutTop: 'load_timer', fsms: await fsmModelsOfFiles([file]) },
+      { logger: silentLogger, workspaceRoot: dir },
+    );
     assert.deepEqual(own.coverage, outcome.coverage);
-    // Point by point: every line's hits and every branch arm's count are the ones the engine reported.
-    assert.deepEqual(lineCoverage(own.points), outcome.lines);
-  });
-}
-
-test('without a reset input, the testbench still reaches every point its sequences reached', { timeout: 240_000 }, async () => {
-  // Each sequence was found from power-up; in the testbench all but the first start where the previous one ended.
-  const file = deep('load_timer');
-  const outcome = await generateToEnd(
-    { rtlFiles: [file], engine: 'random', targets: { line: 100, branch: 100 }, seed: 1, budgetSeconds: 60 },
-    { logger: silentLogger, signal: new AbortController().signal },
-    () => {},
-  );
-  assert.deepEqual(outcome.holes.filter((h) => h.kind !== 'toggle').map((h) => `${h.line} ${h.detail}`), []);
-  const dir = mkdtempSync(join(tmpdir(), 'chorus-deep-load_timer-'));
-  const tb = join(dir, 'tb_load_timer.sv');
-  writeFileSync(tb, outcome.testbench);
-  const own = await measureCoverage({ dutFiles: [file], testbench: tb, dutTop: 'load_timer', fsms: await fsmModelsOfFiles([file]) }, { logger: silentLogger, workspaceRoot: dir });
-  assert.deepEqual(own.coverage, outcome.coverage);
-});
+  },
+);

@@ -5,7 +5,8 @@ import { applyPatch, parsePatch } from '../../src/engine/llm/patch';
 import { buildFollowupMessage, buildOpeningMessages, SYSTEM_PROMPT } from '../../src/engine/llm/prompt';
 import { DEFAULT_TEMPLATES } from '../../src/engine/llm/templates';
 
-const TB = 'module tb_fifo;\n  logic clk;\n  fifo uut (.clk(clk));\n  initial begin\n    clk = 0;\n    $finish;\n  end\nendmodule';
+const TB =
+  'module tb_fifo;\n  logic clk;\n  fifo uut (.clk(clk));\n  initial begin\n    clk = 0;\n    $finish;\n  end\nendmodule';
 
 test('a whole-testbench reply: filename line and one systemverilog block', () => {
   const r = parseReply(`filename: tb_fifo.sv\n\`\`\`systemverilog\n${TB}\n\`\`\`\n`);
@@ -18,7 +19,9 @@ test('a whole-testbench reply: filename line and one systemverilog block', () =>
 
 test('tolerates verilog/sv fences, prose around, no filename, and <think> first', () => {
   for (const lang of ['verilog', 'sv', '']) {
-    const r = parseReply(`<think>I should drive push while full.</think>\nHere you go:\n\`\`\`${lang}\n${TB}\n\`\`\`\nThis reaches all states.`);
+    const r = parseReply(
+      `<think>I should drive push while full.</think>\nHere you go:\n\`\`\`${lang}\n${TB}\n\`\`\`\nThis reaches all states.`,
+    );
     assert.equal(r.type, 'file', `fence '${lang}'`);
     if (r.type === 'file') {
       assert.equal(r.filename, null);
@@ -49,7 +52,9 @@ test('NO_CHANGES and patch replies are recognised', () => {
 });
 
 test('a patch applies with exact context', () => {
-  const p = parsePatch('@@\n   initial begin\n-    clk = 0;\n+    clk = 0;\n+    repeat (4) #5 clk = ~clk;\n     $finish;\n');
+  const p = parsePatch(
+    '@@\n   initial begin\n-    clk = 0;\n+    clk = 0;\n+    repeat (4) #5 clk = ~clk;\n     $finish;\n',
+  );
   assert.ok(p.ok);
   if (!p.ok) return;
   const out = applyPatch(TB, p.hunks);
@@ -100,7 +105,10 @@ test('the opening messages keep the trained structure', () => {
   assert.match(msgs[0].content, /filename: tb_<name>\.sv/);
   assert.match(msgs[0].content, /```systemverilog/);
   const u = msgs[1].content;
-  assert.match(u, /^<context>\n\/\/ File: fifo\.sv\nmodule fifo; endmodule\n\n\/\/ No specification files were provided\.\n<\/context>\n<instructions>\n/);
+  assert.match(
+    u,
+    /^<context>\n\/\/ File: fifo\.sv\nmodule fifo; endmodule\n\n\/\/ No specification files were provided\.\n<\/context>\n<instructions>\n/,
+  );
   assert.match(u, /top module is 'fifo' and it must be instantiated as 'uut'/);
   assert.match(u, /<\/instructions>\nWrite the SystemVerilog testbench/);
 });
@@ -119,9 +127,14 @@ test('a follow-up is ONE user message: the sections in order, the current testbe
   assert.equal(sections[1], 'Patch apply result:\n- status: success\n- applied: 1/1 hunks');
   assert.equal(sections[2], `Current testbench contents:\n${TB.replace(/\s+$/, '')}`);
   assert.equal(sections[3], 'EDA result:\n- status: success\n- stage: coverage\n- coverage: line 90% (9/10)');
-  assert.ok(msg.content.includes('\n\nInstruction for next round:\nImprove coverage toward 100%.\nOutput requirements:\n'));
+  assert.ok(
+    msg.content.includes('\n\nInstruction for next round:\nImprove coverage toward 100%.\nOutput requirements:\n'),
+  );
   assert.ok(msg.content.endsWith(DEFAULT_TEMPLATES.outputFormat), 'ends with the output format restated');
   const fileMsg = buildFollowupMessage({ parse: { status: 'success', type: 'file' }, testbench: TB, instruction: 'x' });
   assert.doesNotMatch(fileMsg.content, /Current testbench contents:/, 'a whole-file reply is not echoed back');
-  assert.match(fileMsg.content, /^Response parse result:\n- status: success\n- type: file\n\nInstruction for next round:\nx\nOutput requirements:/);
+  assert.match(
+    fileMsg.content,
+    /^Response parse result:\n- status: success\n- type: file\n\nInstruction for next round:\nx\nOutput requirements:/,
+  );
 });

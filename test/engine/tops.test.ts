@@ -23,6 +23,12 @@ test('every module when each one is instantiated (a cycle), so the user can stil
 });
 
 test('without text the file is read; a missing file is an error naming it', async () => {
-  assert.deepEqual(await findTops(join(repoRoot, 'examples', 'counter', 'counter.sv')), { modules: ['counter'], tops: ['counter'] });
-  await assert.rejects(findTops('/no/such/dir/x.sv'), (err) => err instanceof ChorusError && err.kind === 'bad_input' && /No such file/.test(err.message));
+  assert.deepEqual(await findTops(join(repoRoot, 'examples', 'counter', 'counter.sv')), {
+    modules: ['counter'],
+    tops: ['counter'],
+  });
+  await assert.rejects(
+    findTops('/no/such/dir/x.sv'),
+    (err) => err instanceof ChorusError && err.kind === 'bad_input' && /No such file/.test(err.message),
+  );
 });

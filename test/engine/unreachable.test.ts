@@ -37,21 +37,35 @@ test('fsm_defaults: claimed defaults are never hit, every other default is', asy
     assert.ok(unreachable.includes(h.line), `hole at line ${h.line} (${h.detail}) is not one analysis claims`);
     assert.match(h.unreachable ?? '', /only ever holds/, `line ${h.line} is reported as unreachable`);
   }
-  assert.deepEqual([...new Set(structural.map((h) => h.line))].sort((a, b) => a - b), unreachable);
+  assert.deepEqual(
+    [...new Set(structural.map((h) => h.line))].sort((a, b) => a - b),
+    unreachable,
+  );
 
   // The emitted testbench on its own: points on claimed lines stay at 0, every REACHABLE default is hit.
   const dir = mkdtempSync(join(tmpdir(), 'chorus-unreachable-'));
   const tb = join(dir, 'tb_fsm_defaults.sv');
   writeFileSync(tb, result.testbench);
-  const own = await measureCoverage({ dutFiles: [file], testbench: tb, dutTop: 'fsm_defaults' }, { logger: silentLogger, workspaceRoot: dir });
+  const own = await measureCoverage(
+    { dutFiles: [file], testbench: tb, dutTop: 'fsm_defaults' },
+    { logger: silentLogger, workspaceRoot: dir },
+  );
   assert.equal(own.status, 'ok');
-  const hits = (line: number) => own.points.filter((p) => basename(p.file) === 'fsm_defaults.sv' && p.line === line && p.kind !== 'toggle');
+  const hits = (line: number) =>
+    own.points.filter((p) => basename(p.file) === 'fsm_defaults.sv' && p.line === line && p.kind !== 'toggle');
   // Soundness, whatever the marks say: nothing analysis claims is ever hit.
   const claimed = unreachableDefaults(analyzeSources([{ name: file, content: text }])).map((u) => u.line);
   assert.deepEqual(claimed, unreachable);
   for (const line of claimed) {
     assert.ok(hits(line).length > 0, `line ${line} has coverage points`);
-    assert.ok(hits(line).every((p) => p.count === 0), `claimed line ${line} was hit`);
+    assert.ok(
+      hits(line).every((p) => p.count === 0),
+      `claimed line ${line} was hit`,
+    );
   }
-  for (const line of reachable) assert.ok(hits(line).some((p) => p.count > 0), `REACHABLE default at line ${line} was not hit`);
+  for (const line of reachable)
+    assert.ok(
+      hits(line).some((p) => p.count > 0),
+      `REACHABLE default at line ${line} was not hit`,
+    );
 });

@@ -37,11 +37,16 @@ test('loop events → progress notification lines and bar increments', () => {
     ...Array.from({ length: 50 }, (): LoopEvent => ({ type: 'tokens', round: 1, text: 'x' })),
     { type: 'build', round: 1, status: 'ok', ms: 900, diagnostics: [] },
     { type: 'coverage', round: 1, coverage: cov(80, 60), holes: [], status: 'ok' },
-    { type: 'roundEnd', round: { index: 1, status: 'ok', coverage: cov(80, 60), ms: { generate: 1, build: 1, sim: 1 } } },
+    {
+      type: 'roundEnd',
+      round: { index: 1, status: 'ok', coverage: cov(80, 60), ms: { generate: 1, build: 1, sim: 1 } },
+    },
     { type: 'roundStart', round: 2 },
     { type: 'build', round: 2, status: 'compile_error', ms: 300, diagnostics: [] },
   ];
-  const steps = events.map((e) => progressStep(state, e)).filter((s) => s.message !== undefined || s.increment !== undefined);
+  const steps = events
+    .map((e) => progressStep(state, e))
+    .filter((s) => s.message !== undefined || s.increment !== undefined);
   assert.deepEqual(
     steps.map((s) => s.message ?? `+${s.increment}`),
     [
@@ -55,7 +60,10 @@ test('loop events → progress notification lines and bar increments', () => {
       'Round 2 of 4: build compile error… — line 80% · branch 60%',
     ],
   );
-  const final = { type: 'final', result: { coverage: cov(100, 100), stopReason: 'targets met' } as GenerateResult } as LoopEvent;
+  const final = {
+    type: 'final',
+    result: { coverage: cov(100, 100), stopReason: 'targets met' } as GenerateResult,
+  } as LoopEvent;
   assert.equal(progressStep(state, final).message, 'Done (targets met) — line 100% · branch 100%');
 });
 
@@ -64,10 +72,13 @@ test('errors from the server read as kind + message; cancellations are not error
     kind: 'missing_tool',
     message: 'Verilator not found: install it.',
   });
-  assert.deepEqual(describeError({ code: -32803, message: 'Build failed: see the log.', data: { kind: 'bad_input' } }), {
-    kind: 'bad_input',
-    message: 'Build failed: see the log.',
-  });
+  assert.deepEqual(
+    describeError({ code: -32803, message: 'Build failed: see the log.', data: { kind: 'bad_input' } }),
+    {
+      kind: 'bad_input',
+      message: 'Build failed: see the log.',
+    },
+  );
   assert.equal(describeError({ code: -32800, message: 'cancelled' }).kind, 'cancelled');
   assert.equal(describeError({ code: -32603, message: 'boom', data: { kind: 'nonsense' } }).kind, 'failed');
   assert.equal(describeError(new ChorusError('cancelled', 'Cancelled.')).kind, 'cancelled');
@@ -97,7 +108,7 @@ test('an error is shown once while its notification is open, with Show log', asy
   assert.match(stub.messages[2].text, /Install it or set its path/);
 });
 
-test('top picker: the server\'s candidates, the last pick first; one candidate is taken without asking', async () => {
+test("top picker: the server's candidates, the last pick first; one candidate is taken without asking", async () => {
   assert.deepEqual(orderTops(['top', 'other'], 'other'), ['other', 'top']);
   assert.deepEqual(orderTops(['top', 'other'], 'gone'), ['top', 'other']);
   stub.reset();
@@ -129,12 +140,22 @@ test('command arguments: a Uri, a URI string, a path, or the server lens object 
 test('model picker: list entries, the current one marked, then endpoint, browse and none', () => {
   const items = modelPickItems(
     [
-      { id: 'chorus-4b-q4_k_m', label: 'CHORUS 4B Q4_K_M', uri: 'models/chorus-4b.Q4_K_M.gguf', present: false, sizeBytes: 2.5e9, source: 'manifest' },
+      {
+        id: 'chorus-4b-q4_k_m',
+        label: 'CHORUS 4B Q4_K_M',
+        uri: 'models/chorus-4b.Q4_K_M.gguf',
+        present: false,
+        sizeBytes: 2.5e9,
+        source: 'manifest',
+      },
       { id: 'found-1', label: 'my.gguf', uri: '/m/my.gguf', present: true, source: 'found' },
     ],
     { model: '/m/my.gguf', endpoint: '' },
   );
-  assert.deepEqual(items.map((i) => i.action.kind), ['model', 'model', 'endpoint', 'browse', 'none']);
+  assert.deepEqual(
+    items.map((i) => i.action.kind),
+    ['model', 'model', 'endpoint', 'browse', 'none'],
+  );
   assert.equal(items[0].description, 'manifest · 2.5 GB · not downloaded');
   assert.ok(items[1].label.startsWith('$(check) '));
   assert.ok(!items[0].label.startsWith('$(check) '));

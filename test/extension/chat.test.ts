@@ -11,7 +11,11 @@ import { CoverageStore } from '../../src/extension/store';
 import { Transcript, KEPT_RUNS } from '../../src/extension/transcript';
 import { makeWebview, stub, EventEmitter, type FakeWebview } from './stub/vscode';
 
-const tokens = (round: number, text: string): HostToWebview => ({ type: 'loopEvent', runId: 'r1', event: { type: 'tokens', round, text } });
+const tokens = (round: number, text: string): HostToWebview => ({
+  type: 'loopEvent',
+  runId: 'r1',
+  event: { type: 'tokens', round, text },
+});
 const runStart = (runId: string): HostToWebview => ({
   type: 'runStart',
   run: { runId, dut: 'fifo', files: ['fifo.sv'], targets: { line: 100 }, engine: 'llm' },
@@ -33,11 +37,24 @@ test('the transcript merges streamed pieces and keeps the last runs', () => {
   t.noteQuestion('a1', 'why is line 12 a hole?');
   t.add({ type: 'askChunk', askId: 'a1', text: 'Because ', done: false });
   t.add({ type: 'askChunk', askId: 'a1', text: 'full is never set.', done: true });
-  const ask = t.restoreFor([])?.type === 'restore' ? (t.restoreFor([]) as { messages: HostToWebview[] }).messages.at(-1) : undefined;
-  assert.deepEqual(ask, { type: 'askChunk', askId: 'a1', text: 'Because full is never set.', done: true, error: undefined, question: 'why is line 12 a hole?' });
+  const ask =
+    t.restoreFor([])?.type === 'restore'
+      ? (t.restoreFor([]) as { messages: HostToWebview[] }).messages.at(-1)
+      : undefined;
+  assert.deepEqual(ask, {
+    type: 'askChunk',
+    askId: 'a1',
+    text: 'Because full is never set.',
+    done: true,
+    error: undefined,
+    question: 'why is line 12 a hole?',
+  });
 
   for (let i = 2; i <= KEPT_RUNS + 2; i++) t.add(runStart(`r${i}`));
-  assert.deepEqual(t.runIds(), Array.from({ length: KEPT_RUNS }, (_, i) => `r${i + 3}`));
+  assert.deepEqual(
+    t.runIds(),
+    Array.from({ length: KEPT_RUNS }, (_, i) => `r${i + 3}`),
+  );
   t.add({ type: 'reset' });
   assert.equal(t.length, 0);
 });
@@ -63,7 +80,11 @@ test('before the server reports a model status, the panel hears the one the sett
 
 function view(): { webview: FakeWebview; onDidDispose: vscode.Event<void>; dispose: () => void } {
   const disposed = new EventEmitter<void>();
-  return { webview: makeWebview(), onDidDispose: disposed.event as unknown as vscode.Event<void>, dispose: () => disposed.fire() };
+  return {
+    webview: makeWebview(),
+    onDidDispose: disposed.event as unknown as vscode.Event<void>,
+    dispose: () => disposed.fire(),
+  };
 }
 
 const tick = () => new Promise((r) => setImmediate(r));
@@ -75,11 +96,19 @@ test('the view gets the panel HTML with a nonce CSP and the bundle, and every me
   const html = v.webview.html;
   const nonce = /nonce-([A-Za-z0-9_-]+)/.exec(html)?.[1];
   assert.ok(nonce && nonce.length >= 16);
-  assert.match(html, new RegExp(`<script type="module" nonce="${nonce}" src="vscode-webview://stub/ext/dist/webview/panel.js"></script>`));
+  assert.match(
+    html,
+    new RegExp(
+      `<script type="module" nonce="${nonce}" src="vscode-webview://stub/ext/dist/webview/panel.js"></script>`,
+    ),
+  );
   assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
   h.post(runStart('r1'));
   h.post({ type: 'modelStatus', status: { state: 'ready' } });
-  assert.deepEqual(v.webview.posted.map((m) => (m as HostToWebview).type), ['runStart', 'modelStatus']);
+  assert.deepEqual(
+    v.webview.posted.map((m) => (m as HostToWebview).type),
+    ['runStart', 'modelStatus'],
+  );
 });
 
 test('a panel that opens later is restored from the transcript and told the model status', async () => {
@@ -98,7 +127,11 @@ test('a panel that opens later is restored from the transcript and told the mode
   assert.deepEqual(status, { type: 'modelStatus', status: { state: 'generating', tokensPerSecond: 9 } });
   panel.receive.fire({ type: 'ready', restoredRuns: ['r1'] } satisfies WebviewToHost);
   await tick();
-  assert.equal((panel.posted as HostToWebview[]).filter((m) => m.type === 'restore').length, 1, 'nothing new to restore');
+  assert.equal(
+    (panel.posted as HostToWebview[]).filter((m) => m.type === 'restore').length,
+    1,
+    'nothing new to restore',
+  );
 });
 
 test('panel messages reach their actions; malformed ones are dropped; a failing action becomes a notice', async () => {
@@ -133,7 +166,14 @@ test('steer goes to the running run, or is refused with the reason; ask is refus
   const steered: unknown[] = [];
   let running = false;
   let refuse = false;
-  const record = { runId: 'r1', dut: vscode.Uri.file('/w/fifo.sv'), round: 2, get running() { return running; } };
+  const record = {
+    runId: 'r1',
+    dut: vscode.Uri.file('/w/fifo.sv'),
+    round: 2,
+    get running() {
+      return running;
+    },
+  };
   const server = {
     steer: async (p: unknown) => {
       steered.push(p);
@@ -141,7 +181,11 @@ test('steer goes to the running run, or is refused with the reason; ask is refus
     },
     ask: async () => assert.fail('must not ask'),
   } as unknown as ChorusServer;
-  const runs = { get: (id: string) => (id === 'r1' ? record : undefined), current: () => (running ? record : undefined), stop: () => false } as unknown as RunRegistry;
+  const runs = {
+    get: (id: string) => (id === 'r1' ? record : undefined),
+    current: () => (running ? record : undefined),
+    stop: () => false,
+  } as unknown as RunRegistry;
   const actions = chatActions({
     server,
     runs,
@@ -154,7 +198,7 @@ test('steer goes to the running run, or is refused with the reason; ask is refus
 
   await actions.steer({ type: 'steer', steerId: 's1', text: 'drive back-to-back pushes', runId: 'r1' });
   assert.equal(posted[0].type === 'steerResult' && posted[0].accepted, false);
-  assert.match(posted[0].type === 'steerResult' ? posted[0].message ?? '' : '', /No run is going/);
+  assert.match(posted[0].type === 'steerResult' ? (posted[0].message ?? '') : '', /No run is going/);
 
   running = true;
   await actions.steer({ type: 'steer', steerId: 's2', text: 'drive back-to-back pushes' });
@@ -168,7 +212,7 @@ test('steer goes to the running run, or is refused with the reason; ask is refus
   stub.trusted = false;
   await actions.ask({ type: 'ask', askId: 'a1', question: 'why?' });
   assert.equal(posted[3].type === 'askChunk' && posted[3].done, true);
-  assert.match(posted[3].type === 'askChunk' ? posted[3].error ?? '' : '', /restricted workspace/);
+  assert.match(posted[3].type === 'askChunk' ? (posted[3].error ?? '') : '', /restricted workspace/);
 });
 
 test('loop events are relayed as the panel protocol says', () => {

@@ -8,7 +8,13 @@ import { beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { FilelistsForParams } from '../../src/protocol';
-import { DECLINE_FILELIST, DECLINED_KEY, FilelistDiscovery, filelistSettingValue, USE_FILELIST } from '../../src/extension/filelistDiscovery';
+import {
+  DECLINE_FILELIST,
+  DECLINED_KEY,
+  FilelistDiscovery,
+  filelistSettingValue,
+  USE_FILELIST,
+} from '../../src/extension/filelistDiscovery';
 import { memento, silent } from './runFixtures';
 import { makeDocument, makeEditor, stub } from './stub/vscode';
 
@@ -17,7 +23,8 @@ const topList = vscode.Uri.file(`${ws}/rtl/top.f`).toString();
 const deepList = vscode.Uri.file(`${ws}/sim/lists/all.f`).toString();
 const unrelated = vscode.Uri.file(`${ws}/other.f`).toString();
 /** The stub's document, as the extension's code types it. */
-const doc = (uri: vscode.Uri, text: string, languageId?: string) => makeDocument(uri, text, languageId) as unknown as vscode.TextDocument;
+const doc = (uri: vscode.Uri, text: string, languageId?: string) =>
+  makeDocument(uri, text, languageId) as unknown as vscode.TextDocument;
 const top = doc(vscode.Uri.file(`${ws}/rtl/acc_top.sv`), 'module acc_top; endmodule\n');
 const alu = doc(vscode.Uri.file(`${ws}/ip/acc_alu.sv`), 'module acc_alu; endmodule\n');
 
@@ -107,7 +114,8 @@ test('the active editor is checked at start and whenever it changes', async () =
   stub.activeTextEditor = makeEditor(makeDocument(top.uri, 'module acc_top; endmodule\n'));
   const { d } = discovery();
   const deadline = Date.now() + 5000;
-  while (stub.config['chorus.filelist'] === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  while (stub.config['chorus.filelist'] === undefined && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 10));
   assert.equal(stub.config['chorus.filelist'], 'rtl/top.f');
   d.dispose();
 

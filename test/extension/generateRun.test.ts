@@ -23,7 +23,19 @@ import { CoverageStore } from '../../src/extension/store';
 import { CoverageTests } from '../../src/extension/testCoverage';
 import { MARKER_PREFIX, TestbenchWriter } from '../../src/extension/testbench';
 import { repoRoot } from '../helpers/cli';
-import { cov, fakeServer, finalResult, memento, openCounter, round1Holes, round1Lines, round2Lines, silent, type CounterWorkspace, type FakeServer } from './runFixtures';
+import {
+  cov,
+  fakeServer,
+  finalResult,
+  memento,
+  openCounter,
+  round1Holes,
+  round1Lines,
+  round2Lines,
+  silent,
+  type CounterWorkspace,
+  type FakeServer,
+} from './runFixtures';
 import { documentChanged, stub, type FakeEditor } from './stub/vscode';
 
 interface Harness extends CounterWorkspace {
@@ -62,9 +74,20 @@ beforeEach(() => {
     await launcher.generate({ dut, token, testRun });
   });
   const testbenches = new TestbenchWriter(vscode.workspace.fs, state, async () => false);
-  const publisher = new RunPublisher({ tests, testbenches, store, settings }, { started: launcher.onDidStart, ended: launcher.onDidEnd });
+  const publisher = new RunPublisher(
+    { tests, testbenches, store, settings },
+    { started: launcher.onDidStart, ended: launcher.onDidEnd },
+  );
   const view = new RunView(
-    { runs, store, status, chat: { post: (m) => posted.push(m) }, errors: new ErrorReporter(silent, () => {}), logger: silent, autoEngine: () => notifications.modelStatus?.autoEngine },
+    {
+      runs,
+      store,
+      status,
+      chat: { post: (m) => posted.push(m) },
+      errors: new ErrorReporter(silent, () => {}),
+      logger: silent,
+      autoEngine: () => notifications.modelStatus?.autoEngine,
+    },
     {
       started: launcher.onDidStart,
       loopEvents: notifications.onDidLoopEvent,
@@ -73,9 +96,20 @@ beforeEach(() => {
       testbenchWritten: publisher.onDidWriteTestbench,
     },
   );
-  const context = { asAbsolutePath: (p: string) => join(repoRoot, p), workspaceState: state } as unknown as vscode.ExtensionContext;
+  const context = {
+    asAbsolutePath: (p: string) => join(repoRoot, p),
+    workspaceState: state,
+  } as unknown as vscode.ExtensionContext;
   const gutter = new CoverageGutter(context, store);
-  h = { ...ws, server, runs, launcher, posted, gutter, disposables: [notifications, launcher, publisher, view, tests, gutter, store, status] };
+  h = {
+    ...ws,
+    server,
+    runs,
+    launcher,
+    posted,
+    gutter,
+    disposables: [notifications, launcher, publisher, view, tests, gutter, store, status],
+  };
 });
 
 afterEach(() => {
@@ -89,9 +123,19 @@ test('loop events update the gutter live; the response is published, written and
     emit({ type: 'start', top: 'counter', engine: 'random', targets: p.targets ?? {}, files: [h.dut.fsPath] });
     emit({ type: 'roundStart', round: 1 });
     emit({ type: 'build', round: 1, status: 'ok', ms: 900, diagnostics: [] });
-    emit({ type: 'coverage', round: 1, coverage: cov(8, 6), holes: round1Holes(h.dut.fsPath), status: 'ok', lines: round1Lines(h.dut.fsPath) });
+    emit({
+      type: 'coverage',
+      round: 1,
+      coverage: cov(8, 6),
+      holes: round1Holes(h.dut.fsPath),
+      status: 'ok',
+      lines: round1Lines(h.dut.fsPath),
+    });
     seen.push(marks(h.editor));
-    emit({ type: 'roundEnd', round: { index: 1, status: 'ok', coverage: cov(8, 6), ms: { generate: 5, build: 900, sim: 30 } } });
+    emit({
+      type: 'roundEnd',
+      round: { index: 1, status: 'ok', coverage: cov(8, 6), ms: { generate: 5, build: 900, sim: 30 } },
+    });
     // The server's final event says what the response says; only the response counts.
     emit({ type: 'final', result: { ...finalResult(p, []), stopReason: 'from the notification' } });
     return finalResult(p, round2Lines(h.dut.fsPath));
@@ -100,8 +144,16 @@ test('loop events update the gutter live; the response is published, written and
   assert.equal(result?.top, 'counter');
   assert.equal(h.server.calls[0].top, 'counter', 'the only top candidate is sent');
 
-  assert.deepEqual(seen[0], { covered: [17], uncovered: [34], partial: [26], proven: [] }, 'after round 1, before the run ended');
-  assert.deepEqual(marks(h.editor), { covered: [17, 26, 34], uncovered: [], partial: [], proven: [] }, 'after the response');
+  assert.deepEqual(
+    seen[0],
+    { covered: [17], uncovered: [34], partial: [26], proven: [] },
+    'after round 1, before the run ended',
+  );
+  assert.deepEqual(
+    marks(h.editor),
+    { covered: [17, 26, 34], uncovered: [], partial: [], proven: [] },
+    'after the response',
+  );
   const hover = h.editor.decorations.values().next().value;
   assert.ok(hover?.every((o) => o.hoverMessage && o.hoverMessage.value.includes('CHORUS')));
 
@@ -134,7 +186,11 @@ test('loop events update the gutter live; the response is published, written and
   ]);
   const final = h.posted.at(-2);
   assert.equal(final?.type === 'loopEvent' && final.event.type === 'final' && final.event.result.testbenchPath, tb);
-  assert.equal(final?.type === 'loopEvent' && final.event.type === 'final' && final.event.result.stopReason, 'targets met', 'the response, not the notification');
+  assert.equal(
+    final?.type === 'loopEvent' && final.event.type === 'final' && final.event.result.stopReason,
+    'targets met',
+    'the response, not the notification',
+  );
   assert.deepEqual(h.posted.at(-1), { type: 'runEnded', runId: h.server.calls[0].runId, outcome: 'completed' });
   assert.equal(stub.context['chorus.running'], false);
 
@@ -171,10 +227,13 @@ test('Stop cancels the request; the run ends as cancelled without an error', asy
 
 test('a server error ends the run as failed, shown once with Show log', async () => {
   h.server.script = async () => {
-    throw Object.assign(new Error('Verilator not found: install it with `apt-get install verilator` or set chorus.verilatorPath'), {
-      code: -32803,
-      data: { kind: 'missing_tool' },
-    });
+    throw Object.assign(
+      new Error('Verilator not found: install it with `apt-get install verilator` or set chorus.verilatorPath'),
+      {
+        code: -32803,
+        data: { kind: 'missing_tool' },
+      },
+    );
   };
   assert.equal(await h.launcher.generate(), undefined);
   const errors = stub.messages.filter((m) => m.level === 'error');

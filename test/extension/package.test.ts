@@ -52,17 +52,24 @@ function readEntry(buf: Buffer, e: ZipEntry): string {
 
 test('npm run package: a linux-x64 VSIX with bundles, media, manifest and platform-only runtime dependencies', () => {
   if (!existsSync(join(repoRoot, 'dist', 'extension.js'))) {
-    const b = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, stdio: 'inherit' });
+    const b = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs')], {
+      cwd: repoRoot,
+      stdio: 'inherit',
+    });
     assert.equal(b.status, 0);
   }
   const dir = mkdtempSync(join(tmpdir(), 'chorus-vsix-'));
   try {
     const out = join(dir, 'chorus.vsix');
-    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'package.mjs'), '--no-build', '--out', out, '--stage', join(dir, 'stage')], {
-      cwd: repoRoot,
-      encoding: 'utf8',
-      timeout: PACKAGE_MS,
-    });
+    const r = spawnSync(
+      process.execPath,
+      [join(repoRoot, 'scripts', 'package.mjs'), '--no-build', '--out', out, '--stage', join(dir, 'stage')],
+      {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        timeout: PACKAGE_MS,
+      },
+    );
     assert.equal(r.status, 0, r.stderr + r.stdout);
     assert.equal(existsSync(join(dir, 'stage')), false, 'the stage is removed');
     const buf = readFileSync(out);
@@ -90,7 +97,10 @@ test('npm run package: a linux-x64 VSIX with bundles, media, manifest and platfo
     ]) {
       assert.ok(has(n), `${n} is packaged`);
     }
-    assert.ok(names.some((n) => n.startsWith('extension/node_modules/@node-llama-cpp/linux-x64/bins/')), 'the linux-x64 llama.cpp binaries');
+    assert.ok(
+      names.some((n) => n.startsWith('extension/node_modules/@node-llama-cpp/linux-x64/bins/')),
+      'the linux-x64 llama.cpp binaries',
+    );
 
     const forbidden = names.filter(
       (n) =>
@@ -102,9 +112,17 @@ test('npm run package: a linux-x64 VSIX with bundles, media, manifest and platfo
     );
     assert.deepEqual(forbidden, [], 'no sources, tests, weights, maps or other platforms');
 
-    const manifest = readEntry(buf, entries.find((e) => e.name === 'extension.vsixmanifest')!);
+    const manifest = readEntry(
+      buf,
+      entries.find((e) => e.name === 'extension.vsixmanifest')!,
+    );
     assert.match(manifest, /TargetPlatform="linux-x64"/);
-    const pkg = JSON.parse(readEntry(buf, entries.find((e) => e.name === 'extension/package.json')!)) as Record<string, unknown>;
+    const pkg = JSON.parse(
+      readEntry(
+        buf,
+        entries.find((e) => e.name === 'extension/package.json')!,
+      ),
+    ) as Record<string, unknown>;
     assert.equal(pkg.main, './dist/extension.js');
     assert.equal(pkg.devDependencies, undefined);
     assert.equal(pkg.scripts, undefined);

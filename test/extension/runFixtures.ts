@@ -7,7 +7,15 @@ import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { CoverageSummary, GenerateParams, GenerateResponse, Hole, LineCoverage, LoopEvent, LoopEventParams } from '../../src/protocol';
+import type {
+  CoverageSummary,
+  GenerateParams,
+  GenerateResponse,
+  Hole,
+  LineCoverage,
+  LoopEvent,
+  LoopEventParams,
+} from '../../src/protocol';
 import type { RunRecord } from '../../src/extension/runRegistry';
 import type { ChorusServer } from '../../src/extension/server';
 import { repoRoot } from '../helpers/cli';
@@ -17,18 +25,44 @@ export const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 export function memento() {
   const data = new Map<string, unknown>();
-  return { get: <T>(k: string) => data.get(k) as T | undefined, update: async (k: string, v: unknown) => void data.set(k, v), keys: () => [...data.keys()] };
+  return {
+    get: <T>(k: string) => data.get(k) as T | undefined,
+    update: async (k: string, v: unknown) => void data.set(k, v),
+    keys: () => [...data.keys()],
+  };
 }
 
 const kind = (covered: number, total: number) => ({ covered, total, pct: Math.round((1000 * covered) / total) / 10 });
 /** `l` of 10 lines and `b` of 8 branch arms covered; 20 of 40 toggles. */
-export const cov = (l: number, b: number): CoverageSummary => ({ line: kind(l, 10), branch: kind(b, 8), toggle: kind(20, 40) });
+export const cov = (l: number, b: number): CoverageSummary => ({
+  line: kind(l, 10),
+  branch: kind(b, 8),
+  toggle: kind(20, 40),
+});
 
 // counter.sv: line 17 `if (!rst_n)`, 26 `if (count == MAX)`, 34 `2'b11: count <= load_value;`
 export function round1Lines(file: string): LineCoverage[] {
   return [
-    { file, line: 17, hits: 40, branches: [{ label: 'if', count: 4 }, { label: 'else', count: 36 }], missingToggles: [] },
-    { file, line: 26, hits: 9, branches: [{ label: 'if', count: 0 }, { label: 'else', count: 9 }], missingToggles: [] },
+    {
+      file,
+      line: 17,
+      hits: 40,
+      branches: [
+        { label: 'if', count: 4 },
+        { label: 'else', count: 36 },
+      ],
+      missingToggles: [],
+    },
+    {
+      file,
+      line: 26,
+      hits: 9,
+      branches: [
+        { label: 'if', count: 0 },
+        { label: 'else', count: 9 },
+      ],
+      missingToggles: [],
+    },
     { file, line: 34, hits: 0, branches: [], missingToggles: [] },
   ];
 }
@@ -42,10 +76,17 @@ export function round1Holes(file: string): Hole[] {
 
 /** Round 2 covers everything round 1 missed. */
 export function round2Lines(file: string): LineCoverage[] {
-  return round1Lines(file).map((l) => ({ ...l, hits: l.hits || 3, branches: l.branches.map((b) => ({ ...b, count: b.count || 1 })) }));
+  return round1Lines(file).map((l) => ({
+    ...l,
+    hits: l.hits || 3,
+    branches: l.branches.map((b) => ({ ...b, count: b.count || 1 })),
+  }));
 }
 
-export function finalResult(p: Pick<GenerateParams, 'engine' | 'targets'>, lines: LineCoverage[] | undefined): GenerateResponse {
+export function finalResult(
+  p: Pick<GenerateParams, 'engine' | 'targets'>,
+  lines: LineCoverage[] | undefined,
+): GenerateResponse {
   return {
     top: 'counter',
     engine: p.engine ?? 'random',
@@ -94,7 +135,11 @@ export function runRecord(dut: vscode.Uri, patch: Partial<RunRecord> = {}): RunR
 }
 
 /** How the fake server answers `chorus/generate`: `emit` sends a `chorus/loopEvent` of the run. */
-export type GenerateScript = (p: GenerateParams, token: vscode.CancellationToken, emit: (e: LoopEvent) => void) => Promise<GenerateResponse>;
+export type GenerateScript = (
+  p: GenerateParams,
+  token: vscode.CancellationToken,
+  emit: (e: LoopEvent) => void,
+) => Promise<GenerateResponse>;
 
 export interface FakeServer extends ChorusServer {
   /** Every `chorus/generate` request, in order. */
@@ -111,7 +156,9 @@ export function fakeServer(onLoopEvent: (p: LoopEventParams) => void): FakeServe
     topModules: ['counter'],
     generate: (p, token) => {
       server.calls.push(p);
-      return server.script(p, token ?? new vscode.CancellationTokenSource().token, (event) => onLoopEvent({ runId: p.runId, uri: p.uri, event }));
+      return server.script(p, token ?? new vscode.CancellationTokenSource().token, (event) =>
+        onLoopEvent({ runId: p.runId, uri: p.uri, event }),
+      );
     },
     tops: async () => ({ modules: [...server.topModules], tops: [...server.topModules] }),
     coverage: async () => ({ result: null, lines: [] }),

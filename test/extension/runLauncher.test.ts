@@ -81,7 +81,10 @@ test('without a design document open, the user is told to open one', async () =>
   assert.equal(h.server.calls.length, 0);
   assert.deepEqual(
     stub.messages.map((m) => [m.level, m.text]),
-    Array(2).fill(['warning', 'Open a Verilog or SystemVerilog design file, then run "CHORUS: Generate high-coverage stimulus".']),
+    Array(2).fill([
+      'warning',
+      'Open a Verilog or SystemVerilog design file, then run "CHORUS: Generate high-coverage stimulus".',
+    ]),
   );
 });
 
@@ -131,7 +134,12 @@ test('an engine that needs a model: dismissing refuses, the model-free search ru
   const warning = 'The llm engine needs a model, and none is configured.';
 
   assert.equal(await h.launcher.generate(), undefined, 'dismissed');
-  assert.deepEqual(stub.messages.at(-1), { level: 'warning', text: warning, items: [SELECT_MODEL, USE_MODEL_FREE], modal: false });
+  assert.deepEqual(stub.messages.at(-1), {
+    level: 'warning',
+    text: warning,
+    items: [SELECT_MODEL, USE_MODEL_FREE],
+    modal: false,
+  });
   assert.equal(h.server.calls.length, 0);
 
   stub.answer = () => SELECT_MODEL;
@@ -190,7 +198,11 @@ test('a run starts before its request and is over only after every end listener;
   assert.equal(publishedLate, true, 'generate waits for async end listeners');
   assert.equal(result?.stopReason, 'stalled');
   const end = h.ended[0];
-  assert.equal(end.outcome.kind === 'completed' && end.outcome.result, result, 'the end event carries the response itself');
+  assert.equal(
+    end.outcome.kind === 'completed' && end.outcome.result,
+    result,
+    'the end event carries the response itself',
+  );
   assert.equal(h.server.calls[0].engine, undefined, 'engine auto: the server decides');
   assert.deepEqual(h.server.calls[0].targets, h.started[0].settings.targets);
   assert.equal(h.server.calls[0].rounds, 3);

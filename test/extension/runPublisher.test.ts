@@ -17,7 +17,17 @@ import { readSettings } from '../../src/extension/settings';
 import { CoverageStore } from '../../src/extension/store';
 import { CoverageTests } from '../../src/extension/testCoverage';
 import { MARKER_PREFIX, TestbenchWriter } from '../../src/extension/testbench';
-import { cov, finalResult, memento, openCounter, round1Holes, round1Lines, round2Lines, runRecord, type CounterWorkspace } from './runFixtures';
+import {
+  cov,
+  finalResult,
+  memento,
+  openCounter,
+  round1Holes,
+  round1Lines,
+  round2Lines,
+  runRecord,
+  type CounterWorkspace,
+} from './runFixtures';
 import { stub } from './stub/vscode';
 
 interface Harness extends CounterWorkspace {
@@ -48,7 +58,10 @@ beforeEach(() => {
     return h.replace;
   });
   const settings = () => readSettings(vscode.workspace.getConfiguration('chorus'));
-  const publisher = new RunPublisher({ tests, testbenches, store, settings }, { started: started.event, ended: ended.event });
+  const publisher = new RunPublisher(
+    { tests, testbenches, store, settings },
+    { started: started.event, ended: ended.event },
+  );
   const settled: RunEnd[] = [];
   const written: TestbenchWritten[] = [];
   publisher.onDidSettle((e) => settled.push(e));
@@ -85,7 +98,10 @@ async function publish(outcome: RunEnd['outcome'], testRun?: vscode.TestRun): Pr
 }
 
 const completed = (lines = round2Lines(''), testbench?: string): RunEnd['outcome'] => {
-  const result = finalResult({}, lines.map((l) => ({ ...l, file: h.dut.fsPath })));
+  const result = finalResult(
+    {},
+    lines.map((l) => ({ ...l, file: h.dut.fsPath })),
+  );
   return { kind: 'completed', result: testbench === undefined ? result : { ...result, testbench }, ms: 1234 };
 };
 
@@ -94,7 +110,11 @@ test('a result goes to the store, Test Coverage and a testbench file beside the 
   const entry = h.store.get(h.dut);
   assert.deepEqual(entry?.coverage, cov(10, 8));
   assert.equal(entry?.result?.top, 'counter');
-  assert.deepEqual(entry?.files.get(h.dut.fsPath)?.lines.map((l) => l.hits), [40, 9, 3], 'the result line table');
+  assert.deepEqual(
+    entry?.files.get(h.dut.fsPath)?.lines.map((l) => l.hits),
+    [40, 9, 3],
+    'the result line table',
+  );
   assert.equal(entry?.testbench?.fsPath, h.tb);
 
   const run = stub.testRuns[0];
@@ -108,7 +128,11 @@ test('a result goes to the store, Test Coverage and a testbench file beside the 
   assert.ok(text.startsWith(MARKER_PREFIX));
   assert.match(text, /counter uut/);
   assert.deepEqual(stub.shown.at(-1), { uri: vscode.Uri.file(h.tb).toString(), viewColumn: vscode.ViewColumn.Beside });
-  assert.equal(settled.kind === 'completed' && settled.result.testbenchPath, h.tb, 'the settled result says where the testbench went');
+  assert.equal(
+    settled.kind === 'completed' && settled.result.testbenchPath,
+    h.tb,
+    'the settled result says where the testbench went',
+  );
   assert.deepEqual(
     h.written.map((w) => [w.target.fsPath, w.outcome]),
     [[h.tb, 'created']],
@@ -116,12 +140,21 @@ test('a result goes to the store, Test Coverage and a testbench file beside the 
 });
 
 test('a result without a line table keeps the live one; an empty testbench writes nothing', async () => {
-  h.store.update(h.dut, { top: 'counter', coverage: cov(8, 6), holes: round1Holes(h.dut.fsPath), lines: round1Lines(h.dut.fsPath) });
+  h.store.update(h.dut, {
+    top: 'counter',
+    coverage: cov(8, 6),
+    holes: round1Holes(h.dut.fsPath),
+    lines: round1Lines(h.dut.fsPath),
+  });
   const outcome = completed(round2Lines(''), '  \n');
   if (outcome.kind === 'completed') outcome.result.lines = undefined;
   const settled = await publish(outcome);
   const entry = h.store.get(h.dut);
-  assert.deepEqual(entry?.files.get(h.dut.fsPath)?.lines.map((l) => l.hits), [40, 9, 0], "round 1's table stays");
+  assert.deepEqual(
+    entry?.files.get(h.dut.fsPath)?.lines.map((l) => l.hits),
+    [40, 9, 0],
+    "round 1's table stays",
+  );
   assert.deepEqual(entry?.holes, [], "the result's holes replace the live ones");
   assert.equal(settled.kind === 'completed' && settled.result.testbenchPath, undefined);
   assert.deepEqual(h.written, []);
@@ -135,7 +168,11 @@ test('a testbench the user edited is replaced only with consent; declined, the n
   assert.deepEqual(h.asked, ['tb/tb_counter.sv has been edited since CHORUS wrote it']);
   assert.match(readFileSync(h.tb, 'utf8'), /my change/);
   assert.ok(stub.shown.at(-1)?.uri.startsWith('untitled:'), 'the new testbench is shown unsaved');
-  assert.equal(declined.kind === 'completed' && declined.result.testbenchPath, undefined, 'no file holds this testbench');
+  assert.equal(
+    declined.kind === 'completed' && declined.result.testbenchPath,
+    undefined,
+    'no file holds this testbench',
+  );
   assert.equal(h.written.at(-1)?.outcome, 'declined');
 
   h.replace = true;
@@ -147,7 +184,11 @@ test('a testbench the user edited is replaced only with consent; declined, the n
 
   writeFileSync(h.tb, '// a file of my own\n');
   h.replace = false;
-  assert.equal(await h.publisher.writeTestbench(h.dut, 'counter', 'module tb_counter; endmodule\n'), undefined, 'the chat\'s "apply" asks too');
+  assert.equal(
+    await h.publisher.writeTestbench(h.dut, 'counter', 'module tb_counter; endmodule\n'),
+    undefined,
+    'the chat\'s "apply" asks too',
+  );
   assert.equal(h.asked.at(-1), 'tb/tb_counter.sv was not written by CHORUS');
   assert.equal(readFileSync(h.tb, 'utf8'), '// a file of my own\n');
 });
@@ -167,7 +208,10 @@ test('a run from the Coverage profile publishes into its test run and leaves end
   const profileRun = h.tests.controller.createTestRun(new vscode.TestRunRequest(), 'CHORUS coverage', false);
   await publish(completed(), profileRun);
   assert.equal(stub.testRuns.length, 1, 'no test run of its own');
-  assert.deepEqual([stub.testRuns[0].coverage.length, stub.testRuns[0].passed.length, stub.testRuns[0].ended], [1, 1, false]);
+  assert.deepEqual(
+    [stub.testRuns[0].coverage.length, stub.testRuns[0].passed.length, stub.testRuns[0].ended],
+    [1, 1, false],
+  );
 });
 
 test('a result that cannot be published settles as failed', async () => {

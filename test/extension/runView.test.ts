@@ -19,7 +19,15 @@ import { RunView } from '../../src/extension/runView';
 import { DEFAULT_SETTINGS } from '../../src/extension/settings';
 import { StatusBar } from '../../src/extension/statusBar';
 import { CoverageStore } from '../../src/extension/store';
-import { cov, finalResult, openCounter, round1Holes, round1Lines, runRecord, type CounterWorkspace } from './runFixtures';
+import {
+  cov,
+  finalResult,
+  openCounter,
+  round1Holes,
+  round1Lines,
+  runRecord,
+  type CounterWorkspace,
+} from './runFixtures';
 import { stub } from './stub/vscode';
 
 interface Harness extends CounterWorkspace {
@@ -48,7 +56,12 @@ beforeEach(() => {
   const store = new CoverageStore();
   const posted: HostToWebview[] = [];
   const logged: string[] = [];
-  const logger = { debug() {}, info: (m: string) => logged.push(`info ${m}`), warn: (m: string) => logged.push(`warn ${m}`), error: (m: string) => logged.push(`error ${m}`) };
+  const logger = {
+    debug() {},
+    info: (m: string) => logged.push(`info ${m}`),
+    warn: (m: string) => logged.push(`warn ${m}`),
+    error: (m: string) => logged.push(`error ${m}`),
+  };
   const started = new vscode.EventEmitter<RunStart>();
   const loop = new vscode.EventEmitter<LoopEventParams>();
   const requestEnded = new AsyncEmitter<RunEnd>();
@@ -73,7 +86,21 @@ beforeEach(() => {
     },
   );
   const emit = (event: LoopEventParams['event']) => loop.fire({ runId: run.runId, uri: ws.dut.toString(), event });
-  h = { ...ws, run, store, posted, logged, view, started, loop, requestEnded, settled, written, emit, autoEngine: 'random' };
+  h = {
+    ...ws,
+    run,
+    store,
+    posted,
+    logged,
+    view,
+    started,
+    loop,
+    requestEnded,
+    settled,
+    written,
+    emit,
+    autoEngine: 'random',
+  };
 });
 
 afterEach(() => {
@@ -91,7 +118,16 @@ test('a start posts the request to the chat and opens a progress notification th
   if (start.type !== 'runStart') return;
   assert.deepEqual(
     { ...start.run, startedAt: undefined },
-    { runId: 'run-1', dut: 'counter', files: ['counter.sv'], targets: { line: 100 }, engine: 'random', model: undefined, maxRounds: 3, startedAt: undefined },
+    {
+      runId: 'run-1',
+      dut: 'counter',
+      files: ['counter.sv'],
+      targets: { line: 100 },
+      engine: 'random',
+      model: undefined,
+      maxRounds: 3,
+      startedAt: undefined,
+    },
     'engine auto, and the server said auto means the model-free engine',
   );
   assert.equal(stub.progress[0].title, 'CHORUS: counter');
@@ -108,7 +144,10 @@ test('before the start event, an auto run shows the engine the server said auto 
   h.started.fire({ run: h.run, settings: { ...DEFAULT_SETTINGS, model: '/m/tiny.gguf' } });
   const shown = h.posted[0];
   assert.deepEqual(shown.type === 'runStart' && [shown.run.engine, shown.run.model], ['llm', '/m/tiny.gguf']);
-  h.started.fire({ run: runRecord(h.dut, { runId: 'run-2', params: { ...h.run.params, engine: 'hybrid' } }), settings: DEFAULT_SETTINGS });
+  h.started.fire({
+    run: runRecord(h.dut, { runId: 'run-2', params: { ...h.run.params, engine: 'hybrid' } }),
+    settings: DEFAULT_SETTINGS,
+  });
   const chosen = h.posted[1];
   assert.deepEqual(chosen.type === 'runStart' && chosen.run.engine, 'hybrid', 'an engine the request names wins');
 });
@@ -121,19 +160,44 @@ test('loop events update the record, the gutter, the status bar, the log, the pr
   assert.equal(h.run.round, 1);
   h.emit({ type: 'log', level: 'warn', message: 'no clock found' });
   assert.deepEqual(h.logged, ['warn [counter] no clock found']);
-  h.emit({ type: 'coverage', round: 1, coverage: cov(8, 6), holes: round1Holes(h.dut.fsPath), status: 'ok', lines: round1Lines(h.dut.fsPath) });
+  h.emit({
+    type: 'coverage',
+    round: 1,
+    coverage: cov(8, 6),
+    holes: round1Holes(h.dut.fsPath),
+    status: 'ok',
+    lines: round1Lines(h.dut.fsPath),
+  });
 
   const entry = h.store.get(h.dut);
   assert.deepEqual(entry?.coverage, cov(8, 6));
-  assert.deepEqual(entry?.files.get(h.dut.fsPath)?.lines.map((l) => l.line), [17, 26, 34], 'the live line table');
+  assert.deepEqual(
+    entry?.files.get(h.dut.fsPath)?.lines.map((l) => l.line),
+    [17, 26, 34],
+    'the live line table',
+  );
   assert.equal(entry?.holes.length, 2);
   assert.match(stub.statusItems[0].text, /line 80% · branch 75%/);
 
-  h.emit({ type: 'roundEnd', round: { index: 1, status: 'ok', coverage: cov(8, 6), ms: { generate: 5, build: 900, sim: 30 } } });
+  h.emit({
+    type: 'roundEnd',
+    round: { index: 1, status: 'ok', coverage: cov(8, 6), ms: { generate: 5, build: 900, sim: 30 } },
+  });
   const reports = stub.progress[0].reports;
   assert.equal(reports[0].message, 'Starting (random)…');
-  assert.deepEqual(reports.at(-1), { message: 'Round 1 of 3 — line 80% · branch 75% · toggle 50%', increment: 100 / 3 }, 'the bar moves, the line stays');
-  assert.deepEqual(types(), ['runStart', 'loopEvent:start', 'loopEvent:roundStart', 'loopEvent:log', 'loopEvent:coverage', 'loopEvent:roundEnd']);
+  assert.deepEqual(
+    reports.at(-1),
+    { message: 'Round 1 of 3 — line 80% · branch 75% · toggle 50%', increment: 100 / 3 },
+    'the bar moves, the line stays',
+  );
+  assert.deepEqual(types(), [
+    'runStart',
+    'loopEvent:start',
+    'loopEvent:roundStart',
+    'loopEvent:log',
+    'loopEvent:coverage',
+    'loopEvent:roundEnd',
+  ]);
 });
 
 test('a final loop event is not the result: neither relayed nor stored', () => {
@@ -145,7 +209,11 @@ test('a final loop event is not the result: neither relayed nor stored', () => {
 });
 
 test('events of a run this window does not know are relayed to the chat only', () => {
-  h.loop.fire({ runId: 'other', uri: h.dut.toString(), event: { type: 'coverage', round: 1, coverage: cov(8, 6), holes: [], status: 'ok' } });
+  h.loop.fire({
+    runId: 'other',
+    uri: h.dut.toString(),
+    event: { type: 'coverage', round: 1, coverage: cov(8, 6), holes: [], status: 'ok' },
+  });
   assert.deepEqual(types(), ['loopEvent:coverage']);
   assert.equal(h.store.get(h.dut), undefined);
 });
@@ -162,14 +230,21 @@ test('a published result becomes the final chat message, with where the testbenc
   assert.deepEqual(h.logged, ['info counter: line 100% · branch 100% · toggle 50% after 1 round(s) (targets met).']);
 
   h.settled.fire({ run: h.run, outcome: { kind: 'completed', result: { ...result, stopReason: 'cancelled' }, ms: 5 } });
-  assert.deepEqual(h.posted.at(-1), { type: 'runEnded', runId: 'run-1', outcome: 'cancelled' }, 'stopped after a round: its result, then cancelled');
+  assert.deepEqual(
+    h.posted.at(-1),
+    { type: 'runEnded', runId: 'run-1', outcome: 'cancelled' },
+    'stopped after a round: its result, then cancelled',
+  );
 });
 
 test('a failed run is shown once with Show log; a cancelled one ends quietly', async () => {
-  const error = Object.assign(new Error('Verilator not found: install it with `apt-get install verilator` or set chorus.verilatorPath'), {
-    code: -32803,
-    data: { kind: 'missing_tool' },
-  });
+  const error = Object.assign(
+    new Error('Verilator not found: install it with `apt-get install verilator` or set chorus.verilatorPath'),
+    {
+      code: -32803,
+      data: { kind: 'missing_tool' },
+    },
+  );
   h.settled.fire({ run: h.run, outcome: { kind: 'failed', error } });
   assert.deepEqual(h.posted, [{ type: 'runEnded', runId: 'run-1', outcome: 'failed', message: error.message }]);
   const errors = stub.messages.filter((m) => m.level === 'error');

@@ -24,7 +24,14 @@ test('unset settings read as the documented defaults', () => {
 
 test('bad values fall back to defaults instead of reaching the server', () => {
   const s = readSettings(
-    cfg({ maxRounds: -4, engine: 'gpt', gpu: 'tpu', targets: { line: 140, branch: 'x', bogus: 5 }, testbenchFolder: '../outside', contextSize: 'big' }),
+    cfg({
+      maxRounds: -4,
+      engine: 'gpt',
+      gpu: 'tpu',
+      targets: { line: 140, branch: 'x', bogus: 5 },
+      testbenchFolder: '../outside',
+      contextSize: 'big',
+    }),
   );
   assert.equal(s.maxRounds, 1, 'clamped to the minimum');
   assert.equal(s.engine, 'auto');
@@ -46,7 +53,11 @@ test('testbench folders stay inside the workspace', () => {
 test('auto engine: the request names none and the server decides; a chosen engine is sent as chosen', () => {
   assert.equal(resolveEngine(readSettings(cfg({}))), undefined);
   assert.equal(runEngine(readSettings(cfg({})), 'llm'), 'llm', 'auto shows what the server said it stands for');
-  assert.equal(runEngine(readSettings(cfg({ model: '/m/chorus.gguf' })), 'random'), 'random', 'no guess from the settings');
+  assert.equal(
+    runEngine(readSettings(cfg({ model: '/m/chorus.gguf' })), 'random'),
+    'random',
+    'no guess from the settings',
+  );
   assert.equal(runEngine(readSettings(cfg({ engine: 'random' })), 'llm'), 'random');
   assert.equal(resolveEngine(readSettings(cfg({ engine: 'hybrid', endpoint: 'http://x' }))), 'hybrid');
   assert.equal(needsModel(readSettings(cfg({ engine: 'llm' }))), true);
@@ -56,7 +67,9 @@ test('auto engine: the request names none and the server decides; a chosen engin
 });
 
 test('settings become the generate request', () => {
-  const s = readSettings(cfg({ model: 'replay:run.json', maxRounds: 5, targets: { line: 90, toggle: 80 }, engine: 'llm' }));
+  const s = readSettings(
+    cfg({ model: 'replay:run.json', maxRounds: 5, targets: { line: 90, toggle: 80 }, engine: 'llm' }),
+  );
   const p = generateParams(s, { uri: 'file:///w/counter.sv', runId: 'r1', top: 'counter' });
   assert.deepEqual(p, {
     uri: 'file:///w/counter.sv',
@@ -75,9 +88,18 @@ test('settings become the generate request', () => {
 });
 
 test('only settings read at model load offer a restart', () => {
-  assert.deepEqual(changedRestartSettings((k) => k === 'chorus.gpu'), ['chorus.gpu']);
-  assert.deepEqual(changedRestartSettings((k) => k === 'chorus.contextSize' || k === 'chorus.maxRounds'), ['chorus.contextSize']);
-  assert.deepEqual(changedRestartSettings((k) => k === 'chorus.model'), []);
+  assert.deepEqual(
+    changedRestartSettings((k) => k === 'chorus.gpu'),
+    ['chorus.gpu'],
+  );
+  assert.deepEqual(
+    changedRestartSettings((k) => k === 'chorus.contextSize' || k === 'chorus.maxRounds'),
+    ['chorus.contextSize'],
+  );
+  assert.deepEqual(
+    changedRestartSettings((k) => k === 'chorus.model'),
+    [],
+  );
 });
 
 test('chorus.memoryLimit and chorus.cacheMax are sizes; a bad one is named in a warning and left at its default', () => {
@@ -90,7 +112,11 @@ test('chorus.memoryLimit and chorus.cacheMax are sizes; a bad one is named in a 
   assert.equal(s.memoryLimit, '1536M');
   assert.equal(parseByteSize(s.memoryLimit), 1536 * 1024 ** 2);
   assert.equal(parseByteSize(s.cacheMax), 1.5 * 1024 ** 3);
-  assert.equal(parseByteSize(readSettings(cfg({ memoryLimit: '512' }), warn).memoryLimit), 512 * 1024 ** 2, 'a bare number is MiB');
+  assert.equal(
+    parseByteSize(readSettings(cfg({ memoryLimit: '512' }), warn).memoryLimit),
+    512 * 1024 ** 2,
+    'a bare number is MiB',
+  );
   assert.deepEqual(warnings, [], 'good values warn of nothing');
 
   const bad = readSettings(cfg({ memoryLimit: 'lots', cacheMax: 4096 }), warn);

@@ -30,19 +30,38 @@ test('a model the server found (auto means llm) is not "no model": it loads on t
 });
 
 test('loading shows the percent, ready the backend, generating the speed, error the message', () => {
-  assert.equal(statusView({ configured: true, modelFree: false, model: { state: 'loading', percent: 42.4 } }).text, '$(sync~spin) CHORUS: loading 42%');
-  const ready = statusView({ configured: true, modelFree: false, model: { state: 'ready', model: '/m/chorus-4b.Q4_K_M.gguf', backend: 'cuda' } });
+  assert.equal(
+    statusView({ configured: true, modelFree: false, model: { state: 'loading', percent: 42.4 } }).text,
+    '$(sync~spin) CHORUS: loading 42%',
+  );
+  const ready = statusView({
+    configured: true,
+    modelFree: false,
+    model: { state: 'ready', model: '/m/chorus-4b.Q4_K_M.gguf', backend: 'cuda' },
+  });
   assert.equal(ready.text, '$(check) CHORUS: ready');
   assert.match(ready.tooltip, /chorus-4b\.Q4_K_M\.gguf is loaded \(cuda\)/);
   assert.equal(ready.command, 'chorus.openChat');
-  assert.equal(statusView({ configured: true, modelFree: false, model: { state: 'generating', tokensPerSecond: 11.26 } }).text, '$(loading~spin) CHORUS: 11.3 tok/s');
-  const err = statusView({ configured: true, modelFree: false, model: { state: 'error', message: 'Out of memory: lower chorus.contextSize.' } });
+  assert.equal(
+    statusView({ configured: true, modelFree: false, model: { state: 'generating', tokensPerSecond: 11.26 } }).text,
+    '$(loading~spin) CHORUS: 11.3 tok/s',
+  );
+  const err = statusView({
+    configured: true,
+    modelFree: false,
+    model: { state: 'error', message: 'Out of memory: lower chorus.contextSize.' },
+  });
   assert.equal(err.error, true);
   assert.equal(err.tooltip.split('\n')[0], 'Out of memory: lower chorus.contextSize.');
 });
 
 test('the last coverage follows the model state', () => {
-  const v = statusView({ configured: true, modelFree: false, model: { state: 'ready' }, last: { top: 'fifo', coverage: cov } });
+  const v = statusView({
+    configured: true,
+    modelFree: false,
+    model: { state: 'ready' },
+    last: { top: 'fifo', coverage: cov },
+  });
   assert.equal(v.text, '$(check) CHORUS: ready · line 96% · branch 88%');
   assert.match(v.tooltip, /Last run on fifo: line 96% · branch 88% · toggle 70%\./);
 });

@@ -5,11 +5,22 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { decideWrite, hashText, markerLine, TestbenchWriter, testbenchFileName, withMarker, MARKER_PREFIX } from '../../src/extension/testbench';
+import {
+  decideWrite,
+  hashText,
+  markerLine,
+  TestbenchWriter,
+  testbenchFileName,
+  withMarker,
+  MARKER_PREFIX,
+} from '../../src/extension/testbench';
 
 function memento() {
   const data = new Map<string, unknown>();
-  return { get: <T>(k: string) => data.get(k) as T | undefined, update: async (k: string, v: unknown) => void data.set(k, v) };
+  return {
+    get: <T>(k: string) => data.get(k) as T | undefined,
+    update: async (k: string, v: unknown) => void data.set(k, v),
+  };
 }
 
 test('the marker goes first, once', () => {
@@ -27,12 +38,22 @@ test('overwrite consent: only an unedited file CHORUS wrote is replaced without 
   assert.deepEqual(decideWrite(undefined, next, undefined), { action: 'create' });
   assert.deepEqual(decideWrite(next, next, undefined), { action: 'unchanged' });
   assert.deepEqual(decideWrite(ours, next, hashText(ours)), { action: 'overwrite' });
-  assert.deepEqual(decideWrite(`${ours}// my edit\n`, next, hashText(ours)), { action: 'ask', reason: 'has been edited since CHORUS wrote it' });
-  assert.deepEqual(decideWrite(ours, next, undefined), { action: 'ask', reason: 'has been edited since CHORUS wrote it' }, 'a marker alone is not proof');
-  assert.deepEqual(decideWrite('module my_tb; endmodule', next, hashText('module my_tb; endmodule')), { action: 'ask', reason: 'was not written by CHORUS' });
+  assert.deepEqual(decideWrite(`${ours}// my edit\n`, next, hashText(ours)), {
+    action: 'ask',
+    reason: 'has been edited since CHORUS wrote it',
+  });
+  assert.deepEqual(
+    decideWrite(ours, next, undefined),
+    { action: 'ask', reason: 'has been edited since CHORUS wrote it' },
+    'a marker alone is not proof',
+  );
+  assert.deepEqual(decideWrite('module my_tb; endmodule', next, hashText('module my_tb; endmodule')), {
+    action: 'ask',
+    reason: 'was not written by CHORUS',
+  });
 });
 
-test('the writer creates, replaces its own file, and asks before touching the user\'s', async () => {
+test("the writer creates, replaces its own file, and asks before touching the user's", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'chorus-tb-'));
   try {
     const asked: string[] = [];
@@ -50,7 +71,7 @@ test('the writer creates, replaces its own file, and asks before touching the us
 
     writeFileSync(target.fsPath, readFileSync(target.fsPath, 'utf8') + '// user edit\n');
     assert.equal(await w.write(target, 'module tb; /*3*/ endmodule', 'fifo'), 'declined');
-    assert.match(readFileSync(target.fsPath, 'utf8'), /user edit/, 'declined: the user\'s edit stays');
+    assert.match(readFileSync(target.fsPath, 'utf8'), /user edit/, "declined: the user's edit stays");
     assert.equal(asked.length, 1);
     assert.match(asked[0], /edited since CHORUS wrote it/);
 
@@ -65,7 +86,11 @@ test('the writer creates, replaces its own file, and asks before touching the us
     assert.equal(await w.write(mine, 'module tb; endmodule', 'alu'), 'declined');
     assert.equal(readFileSync(mine.fsPath, 'utf8'), 'module my_tb; endmodule\n');
     assert.match(asked[asked.length - 1], /was not written by CHORUS/);
-    assert.deepEqual(readdirSync(join(dir, 'tb')).sort(), ['tb_alu.sv', 'tb_fifo.sv'], 'no temporary files left behind');
+    assert.deepEqual(
+      readdirSync(join(dir, 'tb')).sort(),
+      ['tb_alu.sv', 'tb_fifo.sv'],
+      'no temporary files left behind',
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

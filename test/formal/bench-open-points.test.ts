@@ -25,23 +25,35 @@ const line = JSON.stringify({
 async function bench(formal: boolean) {
   const report = await runBench(
     parseItems(`${line}\n`),
-    { engine: 'random', samples: 1, concurrency: 1, budgetSeconds: 5, seed: 1, workDir: mkdtempSync(join(tmpdir(), 'chorus-bench-open-')), formal },
+    {
+      engine: 'random',
+      samples: 1,
+      concurrency: 1,
+      budgetSeconds: 5,
+      seed: 1,
+      workDir: mkdtempSync(join(tmpdir(), 'chorus-bench-open-')),
+      formal,
+    },
     { logger: silentLogger, signal: new AbortController().signal },
   );
   return { result: report.results[0], markdown: benchMarkdown(report, 'open points') };
 }
 
-test('bench: the points neither covered nor proven, per item, with the formal engine and without it', { timeout: 240_000 }, async () => {
-  const on = await bench(true);
-  assert.equal(on.result.error, undefined, on.result.error);
-  assert.equal(on.result.closed, true, JSON.stringify(on.result));
-  assert.equal(on.result.open_points, 0);
-  assert.ok((on.result.formal?.proven ?? 0) >= 4, JSON.stringify(on.result.formal));
-  assert.match(on.markdown, /\| paramcheck \| yes \| \d+ \| 0 \| 0 \| 0 \| [\d.]+ s \|/);
+test(
+  'bench: the points neither covered nor proven, per item, with the formal engine and without it',
+  { timeout: 240_000 },
+  async () => {
+    const on = await bench(true);
+    assert.equal(on.result.error, undefined, on.result.error);
+    assert.equal(on.result.closed, true, JSON.stringify(on.result));
+    assert.equal(on.result.open_points, 0);
+    assert.ok((on.result.formal?.proven ?? 0) >= 4, JSON.stringify(on.result.formal));
+    assert.match(on.markdown, /\| paramcheck \| yes \| \d+ \| 0 \| 0 \| 0 \| [\d.]+ s \|/);
 
-  // Without it the parameter-disabled arms stay open: the initial block's three, the always block's one.
-  const off = await bench(false);
-  assert.equal(off.result.closed, false);
-  assert.equal(off.result.open_points, 4, JSON.stringify(off.result.open));
-  assert.match(off.markdown, /## Items not closed \(1\)[\s\S]*\| paramcheck \| 4 \|/);
-});
+    // Without it the parameter-disabled arms stay open: the initial block's three, the always block's one.
+    const off = await bench(false);
+    assert.equal(off.result.closed, false);
+    assert.equal(off.result.open_points, 4, JSON.stringify(off.result.open));
+    assert.match(off.markdown, /## Items not closed \(1\)[\s\S]*\| paramcheck \| 4 \|/);
+  },
+);

@@ -13,7 +13,11 @@ test('chorus prove --tb --json: the FSM defaults proven unreachable', { timeout:
   writeFileSync(tb, randomTestbench(topOf([{ file, content: readFileSync(file, 'utf8') }], 'fsm5'), 300, 5));
   const r = await runCli(['prove', file, '--tb', tb, '--json'], { timeoutMs: 280_000 });
   assert.equal(r.code, 0, r.stderr);
-  const report = JSON.parse(r.stdout) as { top: string; holesFrom: string; verdicts: { target: { line: number }; verdict: { status: string; depth?: number } }[] };
+  const report = JSON.parse(r.stdout) as {
+    top: string;
+    holesFrom: string;
+    verdicts: { target: { line: number }; verdict: { status: string; depth?: number } }[];
+  };
   assert.equal(report.top, 'fsm5');
   assert.equal(report.holesFrom, 'testbench');
   assert.equal(report.verdicts.length, 2);
@@ -30,16 +34,33 @@ test('chorus prove with a bad --define says what is wrong and exits 2', { timeou
   assert.match(r.stderr, /'1BAD=2' is invalid. -D takes NAME or NAME=VALUE/);
 });
 
-test('chorus prove --filelist: the include folder and the define reach the search and Yosys; the define-enabled arm is proven', { timeout: 300_000 }, async () => {
-  // The arm sits in an `ifdef the filelist's +define+ enables, and the counter's limit comes from its +incdir+.
-  const cwd = join(repoRoot, 'test', 'fixtures', 'formal', 'filelist');
-  const r = await runCli(['prove', '--filelist', 'wrap.f', '--budget', '5', '--seed', '1', '--json'], { cwd, timeoutMs: 280_000 });
-  assert.equal(r.code, 0, r.stderr);
-  const report = JSON.parse(r.stdout) as { top: string; verdicts: { target: { file: string; line: number }; verdict: { status: string; reason?: string } }[] };
-  assert.equal(report.top, 'wrap_counter');
-  const line = readFileSync(join(cwd, 'rtl', 'wrap_counter.sv'), 'utf8').split('\n').findIndex((l) => l.includes('if (count == 4\'d12)')) + 1;
-  const alarm = report.verdicts.filter((v) => v.target.line === line);
-  assert.ok(alarm.length, `the alarm arm (line ${line}) is a hole: ${JSON.stringify(report.verdicts)}`);
-  for (const v of alarm) assert.equal(v.verdict.status, 'unreachable', JSON.stringify(v.verdict));
-  assert.equal(alarm[0].target.file, join('rtl', 'wrap_counter.sv'), 'the file as the filelist names it, relative to the working folder');
-});
+test(
+  'chorus prove --filelist: the include folder and the define reach the search and Yosys; the define-enabled arm is proven',
+  { timeout: 300_000 },
+  async () => {
+    // The arm sits in an `ifdef the filelist's +define+ enables, and the counter's limit comes from its +incdir+.
+    const cwd = join(repoRoot, 'test', 'fixtures', 'formal', 'filelist');
+    const r = await runCli(['prove', '--filelist', 'wrap.f', '--budget', '5', '--seed', '1', '--json'], {
+      cwd,
+      timeoutMs: 280_000,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as {
+      top: string;
+      verdicts: { target: { file: string; line: number }; verdict: { status: string; reason?: string } }[];
+    };
+    assert.equal(report.top, 'wrap_counter');
+    const line =
+      readFileSync(join(cwd, 'rtl', 'wrap_counter.sv'), 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes("if (count == 4'd12)")) + 1;
+    const alarm = report.verdicts.filter((v) => v.target.line === line);
+    assert.ok(alarm.length, `the alarm arm (line ${line}) is a hole: ${JSON.stringify(report.verdicts)}`);
+    for (const v of alarm) assert.equal(v.verdict.status, 'unreachable', JSON.stringify(v.verdict));
+    assert.equal(
+      alarm[0].target.file,
+      join('rtl', 'wrap_counter.sv'),
+      'the file as the filelist names it, relative to the working folder',
+    );
+  },
+);

@@ -15,25 +15,42 @@ const file = join(repoRoot, 'test', 'fixtures', 'formal', 'fsmhole.sv');
 const top = 'fsmhole';
 const isFsm = (kind: string) => kind === 'fsm_state' || kind === 'fsm_arc';
 
-test('FSM holes: a state no arc enters and an arc behind a tied input are proven; a long random run hits neither, and hits every other FSM point', { timeout: 300_000 }, async () => {
-  const mod = topOf([{ file, content: readFileSync(file, 'utf8') }], top);
-  const points = await measureTestbench([file], top, randomTestbench(mod, 300, 11));
-  const holes = points.filter((p) => isFsm(p.kind) && p.count === 0).map((p) => p.comment).sort();
-  assert.deepEqual(holes, ['state_q::ERR', 'state_q::ERR->IDLE', 'state_q::LOST', 'state_q::LOST->IDLE', 'state_q::RUN->ERR'], JSON.stringify(points.filter((p) => isFsm(p.kind))));
-  const result = await provePoints(points, { rtlFiles: [file], top }, { timeoutSeconds: 200 }, services());
-  const fsm = result.verdicts.filter((v) => isFsm(v.target.kind));
-  assert.deepEqual(fsm.map((v) => v.target.comment).sort(), holes);
-  for (const v of fsm) assert.equal(v.verdict.status, 'unreachable', `${v.target.comment}: ${JSON.stringify(v.verdict)}`);
+test(
+  'FSM holes: a state no arc enters and an arc behind a tied input are proven; a long random run hits neither, and hits every other FSM point',
+  { timeout: 300_000 },
+  async () => {
+    const mod = topOf([{ file, content: readFileSync(file, 'utf8') }], top);
+    const points = await measureTestbench([file], top, randomTestbench(mod, 300, 11));
+    const holes = points
+      .filter((p) => isFsm(p.kind) && p.count === 0)
+      .map((p) => p.comment)
+      .sort();
+    assert.deepEqual(
+      holes,
+      ['state_q::ERR', 'state_q::ERR->IDLE', 'state_q::LOST', 'state_q::LOST->IDLE', 'state_q::RUN->ERR'],
+      JSON.stringify(points.filter((p) => isFsm(p.kind))),
+    );
+    const result = await provePoints(points, { rtlFiles: [file], top }, { timeoutSeconds: 200 }, services());
+    const fsm = result.verdicts.filter((v) => isFsm(v.target.kind));
+    assert.deepEqual(fsm.map((v) => v.target.comment).sort(), holes);
+    for (const v of fsm)
+      assert.equal(v.verdict.status, 'unreachable', `${v.target.comment}: ${JSON.stringify(v.verdict)}`);
 
-  // Cross-check: no point proven unreachable is hit by a much longer random simulation (another seed).
-  const long = await measureTestbench([file], top, randomTestbench(mod, 20_000, 5));
-  for (const v of fsm) {
-    const hit = long.filter((p) => p.kind === v.target.kind && p.comment === v.target.comment && p.line === v.target.line);
-    assert.ok(hit.length, `the long run has no point ${v.target.comment}`);
-    assert.ok(hit.every((p) => p.count === 0), `${v.target.comment} was proven unreachable but simulation hit it`);
-  }
-  assert.ok(long.filter((p) => isFsm(p.kind) && !holes.includes(p.comment)).every((p) => p.count > 0));
-});
+    // Cross-check: no point proven unreachable is hit by a much longer random simulation (another seed).
+    const long = await measureTestbench([file], top, randomTestbench(mod, 20_000, 5));
+    for (const v of fsm) {
+      const hit = long.filter(
+        (p) => p.kind === v.target.kind && p.comment === v.target.comment && p.line === v.target.line,
+      );
+      assert.ok(hit.length, `the long run has no point ${v.target.comment}`);
+      assert.ok(
+        hit.every((p) => p.count === 0),
+        `${v.target.comment} was proven unreachable but simulation hit it`,
+      );
+    }
+    assert.ok(long.filter((p) => isFsm(p.kind) && !holes.includes(p.comment)).every((p) => p.count > 0));
+  },
+);
 
 test('an FSM arc a short run missed is not proven: Yosys finds a witness for it', { timeout: 300_000 }, async () => {
   const mod = topOf([{ file, content: readFileSync(file, 'utf8') }], top);
@@ -46,40 +63,88 @@ test('an FSM arc a short run missed is not proven: Yosys finds a witness for it'
   assert.ok(v, JSON.stringify(result.verdicts.map((x) => x.target)));
   assert.equal(v.verdict.status, 'witness', JSON.stringify(v.verdict));
   for (const x of result.verdicts.filter((y) => isFsm(y.target.kind) && y.verdict.status === 'unreachable')) {
-    assert.ok(['state_q::ERR', 'state_q::ERR->IDLE', 'state_q::LOST', 'state_q::LOST->IDLE', 'state_q::RUN->ERR'].includes(x.target.comment), `${x.target.comment} proven unreachable`);
+    assert.ok(
+      ['state_q::ERR', 'state_q::ERR->IDLE', 'state_q::LOST', 'state_q::LOST->IDLE', 'state_q::RUN->ERR'].includes(
+        x.target.comment,
+      ),
+      `${x.target.comment} proven unreachable`,
+    );
   }
 });
 
 test('an FSM with an asynchronous reset: its points stay unknown with the reason', { timeout: 120_000 }, async () => {
-  const content = readFileSync(file, 'utf8').replace('always_ff @(posedge clk) begin', 'always_ff @(posedge clk or posedge rst) begin');
+  const content = readFileSync(file, 'utf8').replace(
+    'always_ff @(posedge clk) begin',
+    'always_ff @(posedge clk or posedge rst) begin',
+  );
   const stateLine = content.split('\n').findIndex((l) => l.includes('ERR: state_d = IDLE;')) + 1;
-  const r = await prove({ sources: [{ file, content }], top, targets: [{ file, line: stateLine, column: 0, kind: 'fsm_state', comment: 'state_q::ERR' }] }, services());
+  const r = await prove(
+    {
+      sources: [{ file, content }],
+      top,
+      targets: [{ file, line: stateLine, column: 0, kind: 'fsm_state', comment: 'state_q::ERR' }],
+    },
+    services(),
+  );
   assert.equal(r.verdicts[0].verdict.status, 'unknown');
   assert.match(r.verdicts[0].verdict.status === 'unknown' ? r.verdicts[0].verdict.reason : '', /asynchronous reset/);
 });
 
-test('the model-free search with FSM targets: the FSM holes are proven and labelled, and the run ends closed', { timeout: 600_000 }, async () => {
-  const r = await generateToEnd(
-    { rtlFiles: [file], top, engine: 'random', targets: { line: 100, branch: 100, fsm_state: 100, fsm_arc: 100 }, seed: 3, budgetSeconds: 120 },
-    services(),
-  );
-  const fsm = r.holes.filter((h) => isFsm(h.kind));
-  assert.deepEqual(fsm.map((h) => h.detail.split(' — ')[0]).sort(), ['arc ERR->IDLE never taken', 'arc LOST->IDLE never taken', 'arc RUN->ERR never taken', 'state ERR never visited', 'state LOST never visited']);
-  for (const h of fsm) {
-    assert.equal(h.proof?.method, 'induction', `${h.detail} carries its proof`);
-    assert.match(h.unreachable ?? '', /^k-induction, depth \d+$/);
-  }
-  assert.equal(r.closed, true);
-  assert.equal(r.stopReason, 'all reachable points covered');
-  assert.ok(r.formal && r.formal.proven >= fsm.length, JSON.stringify(r.formal));
-});
+test(
+  'the model-free search with FSM targets: the FSM holes are proven and labelled, and the run ends closed',
+  { timeout: 600_000 },
+  async () => {
+    const r = await generateToEnd(
+      {
+        rtlFiles: [file],
+        top,
+        engine: 'random',
+        targets: { line: 100, branch: 100, fsm_state: 100, fsm_arc: 100 },
+        seed: 3,
+        budgetSeconds: 120,
+      },
+      services(),
+    );
+    const fsm = r.holes.filter((h) => isFsm(h.kind));
+    assert.deepEqual(fsm.map((h) => h.detail.split(' — ')[0]).sort(), [
+      'arc ERR->IDLE never taken',
+      'arc LOST->IDLE never taken',
+      'arc RUN->ERR never taken',
+      'state ERR never visited',
+      'state LOST never visited',
+    ]);
+    for (const h of fsm) {
+      assert.equal(h.proof?.method, 'induction', `${h.detail} carries its proof`);
+      assert.match(h.unreachable ?? '', /^k-induction, depth \d+$/);
+    }
+    assert.equal(r.closed, true);
+    assert.equal(r.stopReason, 'all reachable points covered');
+    assert.ok(r.formal && r.formal.proven >= fsm.length, JSON.stringify(r.formal));
+  },
+);
 
-test('a one-block FSM: an arc behind a condition that is never true is proven, a reachable one is not', { timeout: 120_000 }, async () => {
-  const five = join(repoRoot, 'test', 'fixtures', 'formal', 'fsm5.sv');
-  const content = readFileSync(five, 'utf8').replace("3'd3: state <= 3'd4;", "3'd3: state <= (go && !go) ? 3'd1 : 3'd4;");
-  const line = content.split('\n').findIndex((l) => l.includes('(go && !go)')) + 1;
-  const arc = (to: string) => ({ file: five, line, column: 0, kind: 'fsm_arc' as const, comment: `state::3'd3->${to}` });
-  const r = await prove({ sources: [{ file: five, content }], top: 'fsm5', targets: [arc("3'd1"), arc("3'd4")] }, services());
-  assert.equal(r.verdicts[0].verdict.status, 'unreachable', JSON.stringify(r.verdicts[0]));
-  assert.equal(r.verdicts[1].verdict.status, 'witness', JSON.stringify(r.verdicts[1]));
-});
+test(
+  'a one-block FSM: an arc behind a condition that is never true is proven, a reachable one is not',
+  { timeout: 120_000 },
+  async () => {
+    const five = join(repoRoot, 'test', 'fixtures', 'formal', 'fsm5.sv');
+    const content = readFileSync(five, 'utf8').replace(
+      "3'd3: state <= 3'd4;",
+      "3'd3: state <= (go && !go) ? 3'd1 : 3'd4;",
+    );
+    const line = content.split('\n').findIndex((l) => l.includes('(go && !go)')) + 1;
+    const arc = (to: string) => ({
+      file: five,
+      line,
+      column: 0,
+      kind: 'fsm_arc' as const,
+      comment: `state::3'd3->${to}`,
+    });
+    const r = await prove(
+      { sources: [{ file: five, content }], top: 'fsm5', targets: [arc("3'd1"), arc("3'd4")] },
+      services(),
+    );
+    assert.equal(r.verdicts[0].verdict.status, 'unreachable', JSON.stringify(r.verdicts[0]));
+    assert.equal(r.verdicts[1].verdict.status, 'witness', JSON.stringify(r.verdicts[1]));
+  },
+);

@@ -22,23 +22,49 @@ const source = `module arms(input clk, input a, input b, input [1:0] s, output r
 endmodule
 `;
 
-const t = (line: number, column: number, kind: 'line' | 'branch', comment: string): FormalTarget => ({ file, line, column, kind, comment });
+const t = (line: number, column: number, kind: 'line' | 'branch', comment: string): FormalTarget => ({
+  file,
+  line,
+  column,
+  kind,
+  comment,
+});
 
 test('each point gets a flag in exactly its arm; an else that is not written is added', () => {
   const analysis = analyzeSources([{ name: file, content: source }]);
-  const targets = [t(3, 5, 'branch', 'if'), t(3, 6, 'branch', 'else'), t(4, 10, 'branch', 'else'), t(8, 7, 'line', 'case'), t(10, 7, 'line', 'case'), t(12, 6, 'branch', 'else')];
+  const targets = [
+    t(3, 5, 'branch', 'if'),
+    t(3, 6, 'branch', 'else'),
+    t(4, 10, 'branch', 'else'),
+    t(8, 7, 'line', 'case'),
+    t(10, 7, 'line', 'case'),
+    t(12, 6, 'branch', 'else'),
+  ];
   const inst = instrument(analysis, [{ file, content: source }], targets);
   const flags = inst.flags.map((f) => ('flag' in f ? f.flag : f.reason));
-  assert.deepEqual(flags, ['chorus_flag_0', 'chorus_flag_1', 'chorus_flag_2', 'chorus_flag_3', 'chorus_flag_4', 'chorus_flag_5']);
+  assert.deepEqual(flags, [
+    'chorus_flag_0',
+    'chorus_flag_1',
+    'chorus_flag_2',
+    'chorus_flag_3',
+    'chorus_flag_4',
+    'chorus_flag_5',
+  ]);
   const text = inst.files.get(file)!;
   // The if arm, the else of `if (a)` (the whole else-if chain), the implicit else of `else if (b)`.
   assert.match(text, /if \(a\) begin chorus_flag_0 = 1'b1; q <= 1'b1; end/);
-  assert.match(text, /else begin chorus_flag_1 = 1'b1; if \(b\) begin q <= 1'b0; end else begin chorus_flag_2 = 1'b1; end end/);
+  assert.match(
+    text,
+    /else begin chorus_flag_1 = 1'b1; if \(b\) begin q <= 1'b0; end else begin chorus_flag_2 = 1'b1; end end/,
+  );
   assert.match(text, /2'd1:\n\s+begin chorus_flag_3 = 1'b1; r = b; end/);
   assert.match(text, /default: begin chorus_flag_4 = 1'b1; r = 1'b0; end/);
   assert.match(text, /if \(a\) begin r = ~r; end else begin chorus_flag_5 = 1'b1; end/);
   // Flags start each run of their always block cleared, and are declared kept.
-  assert.match(text, /always @\(posedge clk\)\s*begin chorus_flag_0 = 1'b0; chorus_flag_1 = 1'b0; chorus_flag_2 = 1'b0; if \(a\)/);
+  assert.match(
+    text,
+    /always @\(posedge clk\)\s*begin chorus_flag_0 = 1'b0; chorus_flag_1 = 1'b0; chorus_flag_2 = 1'b0; if \(a\)/,
+  );
   assert.match(text, /always @\* begin chorus_flag_3 = 1'b0; chorus_flag_4 = 1'b0; chorus_flag_5 = 1'b0; begin/);
   assert.match(text, /\(\* keep \*\) reg chorus_flag_5;\nendmodule/);
   // The copy still parses.
@@ -64,7 +90,10 @@ test('an unreadable design: every point unknown with Yosys’ message', { timeou
   always @(posedge clk) if (a) q <= missing_function(a); else q <= 1'b0;
 endmodule
 `;
-  const r = await prove({ sources: [{ file, content: bad }], top: 'bad', targets: [t(2, 25, 'branch', 'if')] }, { signal: new AbortController().signal });
+  const r = await prove(
+    { sources: [{ file, content: bad }], top: 'bad', targets: [t(2, 25, 'branch', 'if')] },
+    { signal: new AbortController().signal },
+  );
   assert.equal(r.verdicts[0].verdict.status, 'unknown');
   assert.match(r.failure ?? '', /Yosys could not read the design: \/virtual\/arms\.sv:2: .*missing_function/);
 });
@@ -72,7 +101,10 @@ endmodule
 test('cancel stops Yosys at once', { timeout: 120_000 }, async () => {
   const controller = new AbortController();
   const started = Date.now();
-  const run = prove({ sources: [{ file, content: source }], top: 'arms', targets: [t(3, 5, 'branch', 'if')] }, { signal: controller.signal });
+  const run = prove(
+    { sources: [{ file, content: source }], top: 'arms', targets: [t(3, 5, 'branch', 'if')] },
+    { signal: controller.signal },
+  );
   setTimeout(() => controller.abort(), 200);
   await assert.rejects(run, (e: unknown) => e instanceof ChorusError && e.kind === 'cancelled');
   assert.ok(Date.now() - started < 30_000);

@@ -9,7 +9,10 @@ import { silentLogger, type CoveragePoint, type ModuleInfo } from '../../src/pro
 export const services = () => ({ logger: silentLogger, signal: new AbortController().signal });
 
 export function topOf(files: { file: string; content: string }[], top: string): ModuleInfo {
-  const a = analyzeSources(files.map((f) => ({ name: f.file, content: f.content })), { top });
+  const a = analyzeSources(
+    files.map((f) => ({ name: f.file, content: f.content })),
+    { top },
+  );
   const m = a.modules.find((x) => x.name === top);
   if (!m) throw new Error(`no module ${top}`);
   return m;
@@ -32,7 +35,12 @@ export function randomTestbench(top: ModuleInfo, cycles: number, seed: number): 
   const lines = header(top);
   const inputs = top.ports.filter((p) => p.direction === 'input' && p.name !== top.clock);
   const reset = top.reset;
-  lines.push('  initial begin', `    int unsigned s = ${seed};`, `    void'($urandom(s));`, `    for (int i = 0; i < ${cycles}; i++) begin`);
+  lines.push(
+    '  initial begin',
+    `    int unsigned s = ${seed};`,
+    `    void'($urandom(s));`,
+    `    for (int i = 0; i < ${cycles}; i++) begin`,
+  );
   for (const p of inputs) {
     if (reset && p.name === reset.name) continue;
     const words = Math.ceil(Math.max(1, p.width) / 32);
@@ -66,9 +74,12 @@ export async function measureTestbench(rtlFiles: string[], top: string, testbenc
   const tb = join(dir, 'tb.sv');
   writeFileSync(tb, testbench);
   const r = await measure({ rtlFiles, testbench: tb, top }, services());
-  if (r.status !== 'ok') throw new Error(`testbench did not run: ${r.status} ${JSON.stringify(r.diagnostics.slice(0, 3))}`);
+  if (r.status !== 'ok')
+    throw new Error(`testbench did not run: ${r.status} ${JSON.stringify(r.diagnostics.slice(0, 3))}`);
   return r.points;
 }
 
-export const samePoint = (a: { file: string; line: number; column: number; kind: string; comment: string }, b: CoveragePoint) =>
-  a.file === b.file && a.line === b.line && a.column === b.column && a.kind === b.kind && a.comment === b.comment;
+export const samePoint = (
+  a: { file: string; line: number; column: number; kind: string; comment: string },
+  b: CoveragePoint,
+) => a.file === b.file && a.line === b.line && a.column === b.column && a.kind === b.kind && a.comment === b.comment;

@@ -33,7 +33,11 @@ test('runs that would exceed the byte cap leave the cache under it, and it stays
     // A distinct text per run: a distinct build, as a bench's testbenches are.
     const tb = join(dir, `tb_${i}.sv`);
     writeFileSync(tb, `// variant ${i}\n${tbText}`);
-    const r = await runCli(['coverage', counter, '--tb', tb, '--json', '--cache-max', `${CAP / 1024}K`], { cwd: dir, env, timeoutMs: 600_000 });
+    const r = await runCli(['coverage', counter, '--tb', tb, '--json', '--cache-max', `${CAP / 1024}K`], {
+      cwd: dir,
+      env,
+      timeoutMs: 600_000,
+    });
     assert.equal(r.code, 0, r.stderr);
   };
   let builds = 0;

@@ -30,10 +30,13 @@ const isTool = (re: RegExp) => (cmds: string[]) => cmds.some((c) => re.test(c));
 async function cancelAt(moment: Moment): Promise<void> {
   const tmp = scratch('chorus-hardening-cancel-');
   const cwd = scratch();
-  const { child, done } = startCli(['generate', counter, '--engine', 'random', '--budget-seconds', '120', '--seed', '3'], {
-    cwd,
-    env: { CHORUS_CACHE_DIR: suiteCache, TMPDIR: tmp },
-  });
+  const { child, done } = startCli(
+    ['generate', counter, '--engine', 'random', '--budget-seconds', '120', '--seed', '3'],
+    {
+      cwd,
+      env: { CHORUS_CACHE_DIR: suiteCache, TMPDIR: tmp },
+    },
+  );
   const watcher = new TreeWatcher(child.pid!);
   let exited = false;
   void done.then(() => (exited = true));

@@ -40,20 +40,48 @@ function workspace(): { dir: string; dut: string; marker: string } {
   return { dir, dut, marker: join(dir, 'marker') };
 }
 
-const head = ['module tb;', '  logic clk = 0, rst_n = 0; logic [7:0] q; int fd, r; string s; logic [7:0] mem [0:3];', '  dut uut(.clk(clk), .rst_n(rst_n), .q(q));'];
-const tail = ['  initial begin repeat (4) #1 clk = ~clk; rst_n = 1; repeat (8) #1 clk = ~clk; $finish; end', 'endmodule', ''];
+const head = [
+  'module tb;',
+  '  logic clk = 0, rst_n = 0; logic [7:0] q; int fd, r; string s; logic [7:0] mem [0:3];',
+  '  dut uut(.clk(clk), .rst_n(rst_n), .q(q));',
+];
+const tail = [
+  '  initial begin repeat (4) #1 clk = ~clk; rst_n = 1; repeat (8) #1 clk = ~clk; $finish; end',
+  'endmodule',
+  '',
+];
 /** Testbench text with `body` on line 4. */
 const tbWith = (body: string): string => [...head, body, ...tail].join('\n');
 
 /** Each attack, the rule it must trigger; all on line 4 of the testbench. */
 function attacks(marker: string): Array<{ name: string; body: string; rule: string }> {
   return [
-    { name: 'system behind the DUT define', body: `\`ifdef WIDTH initial r = $system("id > ${marker}"); \`endif`, rule: 'system-task' },
-    { name: 'DPI behind the DUT define', body: '`ifdef WIDTH import "DPI-C" function int system(input string c); `endif', rule: 'dpi' },
-    { name: 'file write behind the DUT define', body: `\`ifdef WIDTH initial fd = $fopen("${marker}", "w"); \`endif`, rule: 'file-output' },
+    {
+      name: 'system behind the DUT define',
+      body: `\`ifdef WIDTH initial r = $system("id > ${marker}"); \`endif`,
+      rule: 'system-task',
+    },
+    {
+      name: 'DPI behind the DUT define',
+      body: '`ifdef WIDTH import "DPI-C" function int system(input string c); `endif',
+      rule: 'dpi',
+    },
+    {
+      name: 'file write behind the DUT define',
+      body: `\`ifdef WIDTH initial fd = $fopen("${marker}", "w"); \`endif`,
+      rule: 'file-output',
+    },
     { name: 'include through the DUT macro', body: `\`INC("${canary}")`, rule: 'include-macro' },
-    { name: 'fopen for reading', body: `initial begin fd = $fopen("${canary}", "r"); r = $fgets(s, fd); $error("%s", s); end`, rule: 'file-input' },
-    { name: 'readmemh', body: `initial begin $readmemh("${canary}", mem); $error("%s", mem[0]); end`, rule: 'file-input' },
+    {
+      name: 'fopen for reading',
+      body: `initial begin fd = $fopen("${canary}", "r"); r = $fgets(s, fd); $error("%s", s); end`,
+      rule: 'file-input',
+    },
+    {
+      name: 'readmemh',
+      body: `initial begin $readmemh("${canary}", mem); $error("%s", mem[0]); end`,
+      rule: 'file-input',
+    },
   ];
 }
 
@@ -62,9 +90,15 @@ test('coverage --tb: every attack through the design macros is rejected with its
   for (const a of attacks(marker)) {
     const tb = join(dir, 'tb.sv');
     writeFileSync(tb, tbWith(a.body));
-    const r = await runCli(['coverage', dut, '--tb', tb, '--json'], { cwd: dir, env: { CHORUS_CACHE_DIR: suiteCache } });
+    const r = await runCli(['coverage', dut, '--tb', tb, '--json'], {
+      cwd: dir,
+      env: { CHORUS_CACHE_DIR: suiteCache },
+    });
     assert.equal(r.code, 2, `${a.name}: exit 2 (rejected)\n${r.stdout}\n${r.stderr}`);
-    const report = JSON.parse(r.stdout) as { status: string; diagnostics: { file: string; line: number; message: string }[] };
+    const report = JSON.parse(r.stdout) as {
+      status: string;
+      diagnostics: { file: string; line: number; message: string }[];
+    };
     assert.equal(report.status, 'rejected', a.name);
     const hit = report.diagnostics.find((d) => d.message.endsWith(`[${a.rule}]`));
     assert.ok(hit, `${a.name}: a [${a.rule}] finding in ${JSON.stringify(report.diagnostics)}`);
@@ -79,7 +113,10 @@ test('a DUT macro that includes a literal path outside the workspace: the jail h
   const { dir, dut } = workspace();
   const tb = join(dir, 'tb_peek.sv');
   writeFileSync(tb, tbWith('`PEEK'));
-  assert.ok(bwrapAvailable(), 'bubblewrap must run here (npm test installs the Debian package bubblewrap): the jail is the default');
+  assert.ok(
+    bwrapAvailable(),
+    'bubblewrap must run here (npm test installs the Debian package bubblewrap): the jail is the default',
+  );
   for (const useJail of [true, false]) {
     let findings: string;
     try {
@@ -88,7 +125,10 @@ test('a DUT macro that includes a literal path outside the workspace: the jail h
       // In the jail the preprocessor cannot see the file at all: a preprocessing error naming the path.
       findings = String(err);
     }
-    assert.ok(findings.includes(canary) || findings.includes('include-outside-workspace'), `jail ${useJail}: ${findings}`);
+    assert.ok(
+      findings.includes(canary) || findings.includes('include-outside-workspace'),
+      `jail ${useJail}: ${findings}`,
+    );
     assert.ok(!findings.includes(secret), `jail ${useJail}: the canary's text is in no finding`);
   }
   const violations = await checkTestbench(tb, { verilatorPath: 'verilator', designFiles: [dut], useJail: false });
@@ -117,7 +157,13 @@ test("the DUT's own text is not judged: a design that reads its own file with $r
   const tb = join(dir, 'tb.sv');
   writeFileSync(
     tb,
-    ['module tb; logic clk = 0; logic [1:0] a = 0; logic [7:0] d;', '  rom u(.*);', '  initial begin repeat (16) begin #1 clk = ~clk; a = a + 1; end $display("d=%0d", d); $finish; end', 'endmodule', ''].join('\n'),
+    [
+      'module tb; logic clk = 0; logic [1:0] a = 0; logic [7:0] d;',
+      '  rom u(.*);',
+      '  initial begin repeat (16) begin #1 clk = ~clk; a = a + 1; end $display("d=%0d", d); $finish; end',
+      'endmodule',
+      '',
+    ].join('\n'),
   );
   const r = await runCli(['coverage', dut, '--tb', tb, '--json'], { cwd: dir, env: { CHORUS_CACHE_DIR: suiteCache } });
   assert.equal(r.code, 0, r.stdout + r.stderr);
@@ -135,10 +181,27 @@ test('generate with a replay model: the escape through the DUT define and the re
   for (const pair of pairs(attacks(marker))) {
     const replayFile = join(dir, 'replay.json');
     writeFileSync(replayFile, JSON.stringify({ responses: pair.map((a) => reply(tbWith(a.body))) }));
-    const r = await runCli(['generate', dut, '--engine', 'llm', '--model', `replay:${replayFile}`, '--rounds', '1', '--no-formal', '--json', '--out', join(dir, 'out.sv'), '--force'], {
-      cwd: dir,
-      env: { CHORUS_CACHE_DIR: suiteCache },
-    });
+    const r = await runCli(
+      [
+        'generate',
+        dut,
+        '--engine',
+        'llm',
+        '--model',
+        `replay:${replayFile}`,
+        '--rounds',
+        '1',
+        '--no-formal',
+        '--json',
+        '--out',
+        join(dir, 'out.sv'),
+        '--force',
+      ],
+      {
+        cwd: dir,
+        env: { CHORUS_CACHE_DIR: suiteCache },
+      },
+    );
     assert.notEqual(r.code, 0, r.stderr);
     const result = JSON.parse(r.stdout) as { rounds: { status: string }[] };
     assert.deepEqual(
@@ -159,7 +222,13 @@ test("generate with an endpoint on loopback: the model is told each rule, and no
     bodies.push(await readBody(req));
     const content = replies.shift() ?? reply(tbWith(''));
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'c', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }));
+    res.end(
+      JSON.stringify({
+        id: 'c',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+      }),
+    );
   });
   try {
     for (const a of attacks(marker)) {
@@ -167,7 +236,23 @@ test("generate with an endpoint on loopback: the model is told each rule, and no
       replies = [reply(tbWith(a.body)), reply(tbWith(''))];
       const before = bodies.length;
       const r = await runCli(
-        ['generate', dut, '--engine', 'llm', '--endpoint', server.url, '--api-model', 'chorus-4b', '--rounds', '1', '--no-formal', '--json', '--out', join(dir, 'out.sv'), '--force'],
+        [
+          'generate',
+          dut,
+          '--engine',
+          'llm',
+          '--endpoint',
+          server.url,
+          '--api-model',
+          'chorus-4b',
+          '--rounds',
+          '1',
+          '--no-formal',
+          '--json',
+          '--out',
+          join(dir, 'out.sv'),
+          '--force',
+        ],
         { cwd: dir, env: { CHORUS_CACHE_DIR: suiteCache } },
       );
       assert.equal(bodies.length - before, 2, `two requests: ${r.stderr}`);

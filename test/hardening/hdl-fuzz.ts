@@ -15,11 +15,70 @@ const exampleTexts = exampleNames.map((n) => readFileSync(example(n), 'utf8'));
 
 /** Verilog-ish tokens: keywords, operators, literals and directives that stress the grammar and the resolvers. */
 const hdlTokens = [
-  'module', 'endmodule', 'input', 'output', 'inout', 'logic', 'wire', 'reg', '[', ']', '(', ')', '{', '}', ';', ',', ':',
-  'parameter', 'localparam', '#(', '=', '<=', '==', '?', 'always_ff', 'always_comb', '@(posedge clk)', 'begin', 'end',
-  'case', 'endcase', 'default', 'if', 'else', "8'hFF", "'1", "4'b1x0?", '32', '-1', 'W-1:0', '$clog2(W)', 'typedef enum',
-  'package', 'endpackage', 'import p::*;', '`define W 8', '`W', '`ifdef X', '`endif', '`include "x.svh"', 'generate',
-  'for (genvar i = 0; i < W; i++)', 'function', 'endfunction', 'struct packed', 'x', 'clk', 'rst_n', '\n', ' ', '//', '/*', '*/', '"',
+  'module',
+  'endmodule',
+  'input',
+  'output',
+  'inout',
+  'logic',
+  'wire',
+  'reg',
+  '[',
+  ']',
+  '(',
+  ')',
+  '{',
+  '}',
+  ';',
+  ',',
+  ':',
+  'parameter',
+  'localparam',
+  '#(',
+  '=',
+  '<=',
+  '==',
+  '?',
+  'always_ff',
+  'always_comb',
+  '@(posedge clk)',
+  'begin',
+  'end',
+  'case',
+  'endcase',
+  'default',
+  'if',
+  'else',
+  "8'hFF",
+  "'1",
+  "4'b1x0?",
+  '32',
+  '-1',
+  'W-1:0',
+  '$clog2(W)',
+  'typedef enum',
+  'package',
+  'endpackage',
+  'import p::*;',
+  '`define W 8',
+  '`W',
+  '`ifdef X',
+  '`endif',
+  '`include "x.svh"',
+  'generate',
+  'for (genvar i = 0; i < W; i++)',
+  'function',
+  'endfunction',
+  'struct packed',
+  'x',
+  'clk',
+  'rst_n',
+  '\n',
+  ' ',
+  '//',
+  '/*',
+  '*/',
+  '"',
 ];
 
 function checkAnalysis(files: { name: string; content: string }[], top?: string): void {
@@ -29,14 +88,21 @@ function checkAnalysis(files: { name: string; content: string }[], top?: string)
   for (const e of analysis.errors) {
     const lines = byName.get(e.file);
     assert.ok(lines, `error in an unknown file ${e.file}`);
-    assert.ok(Number.isInteger(e.line) && e.line >= 1 && e.line <= lines.length, `${e.file}:${e.line} of ${lines.length} lines`);
-    assert.ok(Number.isInteger(e.column) && e.column >= 1 && e.column <= lines[e.line - 1].length + 1, `${e.file}:${e.line}:${e.column}`);
+    assert.ok(
+      Number.isInteger(e.line) && e.line >= 1 && e.line <= lines.length,
+      `${e.file}:${e.line} of ${lines.length} lines`,
+    );
+    assert.ok(
+      Number.isInteger(e.column) && e.column >= 1 && e.column <= lines[e.line - 1].length + 1,
+      `${e.file}:${e.line}:${e.column}`,
+    );
     assert.match(e.message, /^syntax error/);
   }
   for (const m of analysis.modules) {
     assert.ok(byName.has(m.file), m.file);
     assert.ok(m.line >= 1 && m.line <= byName.get(m.file)!.length, `${m.name} at line ${m.line}`);
-    for (const p of m.ports) assert.ok(Number.isInteger(p.width) && p.width >= 0, `${m.name}.${p.name} width ${p.width}`);
+    for (const p of m.ports)
+      assert.ok(Number.isInteger(p.width) && p.width >= 0, `${m.name}.${p.name} width ${p.width}`);
   }
   assert.ok(analysis.top === null || analysis.modules.some((m) => m.name === analysis.top));
   for (const f of files) findSite(analysis, f.name, 1);
@@ -48,7 +114,10 @@ function checkAnalysis(files: { name: string; content: string }[], top?: string)
 function randomText(): void {
   fc.assert(
     fc.property(
-      fc.oneof(fc.string({ maxLength: 300, unit: 'binary' }), fc.array(fc.constantFrom(...hdlTokens), { maxLength: 60 }).map((t) => t.join(' '))),
+      fc.oneof(
+        fc.string({ maxLength: 300, unit: 'binary' }),
+        fc.array(fc.constantFrom(...hdlTokens), { maxLength: 60 }).map((t) => t.join(' ')),
+      ),
       (text) => checkAnalysis([{ name: 'soup.sv', content: text }]),
     ),
     { numRuns: 200 },
@@ -71,7 +140,14 @@ function mutatedExamples(): void {
           text = `${text.slice(0, i)} ${tok} ${text.slice(i)}`;
         }
         checkAnalysis([{ name: `${exampleNames[k]}.sv`, content: text }], top);
-        if (k2 !== k) checkAnalysis([{ name: `${exampleNames[k]}.sv`, content: text }, { name: `${exampleNames[k2]}.sv`, content: exampleTexts[k2] }], top);
+        if (k2 !== k)
+          checkAnalysis(
+            [
+              { name: `${exampleNames[k]}.sv`, content: text },
+              { name: `${exampleNames[k2]}.sv`, content: exampleTexts[k2] },
+            ],
+            top,
+          );
       },
     ),
     { numRuns: 200 },

@@ -31,7 +31,13 @@ before(() => {
 after(removeScratch);
 
 /** Runs `command` (argv) with a fresh disk of `kind` mounted at `dir`, in its own mount namespace. */
-function onDisk(kind: keyof typeof DISKS, dir: string, command: string[], env: NodeJS.ProcessEnv, cwd = work): Promise<CliResult> {
+function onDisk(
+  kind: keyof typeof DISKS,
+  dir: string,
+  command: string[],
+  env: NodeJS.ProcessEnv,
+  cwd = work,
+): Promise<CliResult> {
   mkdirSync(dir, { recursive: true });
   const script = `set -u; dir=$1; shift; ${DISKS[kind]} || exit 97; exec "$@"`;
   const child = spawn('unshare', ['-m', 'sh', '-c', script, 'sh', dir, ...command], {
@@ -53,7 +59,10 @@ function onDisk(kind: keyof typeof DISKS, dir: string, command: string[], env: N
 
 /** A missing capability fails loudly, never skips: the suite runs as root (README, CI). */
 function needsNamespaces(_t: TestContext): boolean {
-  assert.ok(namespaces, 'mounting a tmpfs in a private mount namespace needs root (or user namespaces): run npm test as root, as CI does');
+  assert.ok(
+    namespaces,
+    'mounting a tmpfs in a private mount namespace needs root (or user namespaces): run npm test as root, as CI does',
+  );
   return namespaces;
 }
 
@@ -71,7 +80,10 @@ test('a full build cache: exit 4 naming the cache and ENOSPC, not a compile erro
   if (!needsNamespaces(t)) return;
   const cache = join(work, 'full-cache');
   const r = await onDisk('full', cache, [process.execPath, cliPath, ...coverage], { CHORUS_CACHE_DIR: cache });
-  assertMachineFault(r, new RegExp(`The build cache \\(${cache}\\) is on a disk with no space left \\(ENOSPC\\).*CHORUS_CACHE_DIR`));
+  assertMachineFault(
+    r,
+    new RegExp(`The build cache \\(${cache}\\) is on a disk with no space left \\(ENOSPC\\).*CHORUS_CACHE_DIR`),
+  );
 });
 
 test('a cache that fills up during the build (the compiler says "No space left on device"): exit 4, not a compile error', async (t) => {
@@ -91,7 +103,10 @@ test('a read-only build cache: exit 4 naming EROFS, not ENOENT', async (t) => {
 test('a full simulation folder (TMPDIR): exit 4 naming it, not a simulation error', async (t) => {
   if (!needsNamespaces(t)) return;
   const tmp = join(work, 'full-tmp');
-  const r = await onDisk('full', tmp, [process.execPath, cliPath, ...coverage], { CHORUS_CACHE_DIR: suiteCache, TMPDIR: tmp });
+  const r = await onDisk('full', tmp, [process.execPath, cliPath, ...coverage], {
+    CHORUS_CACHE_DIR: suiteCache,
+    TMPDIR: tmp,
+  });
   assertMachineFault(r, /\(ENOSPC\)/);
   assert.match(r.stderr, new RegExp(`${tmp}`));
 });
@@ -100,16 +115,30 @@ test('the model loop on a cache that fills up during the build: it stops with th
   if (!needsNamespaces(t)) return;
   // One candidate on a cache that fills up in the compiler (once a compile error the model was asked to fix); two
   // on a cache that is full from the start.
-  for (const [candidates, disk] of [[1, 'small'], [2, 'full']] as const) {
+  for (const [candidates, disk] of [
+    [1, 'small'],
+    [2, 'full'],
+  ] as const) {
     const cache = join(work, `loop-cache-${candidates}`);
     const script = join(repoRoot, 'test', 'hardening', 'infrastructureLoop.ts');
-    const r = await onDisk(disk, cache, [process.execPath, '--import', 'tsx', script, cache, String(candidates)], {}, repoRoot);
+    const r = await onDisk(
+      disk,
+      cache,
+      [process.execPath, '--import', 'tsx', script, cache, String(candidates)],
+      {},
+      repoRoot,
+    );
     assert.equal(r.code, 0, r.stderr);
-    const out = JSON.parse(r.stdout) as { chats: number; feedback: string[]; builds: string[]; ended: { kind?: string; message?: string } };
+    const out = JSON.parse(r.stdout) as {
+      chats: number;
+      feedback: string[];
+      builds: string[];
+      ended: { kind?: string; message?: string };
+    };
     assert.equal(out.ended.kind, 'infrastructure', `${candidates} candidate(s): ${JSON.stringify(out.ended)}`);
     assert.match(out.ended.message ?? '', /no space left \(ENOSPC\)/);
     assert.equal(out.chats, candidates, 'the model was asked once per candidate, in round 1 only');
     assert.deepEqual(out.feedback, [], 'no feedback was written for the model');
-    assert.deepEqual(out.builds, [], 'no build result was reported as the testbench\'s');
+    assert.deepEqual(out.builds, [], "no build result was reported as the testbench's");
   }
 });

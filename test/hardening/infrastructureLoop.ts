@@ -10,21 +10,40 @@ import { repoRoot } from '../helpers/cli';
 import { replayModel } from '../helpers/replay';
 
 async function main(cacheDir: string, candidates: number): Promise<void> {
-  const recorded = JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] };
-  const replay = await openBackend(replayModel(Array.from({ length: 8 }, () => recorded.responses[0])), { logger: silentLogger });
+  const recorded = JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as {
+    responses: string[];
+  };
+  const replay = await openBackend(replayModel(Array.from({ length: 8 }, () => recorded.responses[0])), {
+    logger: silentLogger,
+  });
   let chats = 0;
-  const backend: ChatBackend = { label: replay.label, kind: replay.kind, chat: (m, o) => (chats++, replay.chat(m, o)), dispose: () => replay.dispose() };
+  const backend: ChatBackend = {
+    label: replay.label,
+    kind: replay.kind,
+    chat: (m, o) => (chats++, replay.chat(m, o)),
+    dispose: () => replay.dispose(),
+  };
   const events: LoopEvent[] = [];
   let ended: { kind: string; message: string } | { stopReason: string };
   try {
     const r = await generateToEnd(
-      { rtlFiles: [join(repoRoot, 'examples', 'fifo', 'fifo.sv')], engine: 'llm', formal: false, rounds: 2, candidates, targets: { line: 100 } },
+      {
+        rtlFiles: [join(repoRoot, 'examples', 'fifo', 'fifo.sv')],
+        engine: 'llm',
+        formal: false,
+        rounds: 2,
+        candidates,
+        targets: { line: 100 },
+      },
       { logger: silentLogger, signal: new AbortController().signal, backend, cacheDir },
       (e) => events.push(e),
     );
     ended = { stopReason: r.stopReason };
   } catch (err) {
-    ended = err instanceof ChorusError ? { kind: err.kind, message: err.message } : { kind: 'unclassified', message: String(err) };
+    ended =
+      err instanceof ChorusError
+        ? { kind: err.kind, message: err.message }
+        : { kind: 'unclassified', message: String(err) };
   }
   const feedback = events.flatMap((e) => (e.type === 'feedback' ? [e.text] : []));
   const builds = events.flatMap((e) => (e.type === 'build' ? [e.status] : []));

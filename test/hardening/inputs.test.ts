@@ -49,11 +49,19 @@ test('a device as the DUT or the testbench: exit 2 naming it, at once, nothing r
     const r = await runCli(args, { cwd, env, timeoutMs: REFUSAL_MS });
     process.stderr.write(`# chorus ${args.join(' ')}: exit ${r.code} in ${Date.now() - started} ms\n`);
     assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, new RegExp(`${args[1]}: This is a device, not a regular file: CHORUS reads a source file only from a regular file`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `${args[1]}: This is a device, not a regular file: CHORUS reads a source file only from a regular file`,
+      ),
+    );
   }
   const tb = await runCli(['coverage', counter, '--tb', '/dev/zero'], { cwd, env, timeoutMs: REFUSAL_MS });
   assert.equal(tb.code, 2, tb.stderr);
-  assert.match(tb.stderr, /\/dev\/zero: This is a device, not a regular file: CHORUS reads a testbench only from a regular file/);
+  assert.match(
+    tb.stderr,
+    /\/dev\/zero: This is a device, not a regular file: CHORUS reads a testbench only from a regular file/,
+  );
 });
 
 test('a device in a filelist, as a source or a -v library: exit 2 naming the list, the line and the device', async () => {
@@ -67,9 +75,17 @@ test('a device in a filelist, as a source or a -v library: exit 2 naming the lis
     [asLibrary, 1, '/dev/urandom'],
   ] as const) {
     for (const command of ['inspect', 'generate']) {
-      const r = await runCli([command, '--filelist', list, ...(command === 'generate' ? ['--engine', 'random'] : [])], { cwd: dir, timeoutMs: REFUSAL_MS });
+      const r = await runCli([command, '--filelist', list, ...(command === 'generate' ? ['--engine', 'random'] : [])], {
+        cwd: dir,
+        timeoutMs: REFUSAL_MS,
+      });
       assert.equal(r.code, 2, r.stderr);
-      assert.ok(r.stderr.includes(`${list}:${line}: ${device} is a device, FIFO or socket, not a regular file: name the file itself.`), r.stderr);
+      assert.ok(
+        r.stderr.includes(
+          `${list}:${line}: ${device} is a device, FIFO or socket, not a regular file: name the file itself.`,
+        ),
+        r.stderr,
+      );
     }
   }
   const listIsDevice = await runCli(['inspect', '--filelist', '/dev/zero'], { cwd: dir, timeoutMs: REFUSAL_MS });
@@ -84,10 +100,19 @@ test('a FIFO as the DUT, the testbench or a filelist: exit 2 naming it, no hang,
   writeFileSync(list, `${pipe}\n`);
   const listPipe = fifoAt(join(dir, 'pipe.f'));
   const cases: [string[], RegExp][] = [
-    [['generate', pipe, '--engine', 'random'], new RegExp(`${pipe}: This is a FIFO \\(named pipe\\), not a regular file`)],
+    [
+      ['generate', pipe, '--engine', 'random'],
+      new RegExp(`${pipe}: This is a FIFO \\(named pipe\\), not a regular file`),
+    ],
     [['inspect', pipe], new RegExp(`${pipe}: This is a FIFO`)],
-    [['coverage', counter, '--tb', pipe], new RegExp(`${pipe}: This is a FIFO \\(named pipe\\), not a regular file: CHORUS reads a testbench`)],
-    [['generate', '--filelist', list, '--engine', 'random'], new RegExp(`${list}:1: ${pipe} is a device, FIFO or socket`)],
+    [
+      ['coverage', counter, '--tb', pipe],
+      new RegExp(`${pipe}: This is a FIFO \\(named pipe\\), not a regular file: CHORUS reads a testbench`),
+    ],
+    [
+      ['generate', '--filelist', list, '--engine', 'random'],
+      new RegExp(`${list}:1: ${pipe} is a device, FIFO or socket`),
+    ],
     [['inspect', '--filelist', listPipe], new RegExp(`${listPipe}: This is a device, FIFO or socket`)],
   ];
   for (const [args, why] of cases) {
@@ -114,10 +139,13 @@ function toolLog(path: string): ToolLogEntry[] {
 async function interruptGenerate(env: NodeJS.ProcessEnv, ready: (log: ToolLogEntry[]) => boolean) {
   const dir = scratch();
   const log = join(dir, 'tools.jsonl');
-  const { child, done } = startCli(['generate', counter, '--engine', 'random', '--budget-seconds', '60', '--out', join(dir, 'tb.sv')], {
-    cwd: dir,
-    env: { CHORUS_CACHE_DIR: scratch('chorus-inputs-cache-'), CHORUS_TOOL_LOG: log, ...env },
-  });
+  const { child, done } = startCli(
+    ['generate', counter, '--engine', 'random', '--budget-seconds', '60', '--out', join(dir, 'tb.sv')],
+    {
+      cwd: dir,
+      env: { CHORUS_CACHE_DIR: scratch('chorus-inputs-cache-'), CHORUS_TOOL_LOG: log, ...env },
+    },
+  );
   let exited = false;
   void done.then(() => (exited = true));
   try {
@@ -137,14 +165,21 @@ async function interruptGenerate(env: NodeJS.ProcessEnv, ready: (log: ToolLogEnt
 /** Each tool the log names that was alive at the signal is gone now (same pid and start time: not a later process). */
 function assertGone(tools: (ToolLogEntry & { start?: string })[]): void {
   const left = tools.filter((t) => t.pid !== undefined && t.start !== undefined && startTime(t.pid) === t.start);
-  assert.deepEqual(left.map((t) => `${t.pid} ${t.tool} ${t.toolArgs.slice(0, 3).join(' ')}`), [], 'no tool the run started is left');
+  assert.deepEqual(
+    left.map((t) => `${t.pid} ${t.tool} ${t.toolArgs.slice(0, 3).join(' ')}`),
+    [],
+    'no tool the run started is left',
+  );
 }
 
 test('one SIGINT ends a running generate within 2 s: exit 130, every tool it started gone', async () => {
   const r = await interruptGenerate({}, (log) => log.some((e) => e.role === 'run'));
   process.stderr.write(`# SIGINT mid-run: exit ${r.code} ${(r.ms / 1000).toFixed(2)} s after the signal\n`);
   assert.equal(r.code, 130, r.stderr);
-  assert.ok(r.ms <= STOP_MS, `ended ${Math.round(r.ms)} ms after the signal (the requirement is 2 s, ${STOP_MS} ms with slack for load)`);
+  assert.ok(
+    r.ms <= STOP_MS,
+    `ended ${Math.round(r.ms)} ms after the signal (the requirement is 2 s, ${STOP_MS} ms with slack for load)`,
+  );
   assertGone(r.tools);
 });
 
@@ -155,8 +190,14 @@ test('one SIGINT ends generate within 2 s even when what it waits on ignores the
   process.stderr.write(`# SIGINT during a hung probe: exit ${r.code} ${(r.ms / 1000).toFixed(2)} s after the signal\n`);
   assert.equal(r.code, 130, r.stderr);
   assert.match(r.stderr, /Stopped: the command did not end within 1\.5 s/);
-  assert.ok(r.ms <= STOP_MS, `ended ${Math.round(r.ms)} ms after the signal (the requirement is 2 s, ${STOP_MS} ms with slack for load)`);
-  assert.ok(r.tools.some((t) => t.tool === fake && t.start !== undefined), 'the hung probe was running at the signal');
+  assert.ok(
+    r.ms <= STOP_MS,
+    `ended ${Math.round(r.ms)} ms after the signal (the requirement is 2 s, ${STOP_MS} ms with slack for load)`,
+  );
+  assert.ok(
+    r.tools.some((t) => t.tool === fake && t.start !== undefined),
+    'the hung probe was running at the signal',
+  );
   assertGone(r.tools);
 });
 
@@ -174,14 +215,18 @@ test('the language server answers chorus/tops on a device or a FIFO with an erro
       assert.ok(err.message.includes(path) && /not a regular file/.test(err.message), err.message);
     }
     const fifo = join(repoRoot, 'examples', 'fifo', 'fifo.sv');
-    assert.deepEqual(await request(lsp.conn, Requests.tops, { uri: pathToFileURL(fifo).toString() }), { modules: ['fifo'], tops: ['fifo'] }, 'still answering');
+    assert.deepEqual(
+      await request(lsp.conn, Requests.tops, { uri: pathToFileURL(fifo).toString() }),
+      { modules: ['fifo'], tops: ['fifo'] },
+      'still answering',
+    );
     assert.equal(lsp.server.exitCode, null, 'the server is alive');
   } finally {
     await lsp.close();
   }
 });
 
-test('coverage --lcov never replaces the design or the testbench, even with --force; a user\'s tracefile only with --force', async () => {
+test("coverage --lcov never replaces the design or the testbench, even with --force; a user's tracefile only with --force", async () => {
   const dir = scratch();
   const dut = join(dir, 'dut.sv');
   const tb = join(dir, 'tb.sv');
@@ -196,9 +241,16 @@ test('coverage --lcov never replaces the design or the testbench, even with --fo
     ['./dut.sv', 'dut.sv'],
   ]) {
     for (const force of [[], ['--force']]) {
-      const r = await runCli(['coverage', 'dut.sv', '--tb', 'tb.sv', '--lcov', target, ...force], { cwd: dir, env, timeoutMs: REFUSAL_MS });
+      const r = await runCli(['coverage', 'dut.sv', '--tb', 'tb.sv', '--lcov', target, ...force], {
+        cwd: dir,
+        env,
+        timeoutMs: REFUSAL_MS,
+      });
       assert.equal(r.code, 2, `--lcov ${target} ${force.join(' ')}: ${r.stderr}`);
-      assert.ok(r.stderr.includes(`This is an input of the run (${shown}): --lcov never replaces one, not even with --force`), r.stderr);
+      assert.ok(
+        r.stderr.includes(`This is an input of the run (${shown}): --lcov never replaces one, not even with --force`),
+        r.stderr,
+      );
       assert.equal(r.stdout, '', 'refused before the build');
     }
   }
@@ -208,9 +260,18 @@ test('coverage --lcov never replaces the design or the testbench, even with --fo
   const mine = join(dir, 'mine.info');
   const theirs = 'TN:\nSF:elsewhere.sv\nDA:1,1\nend_of_record\n';
   writeFileSync(mine, theirs);
-  const refused = await runCli(['coverage', 'dut.sv', '--tb', 'tb.sv', '--lcov', mine], { cwd: dir, env, timeoutMs: REFUSAL_MS });
+  const refused = await runCli(['coverage', 'dut.sv', '--tb', 'tb.sv', '--lcov', mine], {
+    cwd: dir,
+    env,
+    timeoutMs: REFUSAL_MS,
+  });
   assert.equal(refused.code, 2, refused.stderr);
-  assert.ok(refused.stderr.includes(`${mine}: The file exists and was not written by CHORUS: pass --force to overwrite it, or choose another --lcov.`), refused.stderr);
+  assert.ok(
+    refused.stderr.includes(
+      `${mine}: The file exists and was not written by CHORUS: pass --force to overwrite it, or choose another --lcov.`,
+    ),
+    refused.stderr,
+  );
   assert.equal(readFileSync(mine, 'utf8'), theirs);
   const forced = await runCli(['coverage', 'dut.sv', '--tb', 'tb.sv', '--lcov', mine, '--force'], { cwd: dir, env });
   assert.equal(forced.code, 0, forced.stderr);
@@ -227,7 +288,11 @@ test('generate --out never replaces a design file, even with --force', async () 
   const design = readFileSync(dut, 'utf8');
   // Given as --out, and as the default path (tb_<top>.sv, here the design itself).
   for (const out of [['--out', dut], []]) {
-    const r = await runCli(['generate', dut, '--engine', 'random', '--force', ...out], { cwd: dir, env: { CHORUS_CACHE_DIR: suiteCache }, timeoutMs: REFUSAL_MS });
+    const r = await runCli(['generate', dut, '--engine', 'random', '--force', ...out], {
+      cwd: dir,
+      env: { CHORUS_CACHE_DIR: suiteCache },
+      timeoutMs: REFUSAL_MS,
+    });
     assert.equal(r.code, 2, r.stderr);
     assert.ok(r.stderr.includes(`${dut}: This is an input of the run`), r.stderr);
     assert.doesNotMatch(r.stderr, /round 1/, 'refused before the search ran');
@@ -246,7 +311,12 @@ test('bench --out: a folder with files chorus bench did not write is refused wit
   writeFileSync(join(out, 'summary.md'), notes);
   const refused = await runCli(['bench', dataset, '--out', out], { cwd: dir, timeoutMs: REFUSAL_MS });
   assert.equal(refused.code, 2, refused.stderr);
-  assert.ok(refused.stderr.includes(`${out}: The folder holds summary.md, not written by chorus bench: pass --force to replace them, or choose another --out.`), refused.stderr);
+  assert.ok(
+    refused.stderr.includes(
+      `${out}: The folder holds summary.md, not written by chorus bench: pass --force to replace them, or choose another --out.`,
+    ),
+    refused.stderr,
+  );
   assert.equal(readFileSync(join(out, 'summary.md'), 'utf8'), notes);
 
   const forced = await runCli(['bench', dataset, '--out', out, '--force'], { cwd: dir, timeoutMs: REFUSAL_MS });

@@ -50,13 +50,19 @@ async function killCliAt(name: string, reached: (cmds: string[]) => boolean): Pr
   void done.then(() => (exited = true));
   try {
     const frozen = await waitFor(() => exited || (reached(watcher.look()) && freezeTools(child.pid!) > 0), 120_000, 10);
-    assert.ok(frozen && !exited, `${name}: the run ended before the moment came: ${exited ? (await done).stderr : 'timed out'}`);
+    assert.ok(
+      frozen && !exited,
+      `${name}: the run ended before the moment came: ${exited ? (await done).stderr : 'timed out'}`,
+    );
     watcher.look();
     child.kill('SIGKILL');
     await done;
     // A frozen tool cannot end by itself: only the guard's SIGKILL ends it.
     const clean = await waitFor(() => watcher.survivors().length === 0 && processesUsing(tmp).length === 0, 15_000, 50);
-    assert.ok(clean, `${name}: left running after kill -9 of the CLI:\n${[...watcher.survivors(), ...processesUsing(tmp)].join('\n')}`);
+    assert.ok(
+      clean,
+      `${name}: left running after kill -9 of the CLI:\n${[...watcher.survivors(), ...processesUsing(tmp)].join('\n')}`,
+    );
   } finally {
     watcher.stop();
     if (!exited) child.kill('SIGKILL');

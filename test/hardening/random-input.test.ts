@@ -24,7 +24,17 @@ import {
 } from '../../src/sim';
 import { repoRoot } from '../helpers/cli';
 import { limitMs } from '../helpers/time-limits';
-import { applyEdit, example, nestedDesign, removeScratch, scratch, simFixture, suiteCache, textEdit, verilatorDepth } from './support';
+import {
+  applyEdit,
+  example,
+  nestedDesign,
+  removeScratch,
+  scratch,
+  simFixture,
+  suiteCache,
+  textEdit,
+  verilatorDepth,
+} from './support';
 
 const counter = example('counter');
 // The DUT-analysis properties in their child process took 10 s at load average 15 here (helpers/time-limits.ts).
@@ -35,7 +45,10 @@ let work: string;
 before(async () => {
   // One real coverage.dat from a tiny simulation (the sim suite's cache makes the build a hit).
   work = scratch();
-  const build = await buildSimulation({ dutFiles: [counter], testbench: simFixture('tb_counter.sv') }, { cacheDir: suiteCache });
+  const build = await buildSimulation(
+    { dutFiles: [counter], testbench: simFixture('tb_counter.sv') },
+    { cacheDir: suiteCache },
+  );
   assert.equal(build.status, 'ok', JSON.stringify(build.diagnostics));
   const coverageFile = join(work, 'coverage.dat');
   const run = await runSimulation({ binary: build.binary!, coverageFile }, { cacheDir: suiteCache });
@@ -80,12 +93,26 @@ function checkReader(text: string, source: string): void {
   mergePoints(points, points);
 }
 
-
 /** One damaged field of one coverage point: its count or a key field set to a value Verilator never writes. */
 const fieldEdit = fc.record({
   point: fc.nat(),
   field: fc.constantFrom('count', 'f', 'l', 'n', 'page', 'S', 'h', 'o'),
-  value: fc.constantFrom('', '-3', '0', ' 12', '1e3', '0x1f', 'abc', '99999999999999999999', '9'.repeat(400), '/etc/passwd', 'v_line', 'v_toggle/', '3-', '5-2,x'),
+  value: fc.constantFrom(
+    '',
+    '-3',
+    '0',
+    ' 12',
+    '1e3',
+    '0x1f',
+    'abc',
+    '99999999999999999999',
+    '9'.repeat(400),
+    '/etc/passwd',
+    'v_line',
+    'v_toggle/',
+    '3-',
+    '5-2,x',
+  ),
 });
 type FieldEdit = typeof fieldEdit extends fc.Arbitrary<infer T> ? T : never;
 
@@ -100,7 +127,6 @@ function applyFieldEdit(text: string, e: FieldEdit): string {
       : lines[i].replace(new RegExp(`\x01${e.field}\x02[^\x01']*`), `\x01${e.field}\x02${e.value}`);
   return lines.join('\n');
 }
-
 
 test('coverage reader: the real coverage.dat parses (the base of the properties below)', () => {
   const points = parseCoverageDat(realDat, [counter], 'coverage.dat');
@@ -152,13 +178,37 @@ test('coverage reader: a file cut anywhere is refused naming it, or (cut at a li
 // ---------------------------------------------------------------------------------------------------------------
 // Reply parser
 
-const recorded = (JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] }).responses;
+const recorded = (
+  JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] }
+).responses;
 
 /** Pieces a model reply is made of, so random replies hit the parser's branches. */
 const replyPieces = [
-  '```systemverilog\n', '```verilog\n', '```diff\n', '```\n', '```', 'filename: tb_x.sv\n', '**filename:** `tb.sv`\n',
-  '<think>', '</think>', 'module tb;\n', 'endmodule\n', '@@\n', ' context\n', '-removed\n', '+added\n', 'NO_CHANGES',
-  '\n', '\r\n', ' ', 'initial $finish;\n', 'prose ', '\u0000', 'é', '`', '*bad line\n',
+  '```systemverilog\n',
+  '```verilog\n',
+  '```diff\n',
+  '```\n',
+  '```',
+  'filename: tb_x.sv\n',
+  '**filename:** `tb.sv`\n',
+  '<think>',
+  '</think>',
+  'module tb;\n',
+  'endmodule\n',
+  '@@\n',
+  ' context\n',
+  '-removed\n',
+  '+added\n',
+  'NO_CHANGES',
+  '\n',
+  '\r\n',
+  ' ',
+  'initial $finish;\n',
+  'prose ',
+  '\u0000',
+  'é',
+  '`',
+  '*bad line\n',
 ];
 
 function checkReply(text: string): void {
@@ -189,18 +239,28 @@ function checkReply(text: string): void {
 
 test('reply parser: random text and replies assembled from reply pieces never crash it', () => {
   fc.assert(
-    fc.property(fc.oneof(fc.string({ maxLength: 300, unit: 'binary' }), fc.array(fc.constantFrom(...replyPieces), { maxLength: 30 }).map((p) => p.join(''))), (text) => {
-      checkReply(text);
-    }),
+    fc.property(
+      fc.oneof(
+        fc.string({ maxLength: 300, unit: 'binary' }),
+        fc.array(fc.constantFrom(...replyPieces), { maxLength: 30 }).map((p) => p.join('')),
+      ),
+      (text) => {
+        checkReply(text);
+      },
+    ),
     { numRuns: 300 },
   );
 });
 
 test('reply parser: mutated recorded replies never crash it', () => {
   fc.assert(
-    fc.property(fc.integer({ min: 0, max: recorded.length - 1 }), fc.array(textEdit, { minLength: 1, maxLength: 4 }), (k, edits) => {
-      checkReply(edits.reduce(applyEdit, recorded[k]));
-    }),
+    fc.property(
+      fc.integer({ min: 0, max: recorded.length - 1 }),
+      fc.array(textEdit, { minLength: 1, maxLength: 4 }),
+      (k, edits) => {
+        checkReply(edits.reduce(applyEdit, recorded[k]));
+      },
+    ),
     { numRuns: 300 },
   );
 });
@@ -213,7 +273,9 @@ function diffHunks(a: string[], b: string[], context: number): string {
   const n = a.length;
   const m = b.length;
   const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--)
+      lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
   const ops: { t: ' ' | '-' | '+'; s: string }[] = [];
   let i = 0;
   let j = 0;
@@ -225,7 +287,9 @@ function diffHunks(a: string[], b: string[], context: number): string {
     else ops.push({ t: '-', s: a[i++] });
   }
   // Keep changes and the context lines within `context` of one; a gap wider than that starts a new hunk.
-  const keep = ops.map((op, k) => op.t !== ' ' || ops.slice(Math.max(0, k - context), k + context + 1).some((o) => o.t !== ' '));
+  const keep = ops.map(
+    (op, k) => op.t !== ' ' || ops.slice(Math.max(0, k - context), k + context + 1).some((o) => o.t !== ' '),
+  );
   const out: string[] = [];
   let open = false;
   ops.forEach((op, k) => {
@@ -279,19 +343,27 @@ test('patch: a patch made from a real diff of two line arrays applies and yields
 test('reply parser: a real patch, bare or in a diff fence with prose around it, is read as a patch that does the same', () => {
   const prose = fc.string({ maxLength: 40 }).filter((t) => !/[`@]|module|NO_CHANGES|<\/?think>/i.test(t));
   fc.assert(
-    fc.property(uniqueLines, fc.nat(), fc.nat({ max: 3 }), prose, prose, fc.boolean(), (a, at, len, before, afterText, inFence) => {
-      const b = [...a];
-      b.splice(at % a.length, len, 'added line');
-      fc.pre(a.join('\n') !== b.join('\n'));
-      const patch = diffHunks(a, b, 2);
-      const reply = inFence ? `${before}\n\`\`\`diff\n${patch}\n\`\`\`\n${afterText}` : patch;
-      const r = parseReply(reply);
-      assert.ok(r.type === 'patch', `${JSON.stringify(reply)} -> ${JSON.stringify(r)}`);
-      // Trailing blanks of the reply may be trimmed; context matches ignoring them, so compare what the patch does.
-      const outcome = applyPatch(a.join('\n'), r.hunks);
-      assert.deepEqual(outcome.failures, []);
-      assert.equal(outcome.content, b.join('\n'));
-    }),
+    fc.property(
+      uniqueLines,
+      fc.nat(),
+      fc.nat({ max: 3 }),
+      prose,
+      prose,
+      fc.boolean(),
+      (a, at, len, before, afterText, inFence) => {
+        const b = [...a];
+        b.splice(at % a.length, len, 'added line');
+        fc.pre(a.join('\n') !== b.join('\n'));
+        const patch = diffHunks(a, b, 2);
+        const reply = inFence ? `${before}\n\`\`\`diff\n${patch}\n\`\`\`\n${afterText}` : patch;
+        const r = parseReply(reply);
+        assert.ok(r.type === 'patch', `${JSON.stringify(reply)} -> ${JSON.stringify(r)}`);
+        // Trailing blanks of the reply may be trimmed; context matches ignoring them, so compare what the patch does.
+        const outcome = applyPatch(a.join('\n'), r.hunks);
+        assert.deepEqual(outcome.failures, []);
+        assert.equal(outcome.content, b.join('\n'));
+      },
+    ),
     { numRuns: 200 },
   );
 });
@@ -304,21 +376,44 @@ test('patch: random and mutated patch text is parsed or refused naming a line, a
     fc.property(
       fc.oneof(
         fc.string({ maxLength: 200, unit: 'binary' }),
-        fc.array(fc.constantFrom('@@', '@@ -1,3 +1,3 @@', ' ctx', '-old', '+new', '', ' ', '\t', '*x', '\\ No newline', '\r'), { maxLength: 20 }).map((l) => l.join('\n')),
+        fc
+          .array(
+            fc.constantFrom(
+              '@@',
+              '@@ -1,3 +1,3 @@',
+              ' ctx',
+              '-old',
+              '+new',
+              '',
+              ' ',
+              '\t',
+              '*x',
+              '\\ No newline',
+              '\r',
+            ),
+            { maxLength: 20 },
+          )
+          .map((l) => l.join('\n')),
         fc.array(textEdit, { minLength: 1, maxLength: 3 }).map((edits) => edits.reduce(applyEdit, validPatch)),
       ),
       (text) => {
         const parsed = parsePatch(text);
         if (!parsed.ok) {
           const m = /^line (\d+): /.exec(parsed.error);
-          if (m) assert.ok(Number(m[1]) >= 1 && Number(m[1]) <= text.replace(/\r\n/g, '\n').split('\n').length, parsed.error);
+          if (m)
+            assert.ok(
+              Number(m[1]) >= 1 && Number(m[1]) <= text.replace(/\r\n/g, '\n').split('\n').length,
+              parsed.error,
+            );
           else assert.equal(parsed.error, 'no hunk adds or removes a line');
           return;
         }
         const outcome = applyPatch(fifoTb, parsed.hunks);
         assert.equal(outcome.applied + outcome.failures.length, parsed.hunks.length);
-        for (const f of outcome.failures) assert.ok(f.hunk >= 1 && f.hunk <= parsed.hunks.length && f.reason.length > 0);
-        if (outcome.applied === 0) assert.equal(outcome.content, fifoTb.replace(/\r\n/g, '\n'), 'a patch that applies nowhere changes nothing');
+        for (const f of outcome.failures)
+          assert.ok(f.hunk >= 1 && f.hunk <= parsed.hunks.length && f.reason.length > 0);
+        if (outcome.applied === 0)
+          assert.equal(outcome.content, fifoTb.replace(/\r\n/g, '\n'), 'a patch that applies nowhere changes nothing');
       },
     ),
     { numRuns: 300 },
@@ -331,7 +426,11 @@ test('patch: random and mutated patch text is parsed or refused naming a line, a
 test('DUT analysis: random text, token soup and mutated examples (alone or two files) never throw; errors point inside their file', () => {
   // In a child process with a time bound: a parser that never returns fails this test instead of stalling the suite.
   const log = join(work, 'hdl-fuzz.log');
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'hdl-fuzz.ts'), log], { encoding: 'utf8', timeout: FUZZ_MS, killSignal: 'SIGKILL' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'hdl-fuzz.ts'), log], {
+    encoding: 'utf8',
+    timeout: FUZZ_MS,
+    killSignal: 'SIGKILL',
+  });
   if (r.signal || r.error) {
     assert.fail(`the analysis never returned for ${readFileSync(log, 'utf8').slice(0, 2000)}`);
   }
@@ -343,17 +442,24 @@ test('DUT analysis: random text, token soup and mutated examples (alone or two f
 test('DUT analysis: statements nested as deep as Verilator parses (else-if chains, blocks, ifs, cases) are analysed without a stack overflow', () => {
   const shape = fc.constantFrom(...(Object.keys(verilatorDepth) as (keyof typeof verilatorDepth)[]));
   fc.assert(
-    fc.property(shape.chain((k) => fc.tuple(fc.constant(k), fc.integer({ min: 1, max: verilatorDepth[k] }))), ([k, depth]) => {
-      let analysis;
-      try {
-        analysis = analyzeSources([{ name: `deep_${k}_${depth}.sv`, content: nestedDesign(k, depth) }]);
-      } catch (err) {
-        assert.fail(`analysis of a ${k} nest ${depth} deep threw ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
-      }
-      assert.deepEqual(analysis.modules.map((m) => m.name), ['deep']);
-      assert.deepEqual(analysis.errors, []);
-    }),
+    fc.property(
+      shape.chain((k) => fc.tuple(fc.constant(k), fc.integer({ min: 1, max: verilatorDepth[k] }))),
+      ([k, depth]) => {
+        let analysis;
+        try {
+          analysis = analyzeSources([{ name: `deep_${k}_${depth}.sv`, content: nestedDesign(k, depth) }]);
+        } catch (err) {
+          assert.fail(
+            `analysis of a ${k} nest ${depth} deep threw ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`,
+          );
+        }
+        assert.deepEqual(
+          analysis.modules.map((m) => m.name),
+          ['deep'],
+        );
+        assert.deepEqual(analysis.errors, []);
+      },
+    ),
     { numRuns: 24, examples: [[['begin', verilatorDepth.begin]]] },
   );
 });
-

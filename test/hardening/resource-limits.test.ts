@@ -58,7 +58,10 @@ function readToolLog(path: string): ToolLogEntry[] {
   } catch {
     return [];
   }
-  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as ToolLogEntry);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as ToolLogEntry);
 }
 
 /** Every step on the testbench ran under a memory bound (address space, or the sampled tree's) of at most the limit. */
@@ -80,10 +83,13 @@ async function coverageOf(name: string, text: string, wallBoundS: number): Promi
   writeFileSync(tb, text);
   const toolLog = join(dir, 'tools.jsonl');
   const started = Date.now();
-  const { child, done } = startCli(['coverage', counter, '--tb', tb, '--json', '--memory-limit', `${LIMIT / 1024 ** 2}M`], {
-    cwd: dir,
-    env: { CHORUS_CACHE_DIR: suiteCache, TMPDIR: tmp, CHORUS_TOOL_LOG: toolLog },
-  });
+  const { child, done } = startCli(
+    ['coverage', counter, '--tb', tb, '--json', '--memory-limit', `${LIMIT / 1024 ** 2}M`],
+    {
+      cwd: dir,
+      env: { CHORUS_CACHE_DIR: suiteCache, TMPDIR: tmp, CHORUS_TOOL_LOG: toolLog },
+    },
+  );
   const watcher = new TreeWatcher(child.pid!);
   let peakTree = 0;
   let peakTools = 0;
@@ -103,8 +109,18 @@ async function coverageOf(name: string, text: string, wallBoundS: number): Promi
     assert.deepEqual(watcher.survivors(), [], `${name}: processes of the run still live`);
     assert.deepEqual(readdirSync(tmp), [], `${name}: temporary folders left behind`);
     const tools = readToolLog(toolLog);
-    const verilatorRuns = tools.filter((t) => t.role === 'run' && /^verilator(_bin)?$/.test(basename(t.tool)) && t.toolArgs.includes('--cc')).length;
-    return { code: r.code, report: JSON.parse(r.stdout) as Outcome['report'], seconds, peakTree, peakTools, verilatorRuns, tools };
+    const verilatorRuns = tools.filter(
+      (t) => t.role === 'run' && /^verilator(_bin)?$/.test(basename(t.tool)) && t.toolArgs.includes('--cc'),
+    ).length;
+    return {
+      code: r.code,
+      report: JSON.parse(r.stdout) as Outcome['report'],
+      seconds,
+      peakTree,
+      peakTools,
+      verilatorRuns,
+      tools,
+    };
   } finally {
     clearInterval(sampler);
     watcher.stop();
@@ -120,7 +136,8 @@ function logOutcome(name: string, o: Outcome): void {
 }
 
 test('the memory bomb of issue 23 stops at the memory limit, names the array, and is not retried', async () => {
-  const bomb = 'module tb; logic [63:0] big [0:(1<<28)-1];\n  initial begin for (int i=0;i<(1<<28);i++) big[i]=i; $finish; end endmodule\n';
+  const bomb =
+    'module tb; logic [63:0] big [0:(1<<28)-1];\n  initial begin for (int i=0;i<(1<<28);i++) big[i]=i; $finish; end endmodule\n';
   const o = await coverageOf('membomb.sv', bomb, 180);
   logOutcome('memory bomb', o);
   assert.equal(o.report.status, 'resource_limit', JSON.stringify(o.report.diagnostics));
@@ -129,7 +146,11 @@ test('the memory bomb of issue 23 stops at the memory limit, names the array, an
   assert.match(message, /needs more memory than the 1 GiB limit allows to translate/);
   assert.match(message, /it declares a 2\^28-entry array at .*membomb\.sv:1/);
   assert.match(message, /not retried/);
-  assert.equal(o.verilatorRuns, 1, 'Verilator ran once: a step stopped at a limit is not retried without --unroll-count 0');
+  assert.equal(
+    o.verilatorRuns,
+    1,
+    'Verilator ran once: a step stopped at a limit is not retried without --unroll-count 0',
+  );
   assertToolsLimited('memory bomb', o);
 });
 
@@ -154,11 +175,16 @@ test('a huge nested generate loop stops at the memory limit', async () => {
   // With --unroll-count 0, Verilator 5.006 may first reject the generate loop with its own unrolling diagnostic
   // (the one case that justifies a rebuild with unrolling); whichever build hits the limit is not retried.
   assert.ok(o.verilatorRuns >= 1 && o.verilatorRuns <= 2, `Verilator ran ${o.verilatorRuns} times`);
-  if (o.verilatorRuns === 2) assert.match(JSON.stringify(o.report), /without --unroll-count 0/, 'a second build only after Verilator rejected --unroll-count 0');
+  if (o.verilatorRuns === 2)
+    assert.match(
+      JSON.stringify(o.report),
+      /without --unroll-count 0/,
+      'a second build only after Verilator rejected --unroll-count 0',
+    );
   assertToolsLimited('generate loop', o);
 });
 
-test('deep recursion in a constant function ends with Verilator\'s own diagnostic, within bounds', async () => {
+test("deep recursion in a constant function ends with Verilator's own diagnostic, within bounds", async () => {
   const tb = [
     'module tb;',
     dut,
@@ -184,7 +210,7 @@ test('a million-element array of structs builds and runs within the limits', asy
     '  typedef struct packed { logic [7:0] tag; logic [31:0] data; } entry_t;',
     '  entry_t table_q [0:999999];',
     '  initial begin',
-    '    for (int i = 0; i < 1000000; i++) table_q[i] = \'{tag: i[7:0], data: i};',
+    "    for (int i = 0; i < 1000000; i++) table_q[i] = '{tag: i[7:0], data: i};",
     '    $display("last %0d", table_q[999999].data);',
     '    rst_n = 1; en = 1; repeat (4) begin #5 clk = 1; #5 clk = 0; end',
     '    $finish;',

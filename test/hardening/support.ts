@@ -126,7 +126,8 @@ export function processesUsing(dir: string): string[] {
       }
     };
     const cmd = read('cmdline').replace(/\0/g, ' ');
-    if (cmd.includes(dir) || read('cwd').startsWith(dir) || read('environ').includes(dir)) found.push(`${pid} ${cmd.trim()}`);
+    if (cmd.includes(dir) || read('cwd').startsWith(dir) || read('environ').includes(dir))
+      found.push(`${pid} ${cmd.trim()}`);
   }
   return found;
 }
@@ -136,7 +137,11 @@ export function nestedDesign(shape: 'elseif' | 'begin' | 'if' | 'case', depth: n
   const body = (() => {
     switch (shape) {
       case 'elseif':
-        return ['    if (a == 0) y = 0;', ...Array.from({ length: depth }, (_, i) => `    else if (a == ${i + 1}) y = ${i % 65536};`), '    else y = 1;'];
+        return [
+          '    if (a == 0) y = 0;',
+          ...Array.from({ length: depth }, (_, i) => `    else if (a == ${i + 1}) y = ${i % 65536};`),
+          '    else y = 1;',
+        ];
       case 'begin':
         return [`    ${'begin '.repeat(depth)}y = a;${' end'.repeat(depth)}`];
       case 'if':
@@ -145,7 +150,14 @@ export function nestedDesign(shape: 'elseif' | 'begin' | 'if' | 'case', depth: n
         return [`    y = 0;`, `    ${'case (a) 0: '.repeat(depth)}y = a;${' endcase'.repeat(depth)}`];
     }
   })();
-  return ['module deep(input logic [15:0] a, output logic [15:0] y);', '  always_comb begin', ...body, '  end', 'endmodule', ''].join('\n');
+  return [
+    'module deep(input logic [15:0] a, output logic [15:0] y);',
+    '  always_comb begin',
+    ...body,
+    '  end',
+    'endmodule',
+    '',
+  ].join('\n');
 }
 
 /** How deep Verilator 5.006 still parses each shape here (deeper exhausts its own parser): designs users can have. */
@@ -155,7 +167,25 @@ export const verilatorDepth = { elseif: 1400, begin: 3000, if: 1700, case: 1700 
 export const textEdit = fc.oneof(
   fc.record({ op: fc.constant('cut' as const), at: fc.nat(), len: fc.nat({ max: 200 }) }),
   fc.record({ op: fc.constant('insert' as const), at: fc.nat(), text: fc.string({ maxLength: 12, unit: 'binary' }) }),
-  fc.record({ op: fc.constant('replace' as const), at: fc.nat(), len: fc.nat({ max: 20 }), text: fc.constantFrom("'", ' ', '\n', '\x01', '\x02', 'C ', '-1', '99999999999999999999', 'l\x02', 'f\x02', '#', '') }),
+  fc.record({
+    op: fc.constant('replace' as const),
+    at: fc.nat(),
+    len: fc.nat({ max: 20 }),
+    text: fc.constantFrom(
+      "'",
+      ' ',
+      '\n',
+      '\x01',
+      '\x02',
+      'C ',
+      '-1',
+      '99999999999999999999',
+      'l\x02',
+      'f\x02',
+      '#',
+      '',
+    ),
+  }),
   fc.record({ op: fc.constant('dupLine' as const), at: fc.nat() }),
   fc.record({ op: fc.constant('dropLine' as const), at: fc.nat() }),
   fc.record({ op: fc.constant('flip' as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 6 }) }),

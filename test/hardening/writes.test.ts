@@ -21,7 +21,9 @@ let replay: string;
 before(() => {
   work = scratch();
   // One recorded reply: a whole fifo testbench (line coverage 80%), so a run is one build and one simulation.
-  const recorded = JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] };
+  const recorded = JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as {
+    responses: string[];
+  };
   replay = join(work, 'replay.json');
   writeFileSync(replay, JSON.stringify({ responses: [recorded.responses[0]] }));
 });
@@ -33,7 +35,21 @@ function runEnv(): { env: NodeJS.ProcessEnv; tmp: string } {
   return { tmp, env: { CHORUS_CACHE_DIR: suiteCache, TMPDIR: tmp } };
 }
 
-const replayArgs = (out: string, ...more: string[]) => ['generate', fifo, '--engine', 'llm', '--model', `replay:${replay}`, '--rounds', '1', '--target', 'line=50', '--out', out, ...more];
+const replayArgs = (out: string, ...more: string[]) => [
+  'generate',
+  fifo,
+  '--engine',
+  'llm',
+  '--model',
+  `replay:${replay}`,
+  '--rounds',
+  '1',
+  '--target',
+  'line=50',
+  '--out',
+  out,
+  ...more,
+];
 
 test("--out over a user's file: exit 2 before any work, the file unchanged; a folder, a FIFO or a symbolic link is refused even with --force", async () => {
   const dir = join(work, 'consent');
@@ -44,7 +60,12 @@ test("--out over a user's file: exit 2 before any work, the file unchanged; a fo
   const { env, tmp } = runEnv();
   const r = await runCli(['generate', counter, '--engine', 'random', '--out', mine], { env, cwd: dir });
   assert.equal(r.code, 2, r.stderr);
-  assert.ok(r.stderr.includes(`${mine}: The file exists and was not written by CHORUS: pass --force to overwrite it, or choose another --out.`), r.stderr);
+  assert.ok(
+    r.stderr.includes(
+      `${mine}: The file exists and was not written by CHORUS: pass --force to overwrite it, or choose another --out.`,
+    ),
+    r.stderr,
+  );
   assert.equal(readFileSync(mine, 'utf8'), text);
   assert.doesNotMatch(r.stderr, /round 1/, 'refused before the search ran');
   assert.deepEqual(readdirSync(tmp), [], 'no run folder was even made');
@@ -67,7 +88,11 @@ test("--out over a user's file: exit 2 before any work, the file unchanged; a fo
   ];
   for (const [target, why] of refusals) {
     for (const force of [[], ['--force']]) {
-      const refused = await runCli(['generate', counter, '--engine', 'random', '--out', target, ...force], { env, cwd: dir, timeoutMs: REFUSAL_MS });
+      const refused = await runCli(['generate', counter, '--engine', 'random', '--out', target, ...force], {
+        env,
+        cwd: dir,
+        timeoutMs: REFUSAL_MS,
+      });
       assert.equal(refused.code, 2, `${target} ${force.join(' ')}: ${refused.stderr}`);
       assert.match(refused.stderr, why);
     }
@@ -78,7 +103,7 @@ test("--out over a user's file: exit 2 before any work, the file unchanged; a fo
   assert.equal(readFileSync(ours, 'utf8'), oursText);
 });
 
-test('--force replaces a user\'s file; a file CHORUS wrote is replaced without it; nothing temporary stays behind', async () => {
+test("--force replaces a user's file; a file CHORUS wrote is replaced without it; nothing temporary stays behind", async () => {
   const dir = join(work, 'replace');
   mkdirSync(dir);
   const mine = join(dir, 'mine.sv');
@@ -106,7 +131,10 @@ test('coverage --lcov: a run that measures nothing leaves an existing tracefile 
   const lcov = join(work, 'kept.info');
   // A tracefile an earlier run wrote (a user's own would need --force).
   writeFileSync(lcov, 'TN:chorus\nSF:previous\nend_of_record\n');
-  const r = await runCli(['coverage', counter, '--tb', simFixture('tb_syntax_error.sv'), '--lcov', lcov], { env: { CHORUS_CACHE_DIR: suiteCache }, cwd: work });
+  const r = await runCli(['coverage', counter, '--tb', simFixture('tb_syntax_error.sv'), '--lcov', lcov], {
+    env: { CHORUS_CACHE_DIR: suiteCache },
+    cwd: work,
+  });
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /No coverage was measured, so .*kept\.info was not written/);
   assert.equal(readFileSync(lcov, 'utf8'), 'TN:chorus\nSF:previous\nend_of_record\n');
@@ -117,7 +145,11 @@ test('coverage --lcov: a run that measures nothing leaves an existing tracefile 
  * namespace (the mount vanishes with the process; without root, a user namespace makes the mount possible).
  * Returns the CLI's result and what the folder held afterwards, read from inside the namespace.
  */
-async function onFullDisk(dir: string, files: Record<string, string>, args: string[]): Promise<CliResult & { listing: string[]; after: Record<string, string> }> {
+async function onFullDisk(
+  dir: string,
+  files: Record<string, string>,
+  args: string[],
+): Promise<CliResult & { listing: string[]; after: Record<string, string> }> {
   const report = scratch('chorus-hardening-report-');
   for (const [name, text] of Object.entries(files)) writeFileSync(join(report, `before-${name}`), text);
   const script = [
@@ -145,23 +177,41 @@ async function onFullDisk(dir: string, files: Record<string, string>, args: stri
   assert.notEqual(code, 97, `could not mount a tmpfs: ${stderr}`);
   const after: Record<string, string> = {};
   for (const name of Object.keys(files)) after[name] = readFileSync(join(report, `after-${name}`), 'utf8');
-  return { code, stdout, stderr, listing: readFileSync(join(report, 'listing'), 'utf8').split('\n').filter(Boolean).sort(), after };
+  return {
+    code,
+    stdout,
+    stderr,
+    listing: readFileSync(join(report, 'listing'), 'utf8').split('\n').filter(Boolean).sort(),
+    after,
+  };
 }
 
-test('a full disk: generate --out and coverage --lcov fail with a clear error (exit 4, the machine\'s fault), keep the previous file whole and leave no temporary file', async () => {
+test("a full disk: generate --out and coverage --lcov fail with a clear error (exit 4, the machine's fault), keep the previous file whole and leave no temporary file", async () => {
   const disk = join(work, 'disk');
   mkdirSync(disk);
   const oldTb = `${GENERATED_MARKER}: an earlier run.\nmodule tb_fifo; endmodule\n`;
   const gen = await onFullDisk(disk, { 'tb.sv': oldTb }, replayArgs(join(disk, 'tb.sv')));
   assert.equal(gen.code, 4, gen.stderr);
-  assert.ok(gen.stderr.includes(`${join(disk, 'tb.sv')}: No space left on the device while writing this file: free some space and retry.`), gen.stderr);
+  assert.ok(
+    gen.stderr.includes(
+      `${join(disk, 'tb.sv')}: No space left on the device while writing this file: free some space and retry.`,
+    ),
+    gen.stderr,
+  );
   assert.doesNotMatch(gen.stderr, /\n\s+at /, 'no stack trace');
   assert.equal(gen.after['tb.sv'], oldTb, 'the previous testbench is whole');
   assert.deepEqual(gen.listing, ['filler', 'tb.sv'], 'no temporary file left');
 
   const oldInfo = 'TN:chorus\nSF:previous\nend_of_record\n';
   const lcovPath = join(disk, 'out.info');
-  const cov = await onFullDisk(disk, { 'out.info': oldInfo }, ['coverage', counter, '--tb', simFixture('tb_counter.sv'), '--lcov', lcovPath]);
+  const cov = await onFullDisk(disk, { 'out.info': oldInfo }, [
+    'coverage',
+    counter,
+    '--tb',
+    simFixture('tb_counter.sv'),
+    '--lcov',
+    lcovPath,
+  ]);
   assert.equal(cov.code, 4, cov.stderr);
   assert.ok(cov.stderr.includes(`${lcovPath}: No space left on the device`), cov.stderr);
   assert.match(cov.stdout, /Coverage of .* ok/, 'the measured report is still printed');

@@ -39,7 +39,10 @@ test('a synchronous reset written last in the block (it overrides everything) is
   endmodule`);
   assert.equal(m.clock, 'clk');
   assert.deepEqual(m.reset, { name: 'reset', activeLow: false, async: false });
-  assert.deepEqual(m.fsms.map((f) => [f.variable, f.states]), [['state', ['A', 'B', 'C']]]);
+  assert.deepEqual(
+    m.fsms.map((f) => [f.variable, f.states]),
+    [['state', ['A', 'B', 'C']]],
+  );
 });
 
 test('`if (load) q <= 4` is a load, not a reset; `if (clear) q <= 0` clears like one', () => {
@@ -83,8 +86,13 @@ test('a counter switched on by case is not a state machine; a literal-coded one 
         default: s <= 2'b00;
       endcase
   endmodule`);
-  assert.deepEqual(coded.fsms.map((f) => [f.variable, f.states]), [['s', ["2'b00", "2'b01", "2'b11"]]]);
+  assert.deepEqual(
+    coded.fsms.map((f) => [f.variable, f.states]),
+    [['s', ["2'b00", "2'b01", "2'b11"]]],
+  );
   // an input switched on is never a state register
-  const decoder = one(`module m(input [1:0] sel, output reg y); always @(*) case (sel) 0: y = 1; default: y = 0; endcase endmodule`);
+  const decoder = one(
+    `module m(input [1:0] sel, output reg y); always @(*) case (sel) 0: y = 1; default: y = 0; endcase endmodule`,
+  );
   assert.deepEqual(decoder.fsms, []);
 });

@@ -4,7 +4,11 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { analyzeSources, evaluate, parseNumber, type ConstScope, type ConstValue } from '../../src/hdl';
 
-const scope = (values: Record<string, ConstValue>, types: Record<string, number> = {}, macros: Record<string, string> = {}): ConstScope => ({
+const scope = (
+  values: Record<string, ConstValue>,
+  types: Record<string, number> = {},
+  macros: Record<string, string> = {},
+): ConstScope => ({
   value: (n) => values[n],
   typeWidth: (n) => types[n],
   macro: (n) => macros[n],
@@ -12,7 +16,7 @@ const scope = (values: Record<string, ConstValue>, types: Record<string, number>
 const empty = scope({});
 const ev = (text: string, s: ConstScope = empty) => evaluate(text, s)?.value;
 
-test('number literals: sizes, bases, signs, underscores and don\'t-care bits', () => {
+test("number literals: sizes, bases, signs, underscores and don't-care bits", () => {
   assert.deepEqual(parseNumber("8'hFF"), { value: 255n, unknownMask: 0n, width: 8, signed: false });
   assert.deepEqual(parseNumber("4'sb1010"), { value: 10n, unknownMask: 0n, width: 4, signed: true });
   assert.deepEqual(parseNumber('1_000'), { value: 1000n, unknownMask: 0n, width: 32, signed: true });
@@ -66,7 +70,7 @@ test('widths from parameters: arithmetic, $clog2, shifts, ternaries, casts, macr
   assert.equal(ev("{WIDTH{1'b1}}", s), 255n);
   assert.equal(ev("{2'b10, 4'h3}", s), 0b100011n);
   assert.equal(ev("3'(WIDTH + 1)", s), 1n, 'a size cast truncates');
-  assert.equal(ev('state_t\'(9)', s), 1n, 'a type cast truncates to the type width');
+  assert.equal(ev("state_t'(9)", s), 1n, 'a type cast truncates to the type width');
   assert.equal(ev('$bits(state_t)', s), 3n);
   assert.equal(ev('WIDTH[2:1]', s), 0n);
   assert.equal(ev('DEPTH[3:2]', s), 3n);
@@ -94,10 +98,15 @@ test('property: binary arithmetic on decimal literals matches bigint arithmetic'
     ['<<', (a, b) => a << (b % 16n)],
   ];
   fc.assert(
-    fc.property(fc.bigInt(0n, 1n << 40n), fc.bigInt(0n, 1n << 40n), fc.integer({ min: 0, max: ops.length - 1 }), (a, b, k) => {
-      const [op, f] = ops[k];
-      const rhs = op === '<<' ? b % 16n : b;
-      assert.equal(ev(`${a} ${op} (${rhs})`), f(a, rhs));
-    }),
+    fc.property(
+      fc.bigInt(0n, 1n << 40n),
+      fc.bigInt(0n, 1n << 40n),
+      fc.integer({ min: 0, max: ops.length - 1 }),
+      (a, b, k) => {
+        const [op, f] = ops[k];
+        const rhs = op === '<<' ? b % 16n : b;
+        assert.equal(ev(`${a} ${op} (${rhs})`), f(a, rhs));
+      },
+    ),
   );
 });

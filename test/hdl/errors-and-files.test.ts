@@ -30,7 +30,7 @@ test('the fixture with two mistakes reports both, with 1-based line and column',
 test('ERROR and MISSING nodes in several modules are all reported, in order', () => {
   const text = [
     'module a(input x, output y);',
-    '  assign y = (x & 1\'b1;',
+    "  assign y = (x & 1'b1;",
     'endmodule',
     'module b(input x, output y);',
     '  assign y = x +;',
@@ -42,7 +42,11 @@ test('ERROR and MISSING nodes in several modules are all reported, in order', ()
   const errors = analyzeSources([{ name: 'three.sv', content: text }]).errors;
   assert.deepEqual(
     errors.map((e) => `${e.file}:${e.line}:${e.column}: ${e.message}`),
-    ['three.sv:2:23: syntax error: missing `)`', 'three.sv:5:16: syntax error: unexpected `+`', 'three.sv:7:28: syntax error: missing `;`'],
+    [
+      'three.sv:2:23: syntax error: missing `)`',
+      'three.sv:5:16: syntax error: unexpected `+`',
+      'three.sv:7:28: syntax error: missing `;`',
+    ],
   );
   assert.deepEqual(analyzeSources([{ name: 'ok.sv', content: 'module ok; endmodule\n' }]).errors, []);
 });

@@ -106,20 +106,26 @@ test('alu: no clock; eight localparam opcodes cover every 3-bit value, so the de
 test('vending: enum FSM with a next-state variable, asynchronous active-high reset', () => {
   const { analysis, top } = example('vending');
   assert.deepEqual(analysis.reset, { name: 'rst', activeLow: false, async: true });
-  assert.deepEqual(top.fsms.map((f) => [f.variable, f.states]), [['state', ['IDLE', 'C5', 'C10', 'C15', 'C20', 'C25', 'VEND', 'REFUND']]]);
+  assert.deepEqual(
+    top.fsms.map((f) => [f.variable, f.states]),
+    [['state', ['IDLE', 'C5', 'C10', 'C15', 'C20', 'C25', 'VEND', 'REFUND']]],
+  );
   const u = unreachableDefaults(top);
   assert.deepEqual(
     u.map((x) => [x.line, x.exhaustive]),
     [[62, true]],
   );
-  assert.ok(literalsOf(top).includes(30n), 'the price comparison `next_credit >= 6\'d30` is harvested');
+  assert.ok(literalsOf(top).includes(30n), "the price comparison `next_credit >= 6'd30` is harvested");
 });
 
 test('uart_tx: enum FSM whose case lists every member; default reachable only through a bad cast', () => {
   const { analysis, top } = example('uart_tx');
   assert.equal(analysis.clock, 'clk');
   assert.deepEqual(analysis.reset, { name: 'rst_n', activeLow: true, async: true });
-  assert.deepEqual(top.fsms.map((f) => [f.variable, f.states]), [['state', ['S_IDLE', 'S_START', 'S_DATA', 'S_PARITY', 'S_STOP']]]);
+  assert.deepEqual(
+    top.fsms.map((f) => [f.variable, f.states]),
+    [['state', ['S_IDLE', 'S_START', 'S_DATA', 'S_PARITY', 'S_STOP']]],
+  );
   assert.equal(top.params.find((p) => p.name === 'CW')?.value, 2);
   const u = unreachableDefaults(analysis);
   assert.deepEqual(

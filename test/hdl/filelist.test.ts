@@ -79,7 +79,10 @@ test('every real-ip filelist reads in place, relative to the corpus folder', asy
   assert.ok(lists.length >= 12, `found ${lists.length} lists`);
   for (const name of lists) {
     const fl = await readFilelist(join('items', name), { cwd: REAL_IP });
-    const entries = readFileSync(join(REAL_IP, 'items', name), 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+    const entries = readFileSync(join(REAL_IP, 'items', name), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     const sources = entries.filter((l) => !l.startsWith('+'));
     assert.deepEqual(fl.files, [...new Set(sources.map((s) => join(REAL_IP, s)))], name);
     assert.equal(fl.includeDirs.length, entries.filter((l) => l.startsWith('+incdir+')).length, name);

@@ -53,7 +53,7 @@ test('non-ANSI header: order from the port list, types from body declarations, a
     ],
   );
   assert.equal(a.clock, 'clk');
-  assert.deepEqual(a.reset, { name: 'rst', activeLow: false, async: false }, '`if (rst == 1\'b1)`');
+  assert.deepEqual(a.reset, { name: 'rst', activeLow: false, async: false }, "`if (rst == 1'b1)`");
   // `b < -4'sd2` on a 4-bit signal is the code 4'b1110
   assert.ok(literalDetails(m).some((l) => l.subject === 'b' && l.value === '14' && l.width === 4));
   assert.ok(literalDetails(m).some((l) => l.subject === 'a' && l.value === '42' && l.width === 6));
@@ -210,27 +210,50 @@ test('resolveConditionals blanks inactive code to spaces and leaves files withou
   const text = ['a', '`ifdef X', 'b', '`else', 'c', '`endif', 'd'].join('\n');
   const out = resolveConditionals(text, new Set());
   assert.equal(out.length, text.length);
-  assert.deepEqual(out.split('\n').map((l) => l.trim()), ['a', '', '', '', 'c', '', 'd']);
   assert.deepEqual(
-    resolveConditionals(text, new Set(['X'])).split('\n').map((l) => l.trim()),
+    out.split('\n').map((l) => l.trim()),
+    ['a', '', '', '', 'c', '', 'd'],
+  );
+  assert.deepEqual(
+    resolveConditionals(text, new Set(['X']))
+      .split('\n')
+      .map((l) => l.trim()),
     ['a', '', 'b', '', '', '', 'd'],
   );
   // nesting: an inner `else inside an inactive branch stays inactive
   const nested = ['`ifdef X', '`ifdef Y', 'xy', '`else', 'x', '`endif', '`else', 'none', '`endif'].join('\n');
-  assert.deepEqual(resolveConditionals(nested, new Set()).split('\n').map((l) => l.trim()).filter(Boolean), ['none']);
-  assert.deepEqual(resolveConditionals(nested, new Set(['X'])).split('\n').map((l) => l.trim()).filter(Boolean), ['x']);
+  assert.deepEqual(
+    resolveConditionals(nested, new Set())
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean),
+    ['none'],
+  );
+  assert.deepEqual(
+    resolveConditionals(nested, new Set(['X']))
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean),
+    ['x'],
+  );
   // a `define inside the file counts from there on; `undef removes it
   const defs = ['`define A', '`ifdef A', 'yes', '`endif', '`undef A', '`ifdef A', 'no', '`endif'].join('\n');
-  assert.deepEqual(resolveConditionals(defs, new Set()).split('\n').map((l) => l.trim()).filter(Boolean), ['`define A', 'yes', '`undef A']);
+  assert.deepEqual(
+    resolveConditionals(defs, new Set())
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean),
+    ['`define A', 'yes', '`undef A'],
+  );
   const plain = 'module m; endmodule\n';
   assert.equal(resolveConditionals(plain), plain);
 });
 
 test('literalsOf a named module includes what its instances compare against', () => {
   const text = [
-    'module leaf(input logic [7:0] x, output logic y); assign y = (x == 8\'d77); endmodule',
+    "module leaf(input logic [7:0] x, output logic y); assign y = (x == 8'd77); endmodule",
     'module wrap(input logic [7:0] a, output logic b); leaf u (.x(a), .y(b)); endmodule',
-    'module other(input logic [3:0] z, output logic w); assign w = z > 4\'d9; endmodule',
+    "module other(input logic [3:0] z, output logic w); assign w = z > 4'd9; endmodule",
   ].join('\n');
   const a = analyzeSources([{ name: 'h.sv', content: text }]);
   assert.deepEqual(literalsOf(a, 'wrap'), [77n]);

@@ -41,7 +41,10 @@ test('property: a sequence of edits to one file analyses the same as fresh parse
           // a name never seen before has no tree to reuse: a fresh parse
           const freshName = `fresh-${Math.random()}.sv`;
           const fresh = analyzeSources([{ name: freshName, content: text }]);
-          assert.equal(JSON.stringify(incremental).replaceAll(JSON.stringify(name), JSON.stringify(freshName)), JSON.stringify(fresh));
+          assert.equal(
+            JSON.stringify(incremental).replaceAll(JSON.stringify(name), JSON.stringify(freshName)),
+            JSON.stringify(fresh),
+          );
         }
       },
     ),

@@ -29,7 +29,10 @@ test('10,000 lines of the example designs: every copy has the original ports, cl
       );
       assert.equal(m.clock, original.clock);
       assert.deepEqual(m.reset, original.reset);
-      assert.deepEqual(m.fsms.map((f) => f.states), original.fsms.map((f) => f.states));
+      assert.deepEqual(
+        m.fsms.map((f) => f.states),
+        original.fsms.map((f) => f.states),
+      );
       assert.equal(m.sites.length, original.sites.length);
       // the copy's sites sit at the original's lines, shifted by where the copy starts
       const shift = m.line - original.line;

@@ -17,7 +17,11 @@ test('a file the analysis cannot read is still indexed by its module headers', a
   assert.deepEqual(index.failed.map((f) => f.file).sort(), [join(IDX, 'idx_broken.v'), join(IDX, 'idx_macro.sv')]);
   assert.deepEqual(index.definitions.get('idx_macro'), [join(IDX, 'idx_macro.sv')]);
   assert.deepEqual(index.definitions.get('idx_broken'), [join(IDX, 'idx_broken.v')]);
-  assert.deepEqual(filesNeeded(index, 'idx_top'), [join(IDX, 'idx_top.v'), join(IDX, 'idx_leaf.v'), join(IDX, 'idx_macro.sv')]);
+  assert.deepEqual(filesNeeded(index, 'idx_top'), [
+    join(IDX, 'idx_top.v'),
+    join(IDX, 'idx_leaf.v'),
+    join(IDX, 'idx_macro.sv'),
+  ]);
 });
 
 test('selectDut from a document finds every sibling its top needs, past siblings that fail to analyse', async () => {

@@ -18,15 +18,25 @@ test('fsm_defaults.sv: exactly the defaults marked UNREACHABLE are proven, with 
   const a = analyzeSources([{ name: 'fsm_defaults.sv', content: text }]);
   assert.deepEqual(a.errors, []);
   const u = unreachableDefaults(a);
-  assert.deepEqual(u.map((x) => x.line), markedLines(text, /\/\/ UNREACHABLE/));
+  assert.deepEqual(
+    u.map((x) => x.line),
+    markedLines(text, /\/\/ UNREACHABLE/),
+  );
   assert.match(u[0].reason, /state_a only ever holds A0, A1, A2/);
   assert.equal(u[0].exhaustive, false, 'two of the four codes are never held, not absent from the items');
   const cases = a.modules[0].cases ?? [];
-  assert.deepEqual(cases.find((c) => c.subject === 'state_b')?.subjectValues, ['1', '2', '3'], 'the initializer, not 0, is the first value');
+  assert.deepEqual(
+    cases.find((c) => c.subject === 'state_b')?.subjectValues,
+    ['1', '2', '3'],
+    'the initializer, not 0, is the first value',
+  );
 });
 
 /** A two-bit FSM whose `default` is unreachable, with `extra` added to the module body. */
-function fsm(extra: string, header = 'input logic clk, input logic rst_n, input logic go, input logic [1:0] d, output logic [1:0] q'): string {
+function fsm(
+  extra: string,
+  header = 'input logic clk, input logic rst_n, input logic go, input logic [1:0] d, output logic [1:0] q',
+): string {
   return `module m (${header});
   localparam logic [1:0] S0 = 2'd0, S1 = 2'd1, S2 = 2'd2;
   logic [1:0] state, next;
@@ -57,18 +67,24 @@ test('the plain next-state FSM is proven', () => {
 });
 
 const spoilers: [string, string][] = [
-  ['a compound assignment', 'always_ff @(posedge clk) if (d == 2\'d3) state += 2\'d1;'],
-  ['an increment', 'always_ff @(posedge clk) if (d == 2\'d3) state++;'],
-  ['a bit written on its own', 'always_ff @(posedge clk) if (d == 2\'d3) state[1] <= 1\'b1;'],
+  ['a compound assignment', "always_ff @(posedge clk) if (d == 2'd3) state += 2'd1;"],
+  ['an increment', "always_ff @(posedge clk) if (d == 2'd3) state++;"],
+  ['a bit written on its own', "always_ff @(posedge clk) if (d == 2'd3) state[1] <= 1'b1;"],
   // read as `state <= 2'b10` the value would look like a state; it is 2'b11
-  ['a concatenation target', 'logic q2;\n always_ff @(posedge clk) if (d == 2\'d3) {state, q2} <= 3\'b110;'],
-  ['a system task with an output argument', 'always_ff @(posedge clk) if (d == 2\'d3) void\'($cast(state, d));'],
-  ['a task call', 'task automatic load(output logic [1:0] s); s = 2\'d3; endtask\n always_ff @(posedge clk) if (go) load(state);'],
-  ['a loop header', 'initial for (state = 2\'d0; state < 2\'d3; state++) begin end'],
+  ['a concatenation target', "logic q2;\n always_ff @(posedge clk) if (d == 2'd3) {state, q2} <= 3'b110;"],
+  ['a system task with an output argument', "always_ff @(posedge clk) if (d == 2'd3) void'($cast(state, d));"],
+  [
+    'a task call',
+    "task automatic load(output logic [1:0] s); s = 2'd3; endtask\n always_ff @(posedge clk) if (go) load(state);",
+  ],
+  ['a loop header', "initial for (state = 2'd0; state < 2'd3; state++) begin end"],
   ['an instance output', 'sub u_sub (.clk(clk), .q(state));'],
   ['an implicit `.*` connection', 'sub u_sub (.*);'],
-  ['a non-constant next state', 'always_comb if (go && d == 2\'d3) next = d;'],
-  ['a continuous assignment to the next state', 'logic [1:0] alt; assign alt = d;\n always_ff @(posedge clk) if (go) state <= alt;'],
+  ['a non-constant next state', "always_comb if (go && d == 2'd3) next = d;"],
+  [
+    'a continuous assignment to the next state',
+    'logic [1:0] alt; assign alt = d;\n always_ff @(posedge clk) if (go) state <= alt;',
+  ],
   ['an initializer outside the states', ''],
 ];
 
@@ -110,6 +126,8 @@ endmodule
 `;
   const plain = unreachableDefaults(analyzeSources([{ name: 'spare.sv', content: text }]));
   assert.equal(plain.length, 1, 'without WITH_SPARE the state register never holds 3');
-  const spare = unreachableDefaults(analyzeSources([{ name: 'spare.sv', content: text }], { defines: { WITH_SPARE: undefined } }));
+  const spare = unreachableDefaults(
+    analyzeSources([{ name: 'spare.sv', content: text }], { defines: { WITH_SPARE: undefined } }),
+  );
   assert.deepEqual(spare, [], 'with WITH_SPARE the default is reachable, and no claim is made');
 });

@@ -41,12 +41,22 @@ test('property: cut, spliced or truncated examples analyse without throwing, err
 });
 
 test('an empty file, a lone keyword and unbalanced blocks give empty or partial results, not exceptions', () => {
-  for (const text of ['', 'module', 'module m(', 'endmodule', 'always @(posedge clk) begin', 'package p; typedef enum {', 'module m #(parameter W = W) (input [W-1:0] a); endmodule']) {
+  for (const text of [
+    '',
+    'module',
+    'module m(',
+    'endmodule',
+    'always @(posedge clk) begin',
+    'package p; typedef enum {',
+    'module m #(parameter W = W) (input [W-1:0] a); endmodule',
+  ]) {
     const a = analyzeSources([{ name: 'x.sv', content: text }]);
     assert.ok(Array.isArray(a.modules));
   }
   // a parameter defined through itself resolves to nothing instead of looping
-  const selfRef = analyzeSources([{ name: 'x.sv', content: 'module m #(parameter W = W + 1) (input [W-1:0] a); endmodule' }]);
+  const selfRef = analyzeSources([
+    { name: 'x.sv', content: 'module m #(parameter W = W + 1) (input [W-1:0] a); endmodule' },
+  ]);
   assert.equal(selfRef.modules[0].ports[0].width, 0);
   assert.equal(selfRef.modules[0].params[0].value, undefined);
 });

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { analyzeSources, findSite } from '../../src/hdl';
 
 const root = join(__dirname, '..', '..');
-const load = (file: string) => analyzeSources([{ name: join(root, file), content: readFileSync(join(root, file), 'utf8') }]);
+const load = (file: string) =>
+  analyzeSources([{ name: join(root, file), content: readFileSync(join(root, file), 'utf8') }]);
 
 test('fifo: the innermost site at a line names the arm or item, with the case subject', () => {
   const file = join(root, 'examples/fifo/fifo.sv');

@@ -19,7 +19,10 @@ export interface CliResult {
 export const CLI_TIMEOUT_MS = limitMs(93_700, 17);
 
 /** Runs the built `chorus` CLI and collects its output; a call past its bound is killed and says so on stderr. */
-export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliPath, ...args], {
       cwd: opts.cwd ?? repoRoot,

@@ -8,7 +8,9 @@ import { repoRoot } from './cli';
 import { fileReply } from './replay';
 
 /** The recorded replies that close the FIFO example (test/fixtures/replay/fifo.json). */
-export const fifoRecorded = (JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] }).responses;
+export const fifoRecorded = (
+  JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] }
+).responses;
 
 /** Compiles, but only resets the FIFO: far less coverage than the recorded testbench. */
 export const fifoResetOnly = fileReply(`module tb_fifo;

@@ -35,7 +35,9 @@ export async function startServer(
   /** The workspace folder the editor has open (absolute path); the repository when absent. */
   workspaceFolder?: string,
 ): Promise<ServerUnderTest> {
-  const server = spawn(process.execPath, [join(repoRoot, 'dist', 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, [join(repoRoot, 'dist', 'server.js'), '--stdio'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const conn = createMessageConnection(new StreamMessageReader(server.stdout!), new StreamMessageWriter(server.stdin!));
   const progress: unknown[] = [];
   conn.onRequest('workspace/configuration', (p: { items: unknown[] }) => p.items.map(() => settings()));
@@ -52,8 +54,13 @@ export async function startServer(
     init = await conn.sendRequest('initialize', {
       processId: process.pid,
       rootUri: pathToFileURL(repoRoot).toString(),
-      capabilities: { workspace: { configuration: true, codeLens: { refreshSupport: true } }, window: { workDoneProgress: true } },
-      workspaceFolders: workspaceFolder ? [{ uri: pathToFileURL(workspaceFolder).toString(), name: 'workspace' }] : null,
+      capabilities: {
+        workspace: { configuration: true, codeLens: { refreshSupport: true } },
+        window: { workDoneProgress: true },
+      },
+      workspaceFolders: workspaceFolder
+        ? [{ uri: pathToFileURL(workspaceFolder).toString(), name: 'workspace' }]
+        : null,
       initializationOptions,
     });
   } catch (err) {
@@ -90,15 +97,25 @@ export function request<P, R>(
 }
 
 /** Sends params that need not fit the declaration (to test the server's validation); absent params when undefined. */
-export function requestUnchecked(conn: MessageConnection, descriptor: { method: string }, params: object | undefined): Promise<unknown> {
+export function requestUnchecked(
+  conn: MessageConnection,
+  descriptor: { method: string },
+  params: object | undefined,
+): Promise<unknown> {
   return params === undefined ? conn.sendRequest(descriptor.method) : conn.sendRequest(descriptor.method, params);
 }
 
 /** Handles a declared notification with a handler of the declared params type. */
-export function onNotification<P>(conn: MessageConnection, descriptor: NotificationDescriptor<P>, handler: (params: P) => void): void {
+export function onNotification<P>(
+  conn: MessageConnection,
+  descriptor: NotificationDescriptor<P>,
+  handler: (params: P) => void,
+): void {
   conn.onNotification(descriptor.method, handler);
 }
 
 export async function didOpen(conn: MessageConnection, uri: string, text: string): Promise<void> {
-  await conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'systemverilog', version: 1, text } });
+  await conn.sendNotification('textDocument/didOpen', {
+    textDocument: { uri, languageId: 'systemverilog', version: 1, text },
+  });
 }

@@ -20,5 +20,8 @@ const slowdown = (load: number) => Math.max(1, load / CORES_WHEN_MEASURED);
  * (MIN_LIMIT_MS; pass 0 for a wait that is retried rather than failed, where a short one is the point).
  */
 export function limitMs(measuredMs: number, measuredAtLoad: number, floorMs = MIN_LIMIT_MS): number {
-  return Math.max(floorMs, Math.ceil(measuredMs * MARGIN * Math.max(1, slowdown(TARGET_LOAD) / slowdown(measuredAtLoad))));
+  return Math.max(
+    floorMs,
+    Math.ceil(measuredMs * MARGIN * Math.max(1, slowdown(TARGET_LOAD) / slowdown(measuredAtLoad))),
+  );
 }

@@ -54,9 +54,13 @@ export function unpackVerilator(tarball: string, version: string, cacheDir = cac
   const data = readFileSync(tarball);
   const actual = createHash('sha256').update(data).digest('hex');
   const readmePath = join(tarball, '..', 'README.md');
-  const expected = existsSync(readmePath) ? expectedSha256(readFileSync(readmePath, 'utf8'), tarball.split('/').pop() ?? '') : undefined;
-  if (!expected) throw new Error(`${readmePath} gives no sha256 for ${tarball}: add it there before testing with this Verilator.`);
-  if (actual !== expected) throw new Error(`${tarball} has sha256 ${actual}, but ${readmePath} says ${expected}: fetch the tarball again.`);
+  const expected = existsSync(readmePath)
+    ? expectedSha256(readFileSync(readmePath, 'utf8'), tarball.split('/').pop() ?? '')
+    : undefined;
+  if (!expected)
+    throw new Error(`${readmePath} gives no sha256 for ${tarball}: add it there before testing with this Verilator.`);
+  if (actual !== expected)
+    throw new Error(`${tarball} has sha256 ${actual}, but ${readmePath} says ${expected}: fetch the tarball again.`);
   const home = join(cacheDir, 'test-tools', actual.slice(0, 16));
   const folder = join(home, `verilator-${version}`);
   if (existsSync(join(folder, 'bin', 'verilator'))) return folder;
@@ -65,9 +69,11 @@ export function unpackVerilator(tarball: string, version: string, cacheDir = cac
   mkdirSync(staging);
   try {
     const tar = spawnSync('tar', ['-C', staging, '-xzf', tarball], { encoding: 'utf8', timeout: 300_000 });
-    if (tar.status !== 0) throw new Error(`tar could not unpack ${tarball}: ${tar.stderr || tar.error?.message || `exit ${tar.status}`}`);
+    if (tar.status !== 0)
+      throw new Error(`tar could not unpack ${tarball}: ${tar.stderr || tar.error?.message || `exit ${tar.status}`}`);
     const inner = join(staging, `verilator-${version}`);
-    if (!existsSync(join(inner, 'bin', 'verilator'))) throw new Error(`${tarball} has no verilator-${version}/bin/verilator inside.`);
+    if (!existsSync(join(inner, 'bin', 'verilator')))
+      throw new Error(`${tarball} has no verilator-${version}/bin/verilator inside.`);
     try {
       renameSync(inner, folder);
     } catch (err) {

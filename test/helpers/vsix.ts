@@ -45,7 +45,14 @@ function inputs(): string[] {
   walk(join(repoRoot, 'dist'), (rel) => !rel.endsWith('.map') && !rel.endsWith('.build-sha256'));
   walk(join(repoRoot, 'media'), () => true);
   walk(join(repoRoot, 'models'), (rel) => /^models\/manifest.*\.json$/.test(rel));
-  for (const f of ['package.json', 'package-lock.json', 'README.md', 'LICENSE', '.vscodeignore', 'scripts/package.mjs']) {
+  for (const f of [
+    'package.json',
+    'package-lock.json',
+    'README.md',
+    'LICENSE',
+    '.vscodeignore',
+    'scripts/package.mjs',
+  ]) {
     if (existsSync(join(repoRoot, f))) files.push(f);
   }
   return files.sort();
@@ -54,10 +61,15 @@ function inputs(): string[] {
 /** sha256 over the names and contents of the package's inputs (16 hex digits name the cached file). */
 export function vsixKey(): string {
   if (!existsSync(join(repoRoot, 'dist', 'extension.js'))) {
-    throw new Error('dist/ is empty: run `node scripts/build.mjs` (or `npm test`, which builds it) before the tests that install the VSIX.');
+    throw new Error(
+      'dist/ is empty: run `node scripts/build.mjs` (or `npm test`, which builds it) before the tests that install the VSIX.',
+    );
   }
   const h = createHash('sha256');
-  for (const f of inputs()) h.update(`${f}\0`).update(readFileSync(join(repoRoot, f))).update('\0');
+  for (const f of inputs())
+    h.update(`${f}\0`)
+      .update(readFileSync(join(repoRoot, f)))
+      .update('\0');
   return h.digest('hex').slice(0, 16);
 }
 
@@ -100,7 +112,11 @@ function runPackage(out: string, stage: string, started: (pid: number) => void):
       if (code === 0 && existsSync(out)) resolve();
       else {
         const why = killed ? `killed after ${PACKAGE_LIMIT_MS / 1000} s` : `exit ${code ?? sig}`;
-        reject(new Error(`\`node scripts/package.mjs --no-build\` failed (${why}):\n${output.trim().split('\n').slice(-30).join('\n')}`));
+        reject(
+          new Error(
+            `\`node scripts/package.mjs --no-build\` failed (${why}):\n${output.trim().split('\n').slice(-30).join('\n')}`,
+          ),
+        );
       }
     });
   });
@@ -158,12 +174,16 @@ export async function productVsix(): Promise<string> {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       if (staleLock(lock)) rmSync(lock, { recursive: true, force: true });
-      else if (Date.now() > deadline) throw new Error(`Waited ${(PACKAGE_LIMIT_MS * 2) / 1000} s for another test process to package ${vsix}; remove ${lock} if no test runs.`);
+      else if (Date.now() > deadline)
+        throw new Error(
+          `Waited ${(PACKAGE_LIMIT_MS * 2) / 1000} s for another test process to package ${vsix}; remove ${lock} if no test runs.`,
+        );
       else await sleep(500);
     }
   }
   writeFileSync(join(lock, 'pid'), String(process.pid));
-  for (const old of readdirSync(cacheDir).filter((f) => f.startsWith('work-'))) rmSync(join(cacheDir, old), { recursive: true, force: true });
+  for (const old of readdirSync(cacheDir).filter((f) => f.startsWith('work-')))
+    rmSync(join(cacheDir, old), { recursive: true, force: true });
   const work = mkdtempSync(join(cacheDir, 'work-'));
   try {
     if (existsSync(vsix)) return vsix;
@@ -171,7 +191,9 @@ export async function productVsix(): Promise<string> {
     const tmp = join(work, 'chorus.vsix');
     await runPackage(tmp, join(work, 'stage'), (pid) => writeFileSync(join(lock, 'packager'), String(pid)));
     renameSync(tmp, vsix);
-    process.stderr.write(`test VSIX: packaged ${relative(repoRoot, vsix)} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+    process.stderr.write(
+      `test VSIX: packaged ${relative(repoRoot, vsix)} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+    );
     pruneOld(vsix);
     return vsix;
   } finally {

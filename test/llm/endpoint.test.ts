@@ -44,7 +44,8 @@ afterEach(async () => {
 function chunk(content: string, extra: Record<string, unknown> = {}): string {
   return `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: null }], ...extra })}\n\n`;
 }
-const finish = (reason = 'stop') => `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: reason }] })}\n\n`;
+const finish = (reason = 'stop') =>
+  `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: reason }] })}\n\n`;
 const usage = (prompt: number, completion: number, cached?: number) =>
   `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, ...(cached !== undefined ? { prompt_tokens_details: { cached_tokens: cached } } : {}) } })}\n\n`;
 
@@ -74,8 +75,14 @@ test('base URL with or without /v1 and trailing slash all reach /v1', () => {
   assert.equal(apiRoot('http://127.0.0.1:8000/v1'), 'http://127.0.0.1:8000/v1');
   assert.equal(apiRoot('http://127.0.0.1:8000/v1/'), 'http://127.0.0.1:8000/v1');
   assert.equal(apiRoot('https://host/proxy/openai'), 'https://host/proxy/openai/v1');
-  assert.throws(() => apiRoot('not a url'), (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input');
-  assert.throws(() => apiRoot('ftp://host'), (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input');
+  assert.throws(
+    () => apiRoot('not a url'),
+    (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input',
+  );
+  assert.throws(
+    () => apiRoot('ftp://host'),
+    (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input',
+  );
 });
 
 test('SSE parsing: data lines, multi-line data, comments, CRLF, split chunks and a last event without a blank line', async () => {
@@ -96,26 +103,46 @@ test('Retry-After as seconds or a date, and exponential backoff capped', () => {
   assert.equal(parseRetryAfter(null), undefined);
   assert.equal(parseRetryAfter('soon'), undefined);
   const policy = { maxRetries: 5, baseMs: 100, maxWaitMs: 1000 };
-  assert.equal(backoffMs(policy, 0, undefined, () => 0.5), 100);
-  assert.equal(backoffMs(policy, 2, undefined, () => 0.5), 400);
-  assert.equal(backoffMs(policy, 9, undefined, () => 0.5), 1000);
+  assert.equal(
+    backoffMs(policy, 0, undefined, () => 0.5),
+    100,
+  );
+  assert.equal(
+    backoffMs(policy, 2, undefined, () => 0.5),
+    400,
+  );
+  assert.equal(
+    backoffMs(policy, 9, undefined, () => 0.5),
+    1000,
+  );
   assert.equal(backoffMs(policy, 0, 700), 700, 'Retry-After wins over the backoff');
   assert.equal(backoffMs(policy, 0, 5000), 1000, 'and is capped');
 });
 
 test('streams a reply, sends the protocol sampling, the key from CHORUS_API_KEY and include_usage; usage from the final chunk', async () => {
-  const { url, requests } = await serve(streamOf(['filename: ', 'tb.sv\n', '```systemverilog\n', 'module tb; endmodule\n', '```']));
+  const { url, requests } = await serve(
+    streamOf(['filename: ', 'tb.sv\n', '```systemverilog\n', 'module tb; endmodule\n', '```']),
+  );
   const saved = process.env.CHORUS_API_KEY;
   process.env.CHORUS_API_KEY = 'sk-test-123';
   const statuses: ModelStatus[] = [];
   try {
-    const b = new EndpointBackend({ baseUrl: url, model: 'chorus-4b', logger: memoryLogger(), onStatus: (s) => statuses.push(s), retry: fast });
+    const b = new EndpointBackend({
+      baseUrl: url,
+      model: 'chorus-4b',
+      logger: memoryLogger(),
+      onStatus: (s) => statuses.push(s),
+      retry: fast,
+    });
     const pieces: string[] = [];
     const r = await b.chat(messages, { onToken: (t) => pieces.push(t) });
     assert.deepEqual(pieces, ['filename: ', 'tb.sv\n', '```systemverilog\n', 'module tb; endmodule\n', '```']);
     assert.equal(r.text, pieces.join(''));
     assert.equal(r.finishReason, 'stop');
-    assert.deepEqual({ ...r.usage, ms: 0 }, { promptTokens: 40, evaluatedPromptTokens: 10, completionTokens: 5, ms: 0 });
+    assert.deepEqual(
+      { ...r.usage, ms: 0 },
+      { promptTokens: 40, evaluatedPromptTokens: 10, completionTokens: 5, ms: 0 },
+    );
     assert.equal(requests.length, 1);
     assert.equal(requests[0].method, 'POST');
     assert.equal(requests[0].url, '/v1/chat/completions');
@@ -128,7 +155,10 @@ test('streams a reply, sends the protocol sampling, the key from CHORUS_API_KEY 
     assert.equal(body.top_p, 0.8);
     assert.equal(body.max_tokens, 16384);
     assert.deepEqual(body.messages, messages);
-    assert.deepEqual(statuses.map((s) => s.state).filter((s, i, a) => s !== a[i - 1]), ['generating', 'ready']);
+    assert.deepEqual(
+      statuses.map((s) => s.state).filter((s, i, a) => s !== a[i - 1]),
+      ['generating', 'ready'],
+    );
   } finally {
     if (saved === undefined) delete process.env.CHORUS_API_KEY;
     else process.env.CHORUS_API_KEY = saved;
@@ -149,7 +179,13 @@ test('without a model name it asks /v1/models; reasoning is wrapped in <think>; 
       res.end('data: [DONE]\n\n');
     },
   );
-  const b = new EndpointBackend({ baseUrl: `${url}/v1/`, apiKey: 'k', logger: memoryLogger(), retry: fast, sampling: { temperature: 0.2 } });
+  const b = new EndpointBackend({
+    baseUrl: `${url}/v1/`,
+    apiKey: 'k',
+    logger: memoryLogger(),
+    retry: fast,
+    sampling: { temperature: 0.2 },
+  });
   const r = await b.chat(messages, { maxTokens: 100, seed: 9, jsonSchema: { type: 'object' } });
   assert.equal(r.text, '<think>think hard</think>answer');
   assert.equal(r.finishReason, 'length');
@@ -162,13 +198,21 @@ test('without a model name it asks /v1/models; reasoning is wrapped in <think>; 
   assert.equal(body.temperature, 0.2);
   assert.equal(body.max_tokens, 100);
   assert.equal(body.seed, 9);
-  assert.deepEqual(body.response_format, { type: 'json_schema', json_schema: { name: 'reply', schema: { type: 'object' }, strict: true } });
+  assert.deepEqual(body.response_format, {
+    type: 'json_schema',
+    json_schema: { name: 'reply', schema: { type: 'object' }, strict: true },
+  });
 });
 
 test('a 429 then success: retried, honouring Retry-After, with a warning', async () => {
   const { url, requests } = await serve(status(429, { 'retry-after': '0' }), streamOf(['ok']));
   const logger = memoryLogger();
-  const b = new EndpointBackend({ baseUrl: url, model: 'm', logger, retry: { maxRetries: 3, baseMs: 60_000, maxWaitMs: 120_000 } });
+  const b = new EndpointBackend({
+    baseUrl: url,
+    model: 'm',
+    logger,
+    retry: { maxRetries: 3, baseMs: 60_000, maxWaitMs: 120_000 },
+  });
   const r = await b.chat(messages);
   assert.equal(r.text, 'ok');
   assert.equal(requests.length, 2);
@@ -184,20 +228,40 @@ test('5xx statuses are retried with backoff until they give up', async () => {
 
   await server?.close();
   const again = await serve(status(500));
-  const b2 = new EndpointBackend({ baseUrl: again.url, model: 'm', logger: memoryLogger(), retry: { ...fast, maxRetries: 2 } });
-  await assert.rejects(b2.chat(messages), (err: unknown) => err instanceof ChorusError && err.kind === 'failed' && /HTTP 500.*gave up after 3 attempts/.test(err.message));
+  const b2 = new EndpointBackend({
+    baseUrl: again.url,
+    model: 'm',
+    logger: memoryLogger(),
+    retry: { ...fast, maxRetries: 2 },
+  });
+  await assert.rejects(
+    b2.chat(messages),
+    (err: unknown) =>
+      err instanceof ChorusError && err.kind === 'failed' && /HTTP 500.*gave up after 3 attempts/.test(err.message),
+  );
   assert.equal(again.requests.length, 3);
 });
 
 test('client errors are not retried and say what to do', async () => {
   const { url, requests } = await serve(status(401, {}, '{"error":{"message":"invalid api key"}}'));
   const b = new EndpointBackend({ baseUrl: url, model: 'm', logger: memoryLogger(), retry: fast });
-  await assert.rejects(b.chat(messages), (err: unknown) => err instanceof ChorusError && err.kind === 'failed' && /401: invalid api key.*CHORUS_API_KEY/.test(err.message));
+  await assert.rejects(
+    b.chat(messages),
+    (err: unknown) =>
+      err instanceof ChorusError && err.kind === 'failed' && /401: invalid api key.*CHORUS_API_KEY/.test(err.message),
+  );
   assert.equal(requests.length, 1);
 });
 
 test('a server whose context is smaller than max_tokens: retried once without max_tokens', async () => {
-  const { url, requests } = await serve(status(400, {}, '{"error":{"message":"This model\'s maximum context length is 8192 tokens. However, you requested 16500 tokens."}}'), streamOf(['short']));
+  const { url, requests } = await serve(
+    status(
+      400,
+      {},
+      '{"error":{"message":"This model\'s maximum context length is 8192 tokens. However, you requested 16500 tokens."}}',
+    ),
+    streamOf(['short']),
+  );
   const b = new EndpointBackend({ baseUrl: url, model: 'm', logger: memoryLogger(), retry: fast });
   assert.equal((await b.chat(messages)).text, 'short');
   assert.equal(requests.length, 2);
@@ -247,8 +311,17 @@ test('no response headers within the response timeout: retried, then a clear fai
   const { url, requests } = await serve(() => {
     // never answers
   });
-  const b = new EndpointBackend({ baseUrl: url, model: 'm', logger: memoryLogger(), responseTimeoutMs: 100, retry: { ...fast, maxRetries: 1 } });
-  await assert.rejects(b.chat(messages), (err: unknown) => err instanceof ChorusError && err.kind === 'failed' && /did not answer within/.test(err.message));
+  const b = new EndpointBackend({
+    baseUrl: url,
+    model: 'm',
+    logger: memoryLogger(),
+    responseTimeoutMs: 100,
+    retry: { ...fast, maxRetries: 1 },
+  });
+  await assert.rejects(
+    b.chat(messages),
+    (err: unknown) => err instanceof ChorusError && err.kind === 'failed' && /did not answer within/.test(err.message),
+  );
   assert.equal(requests.length, 2);
 });
 
@@ -256,8 +329,19 @@ test('nobody listening: a failure that says to start the server', async () => {
   const { url } = await serve(status(200));
   await server?.close();
   server = undefined;
-  const b = new EndpointBackend({ baseUrl: url, model: 'm', logger: memoryLogger(), retry: { ...fast, maxRetries: 1 } });
-  await assert.rejects(b.chat(messages), (err: unknown) => err instanceof ChorusError && err.kind === 'failed' && /Cannot reach .*ECONNREFUSED.*start the server/.test(err.message));
+  const b = new EndpointBackend({
+    baseUrl: url,
+    model: 'm',
+    logger: memoryLogger(),
+    retry: { ...fast, maxRetries: 1 },
+  });
+  await assert.rejects(
+    b.chat(messages),
+    (err: unknown) =>
+      err instanceof ChorusError &&
+      err.kind === 'failed' &&
+      /Cannot reach .*ECONNREFUSED.*start the server/.test(err.message),
+  );
 });
 
 test('abort mid-stream rejects with cancelled at once and closes the request', async () => {
@@ -306,7 +390,13 @@ test('a reply sent as one JSON body (no SSE) is accepted, thinking tagged and us
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
       JSON.stringify({
-        choices: [{ index: 0, message: { role: 'assistant', content: 'module tb; endmodule', reasoning_content: 'plan' }, finish_reason: 'length' }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: 'module tb; endmodule', reasoning_content: 'plan' },
+            finish_reason: 'length',
+          },
+        ],
         usage: { prompt_tokens: 12, completion_tokens: 7 },
       }),
     );
@@ -341,7 +431,9 @@ test('openBackend with an endpoint, and listModels asks the server for its model
   const b = await openBackend(undefined, { logger: memoryLogger(), endpoint: { baseUrl: url, model: 'chorus-4b' } });
   assert.equal(b.kind, 'endpoint');
   assert.equal(b.label, 'endpoint:chorus-4b');
-  const listed = (await listModels({ modelDirs: [], endpoint: { baseUrl: url, model: 'chorus-4b' } })).filter((c) => c.source === 'endpoint');
+  const listed = (await listModels({ modelDirs: [], endpoint: { baseUrl: url, model: 'chorus-4b' } })).filter(
+    (c) => c.source === 'endpoint',
+  );
   assert.deepEqual(
     listed.map((c) => [c.id, c.present]),
     [
@@ -352,7 +444,9 @@ test('openBackend with an endpoint, and listModels asks the server for its model
   );
   await server?.close();
   server = undefined;
-  const down = (await listModels({ modelDirs: [], endpoint: { baseUrl: url, timeoutMs: 500 } })).filter((c) => c.source === 'endpoint');
+  const down = (await listModels({ modelDirs: [], endpoint: { baseUrl: url, timeoutMs: 500 } })).filter(
+    (c) => c.source === 'endpoint',
+  );
   assert.equal(down.length, 1);
   assert.equal(down[0].present, false);
   assert.match(down[0].label, /unreachable/);

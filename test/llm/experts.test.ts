@@ -18,7 +18,10 @@ import { memoryLogger } from './support';
 const logger = memoryLogger();
 const messages: ChatMessage[] = [
   { role: 'system', content: 'You write SystemVerilog testbenches.' },
-  { role: 'user', content: `Close coverage on this design:\n${'module m(input a, output b); assign b = a; endmodule\n'.repeat(8)}` },
+  {
+    role: 'user',
+    content: `Close coverage on this design:\n${'module m(input a, output b); assign b = a; endmodule\n'.repeat(8)}`,
+  },
 ];
 const greedy = { maxTokens: 24, temperature: 0, seed: 1 };
 const toDispose: ChatBackend[] = [];
@@ -29,10 +32,25 @@ after(async () => {
 
 test('expert URIs: replay, lora (with a scale), endpoint model, URL#model, local model; bad ones say what to write', () => {
   assert.deepEqual(parseExpert('replay:a.json'), { kind: 'replay', uri: 'replay:a.json' });
-  assert.deepEqual(parseExpert('lora:ad/x.gguf'), { kind: 'lora', uri: 'lora:ad/x.gguf', adapter: 'ad/x.gguf', scale: 1 });
-  assert.deepEqual(parseExpert('lora:ad/x.gguf@0.5'), { kind: 'lora', uri: 'lora:ad/x.gguf@0.5', adapter: 'ad/x.gguf', scale: 0.5 });
+  assert.deepEqual(parseExpert('lora:ad/x.gguf'), {
+    kind: 'lora',
+    uri: 'lora:ad/x.gguf',
+    adapter: 'ad/x.gguf',
+    scale: 1,
+  });
+  assert.deepEqual(parseExpert('lora:ad/x.gguf@0.5'), {
+    kind: 'lora',
+    uri: 'lora:ad/x.gguf@0.5',
+    adapter: 'ad/x.gguf',
+    scale: 0.5,
+  });
   assert.deepEqual(parseExpert('endpoint:qwen3'), { kind: 'endpoint', uri: 'endpoint:qwen3', model: 'qwen3' });
-  assert.deepEqual(parseExpert('http://h:8000/v1#m'), { kind: 'endpoint', uri: 'http://h:8000/v1#m', baseUrl: 'http://h:8000/v1', model: 'm' });
+  assert.deepEqual(parseExpert('http://h:8000/v1#m'), {
+    kind: 'endpoint',
+    uri: 'http://h:8000/v1#m',
+    baseUrl: 'http://h:8000/v1',
+    model: 'm',
+  });
   assert.deepEqual(parseExpert('models/a.gguf'), { kind: 'model', uri: 'models/a.gguf', model: 'models/a.gguf' });
   assert.throws(() => parseExpert('http://h:8000/v1'), /name the served model after #/);
   assert.throws(() => parseExpert('endpoint:'), /needs a model name/);
@@ -42,7 +60,12 @@ test('two LoRA adapters over one base: the base is loaded once, and each adapter
   const base = await makeTinyGguf();
   const [a, b] = [await makeTinyLora({ seed: 1 }), await makeTinyLora({ seed: 2 })];
   const mismatched = await makeTinyLora({ seed: 3, architecture: 'qwen2' });
-  const opened = await openExperts([`lora:${a}`, `lora:${b}`, `lora:${mismatched}`], { logger, baseModel: base, gpu: false, threads: 1 });
+  const opened = await openExperts([`lora:${a}`, `lora:${b}`, `lora:${mismatched}`], {
+    logger,
+    baseModel: base,
+    gpu: false,
+    threads: 1,
+  });
   toDispose.push(...opened.experts);
   assert.deepEqual(
     opened.experts.map((e) => e.label),
@@ -67,7 +90,11 @@ test('two LoRA adapters over one base: the base is loaded once, and each adapter
   assert.notEqual(replyA, replyB, 'the two adapters answer differently');
   assert.notEqual(replyA, replyBase, 'adapter 1 changes the base model’s reply');
   assert.notEqual(replyB, replyBase, 'adapter 2 changes the base model’s reply');
-  assert.equal((await opened.experts[0].chat(messages, greedy)).text, replyA, 'an adapter answers the same way each time');
+  assert.equal(
+    (await opened.experts[0].chat(messages, greedy)).text,
+    replyA,
+    'an adapter answers the same way each time',
+  );
 
   // The base is released with the last backend that uses it.
   await opened.experts[0].dispose();
@@ -86,15 +113,31 @@ test('candidates on one local model: one CPU sequence evaluates their shared pro
   assert.equal((await two.info()).sequences, 2);
 
   // Three candidates of a round on one sequence: the first evaluates the prompt, the others reuse it.
-  const turns = await Promise.all([1, 2, 3].map((seed) => one.chat(messages, { maxTokens: 8, temperature: 0.9, seed })));
+  const turns = await Promise.all(
+    [1, 2, 3].map((seed) => one.chat(messages, { maxTokens: 8, temperature: 0.9, seed })),
+  );
   const prompt = turns[0].usage.promptTokens;
-  assert.ok(turns[0].usage.evaluatedPromptTokens >= prompt - 1, `first: ${turns[0].usage.evaluatedPromptTokens} of ${prompt}`);
-  for (const t of turns.slice(1)) assert.ok(t.usage.evaluatedPromptTokens <= 2, `later candidates evaluate ${t.usage.evaluatedPromptTokens} prompt tokens`);
+  assert.ok(
+    turns[0].usage.evaluatedPromptTokens >= prompt - 1,
+    `first: ${turns[0].usage.evaluatedPromptTokens} of ${prompt}`,
+  );
+  for (const t of turns.slice(1))
+    assert.ok(
+      t.usage.evaluatedPromptTokens <= 2,
+      `later candidates evaluate ${t.usage.evaluatedPromptTokens} prompt tokens`,
+    );
   assert.ok(new Set(turns.map((t) => t.text)).size >= 2, 'different seeds give different candidates');
 
   // Two sequences: the two calls generate side by side (their tokens interleave), each evaluating the prompt.
   const order: number[] = [];
-  const side = await Promise.all([0, 1].map((call) => two.chat(messages, { maxTokens: 8, temperature: 0.9, seed: call + 1, onToken: () => order.push(call) })));
-  assert.ok(order.indexOf(1) < order.lastIndexOf(0), `tokens in order ${order.join('')}: the second call began before the first ended`);
+  const side = await Promise.all(
+    [0, 1].map((call) =>
+      two.chat(messages, { maxTokens: 8, temperature: 0.9, seed: call + 1, onToken: () => order.push(call) }),
+    ),
+  );
+  assert.ok(
+    order.indexOf(1) < order.lastIndexOf(0),
+    `tokens in order ${order.join('')}: the second call began before the first ended`,
+  );
   for (const s of side) assert.ok(s.usage.evaluatedPromptTokens >= prompt - 1);
 });

@@ -44,7 +44,12 @@ test('loads lazily, reports loading progress then ready on the CPU, and reads th
   assert.deepEqual(statuses.at(-1), { model: 'tiny-llama-chatml.gguf', state: 'ready', backend: 'cpu' });
 
   // Without a template in the file, node-llama-cpp falls back to another format: the template really is read.
-  const bare = new LocalBackend({ modelPath: await makeTinyGguf({ chatTemplate: false }), logger, gpu: false, threads: 1 });
+  const bare = new LocalBackend({
+    modelPath: await makeTinyGguf({ chatTemplate: false }),
+    logger,
+    gpu: false,
+    threads: 1,
+  });
   try {
     assert.notEqual((await bare.info()).chatFormat, 'ChatML');
   } finally {
@@ -72,7 +77,8 @@ test('the same seed gives the same reply (sampling options reach llama.cpp)', as
 });
 
 test('per-round seeds: rounds with the same prompt sample differently, the same run seed repeats; thinking off still answers', async () => {
-  const reply = async (seed: number) => (await backend.chat(opening, { maxTokens: 16, temperature: 0.7, seed, thinking: false })).text;
+  const reply = async (seed: number) =>
+    (await backend.chat(opening, { maxTokens: 16, temperature: 0.7, seed, thinking: false })).text;
   const round2 = await reply(roundSeed(7, 2));
   const round3 = await reply(roundSeed(7, 3));
   assert.notEqual(round2, round3, 'rounds 2 and 3 differ');
@@ -125,10 +131,17 @@ test('KV reuse: a later round evaluates only what differs from the previous prom
     const r1 = await fresh.chat(opening, { maxTokens: 8, seed: 11 });
     assert.equal(r1.usage.evaluatedPromptTokens, r1.usage.promptTokens, 'a fresh sequence evaluates the whole prompt');
 
-    const round2: ChatMessage[] = [...opening, { role: 'assistant', content: r1.text }, { role: 'user', content: 'EDA result:\n- status: ok\n- line coverage: 50%' }];
+    const round2: ChatMessage[] = [
+      ...opening,
+      { role: 'assistant', content: r1.text },
+      { role: 'user', content: 'EDA result:\n- status: ok\n- line coverage: 50%' },
+    ];
     const r2 = await fresh.chat(round2, { maxTokens: 8, seed: 12 });
     assert.ok(r2.usage.promptTokens > r1.usage.promptTokens);
-    assert.ok(r2.usage.evaluatedPromptTokens < r2.usage.promptTokens / 4, `round 2 evaluated ${r2.usage.evaluatedPromptTokens} of ${r2.usage.promptTokens}`);
+    assert.ok(
+      r2.usage.evaluatedPromptTokens < r2.usage.promptTokens / 4,
+      `round 2 evaluated ${r2.usage.evaluatedPromptTokens} of ${r2.usage.promptTokens}`,
+    );
     assert.ok(r2.usage.evaluatedPromptTokens >= 10, 'the new feedback itself was evaluated');
 
     // The same round-2 prompt on a cold sequence costs the whole prompt: the saving above is real.
@@ -137,9 +150,16 @@ test('KV reuse: a later round evaluates only what differs from the previous prom
     assert.equal(r2cold.usage.promptTokens, r2.usage.promptTokens);
 
     // Round 3 with a different best reply still reuses the opening messages.
-    const round3: ChatMessage[] = [...opening, { role: 'assistant', content: 'module tb; endmodule' }, { role: 'user', content: 'EDA result:\n- status: compile error' }];
+    const round3: ChatMessage[] = [
+      ...opening,
+      { role: 'assistant', content: 'module tb; endmodule' },
+      { role: 'user', content: 'EDA result:\n- status: compile error' },
+    ];
     const r3 = await fresh.chat(round3, { maxTokens: 8, seed: 13 });
-    assert.ok(r3.usage.evaluatedPromptTokens < r3.usage.promptTokens / 4, `round 3 evaluated ${r3.usage.evaluatedPromptTokens} of ${r3.usage.promptTokens}`);
+    assert.ok(
+      r3.usage.evaluatedPromptTokens < r3.usage.promptTokens / 4,
+      `round 3 evaluated ${r3.usage.evaluatedPromptTokens} of ${r3.usage.promptTokens}`,
+    );
   } finally {
     await fresh.dispose();
     await cold.dispose();
@@ -149,7 +169,10 @@ test('KV reuse: a later round evaluates only what differs from the previous prom
 test('a prompt longer than the context is a clear bad_input error', async () => {
   const small = new LocalBackend({ modelPath, logger, gpu: false, threads: 1, contextSize: 512 });
   try {
-    await assert.rejects(small.chat(opening, { maxTokens: 4 }), (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /context holds 512/.test(err.message));
+    await assert.rejects(
+      small.chat(opening, { maxTokens: 4 }),
+      (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /context holds 512/.test(err.message),
+    );
   } finally {
     await small.dispose();
   }
@@ -165,8 +188,14 @@ test('openBackend opens a .gguf path lazily and a missing file fails with bad_in
   } finally {
     await opened.dispose();
   }
-  await assert.rejects(openBackend('/nonexistent/model.gguf', { logger }), (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /not found/.test(err.message));
-  await assert.rejects(openBackend(undefined, { logger }), (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /No model configured/.test(err.message));
+  await assert.rejects(
+    openBackend('/nonexistent/model.gguf', { logger }),
+    (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /not found/.test(err.message),
+  );
+  await assert.rejects(
+    openBackend(undefined, { logger }),
+    (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /No model configured/.test(err.message),
+  );
 });
 
 test('a disposed backend refuses new calls with a clear error', async () => {
@@ -183,7 +212,13 @@ test('a broken file: a corrupt header is refused before llama.cpp parses it; a l
   writeFileSync(truncated, Buffer.from('GGUF\u0003\u0000\u0000\u0000 truncated data, and some more of it'));
   const seen: ModelStatus[] = [];
   const t = new LocalBackend({ modelPath: truncated, logger, gpu: false, threads: 1, onStatus: (s) => seen.push(s) });
-  await assert.rejects(t.chat(opening, { maxTokens: 2 }), (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /truncated\.gguf is not a readable GGUF model .*truncated or corrupt/.test(err.message));
+  await assert.rejects(
+    t.chat(opening, { maxTokens: 2 }),
+    (err: unknown) =>
+      err instanceof ChorusError &&
+      err.kind === 'bad_input' &&
+      /truncated\.gguf is not a readable GGUF model .*truncated or corrupt/.test(err.message),
+  );
   assert.equal(seen.at(-1)?.state, 'error');
   await t.dispose();
 
@@ -195,7 +230,13 @@ test('a broken file: a corrupt header is refused before llama.cpp parses it; a l
   writeFileSync(empty, header);
   seen.length = 0;
   const e = new LocalBackend({ modelPath: empty, logger, gpu: false, threads: 1, onStatus: (s) => seen.push(s) });
-  await assert.rejects(e.chat(opening, { maxTokens: 2 }), (err: unknown) => err instanceof ChorusError && err.kind === 'failed' && /Cannot load the model .*empty\.gguf.*chorus model info/.test(err.message));
+  await assert.rejects(
+    e.chat(opening, { maxTokens: 2 }),
+    (err: unknown) =>
+      err instanceof ChorusError &&
+      err.kind === 'failed' &&
+      /Cannot load the model .*empty\.gguf.*chorus model info/.test(err.message),
+  );
   assert.equal(seen.at(-1)?.state, 'error');
   assert.match(seen.at(-1)?.message ?? '', /empty\.gguf/);
   await e.dispose();

@@ -5,7 +5,14 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChorusError } from '../../src/protocol';
-import { defaultManifestPath, findDefaultModel, listModels, loadManifest, resolveModelFile, validateManifest } from '../../src/llm';
+import {
+  defaultManifestPath,
+  findDefaultModel,
+  listModels,
+  loadManifest,
+  resolveModelFile,
+  validateManifest,
+} from '../../src/llm';
 import { downloadFileName, isRemoteUri } from '../../src/llm/models/uri';
 import { makeTinyGguf } from '../fixtures/llm/make-tiny-gguf';
 import { repoRoot } from '../helpers/cli';
@@ -64,13 +71,24 @@ test('manifest validation rejects what the schema forbids, naming the file and t
   for (const [data, why] of cases) {
     assert.throws(
       () => validateManifest(data, '/x/manifest.json'),
-      (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && err.message.includes('/x/manifest.json') && why.test(err.message),
+      (err: unknown) =>
+        err instanceof ChorusError &&
+        err.kind === 'bad_input' &&
+        err.message.includes('/x/manifest.json') &&
+        why.test(err.message),
       String(why),
     );
   }
   const bad = join(root, 'bad.json');
   writeFileSync(bad, '{"models": [');
-  assert.throws(() => loadManifest(bad), (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /not valid JSON/.test(err.message) && err.message.includes(bad));
+  assert.throws(
+    () => loadManifest(bad),
+    (err: unknown) =>
+      err instanceof ChorusError &&
+      err.kind === 'bad_input' &&
+      /not valid JSON/.test(err.message) &&
+      err.message.includes(bad),
+  );
 });
 
 test('URIs: which are remote, and the file name a download is saved under', () => {
@@ -96,28 +114,58 @@ test('resolving --model offline: a path, a manifest id (relative to the installa
 
   assert.deepEqual(resolveModelFile(tiny, lookup), { path: tiny });
 
-  assert.throws(() => resolveModelFile('local', lookup), (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /"local" is not on disk: put local\.gguf into/.test(err.message));
+  assert.throws(
+    () => resolveModelFile('local', lookup),
+    (err: unknown) =>
+      err instanceof ChorusError &&
+      err.kind === 'bad_input' &&
+      /"local" is not on disk: put local\.gguf into/.test(err.message),
+  );
   copyFileSync(tiny, join(inst.modelsDir, 'local.gguf'));
   const local = resolveModelFile('local', lookup);
   assert.equal(local.path, join(inst.modelsDir, 'local.gguf'));
   assert.equal(local.entry?.id, 'local');
 
-  assert.throws(() => resolveModelFile('remote', lookup), (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /not downloaded yet: run `chorus model pull remote` \(about 2\.3 GiB\)/.test(err.message));
-  assert.throws(() => resolveModelFile('hf:someone/Some-Model-GGUF/some-model.Q4_K_M.gguf', lookup), /not downloaded yet .*chorus model pull hf:/);
+  assert.throws(
+    () => resolveModelFile('remote', lookup),
+    (err: unknown) =>
+      err instanceof ChorusError &&
+      err.kind === 'bad_input' &&
+      /not downloaded yet: run `chorus model pull remote` \(about 2\.3 GiB\)/.test(err.message),
+  );
+  assert.throws(
+    () => resolveModelFile('hf:someone/Some-Model-GGUF/some-model.Q4_K_M.gguf', lookup),
+    /not downloaded yet .*chorus model pull hf:/,
+  );
   copyFileSync(tiny, join(storage, 'some-model.Q4_K_M.gguf'));
   assert.equal(resolveModelFile('remote', lookup).path, join(storage, 'some-model.Q4_K_M.gguf'));
-  assert.equal(resolveModelFile('hf:someone/Some-Model-GGUF/some-model.Q4_K_M.gguf', lookup).path, join(storage, 'some-model.Q4_K_M.gguf'));
+  assert.equal(
+    resolveModelFile('hf:someone/Some-Model-GGUF/some-model.Q4_K_M.gguf', lookup).path,
+    join(storage, 'some-model.Q4_K_M.gguf'),
+  );
 
   assert.throws(() => resolveModelFile('hub', lookup), /not downloaded yet/);
   copyFileSync(tiny, join(storage, 'hf_someone_Other-Model.Q8_0.gguf'));
   assert.equal(resolveModelFile('hub', lookup).path, join(storage, 'hf_someone_Other-Model.Q8_0.gguf'));
 
-  assert.throws(() => resolveModelFile('no-such-model', lookup), (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /Unknown model "no-such-model".*chorus model list/.test(err.message));
-  assert.throws(() => resolveModelFile('missing/file.gguf', lookup), (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /not found/.test(err.message));
+  assert.throws(
+    () => resolveModelFile('no-such-model', lookup),
+    (err: unknown) =>
+      err instanceof ChorusError &&
+      err.kind === 'bad_input' &&
+      /Unknown model "no-such-model".*chorus model list/.test(err.message),
+  );
+  assert.throws(
+    () => resolveModelFile('missing/file.gguf', lookup),
+    (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /not found/.test(err.message),
+  );
 });
 
 test('listModels: manifest entries with presence and size, then other GGUF files, without duplicates', async () => {
-  const inst = installation('list', [entry({ id: 'alpha', uri: 'models/alpha.gguf', sizeBytes: 123 }), entry({ id: 'beta', uri: 'models/beta.gguf', sizeBytes: 456 })]);
+  const inst = installation('list', [
+    entry({ id: 'alpha', uri: 'models/alpha.gguf', sizeBytes: 123 }),
+    entry({ id: 'beta', uri: 'models/beta.gguf', sizeBytes: 456 }),
+  ]);
   copyFileSync(tiny, join(inst.modelsDir, 'alpha.gguf'));
   copyFileSync(tiny, join(inst.modelsDir, 'zeta.gguf'));
   writeFileSync(join(inst.modelsDir, 'notes.txt'), 'not a model');
@@ -156,10 +204,18 @@ test('every manifest entry downloads from a pinned public address or says it is 
   const entries = loadManifest(defaultManifestPath());
   for (const e of entries) {
     if (/^https:\/\//.test(e.uri)) {
-      assert.match(e.uri, /^https:\/\/huggingface\.co\/[^/]+\/[^/]+\/resolve\/[0-9a-f]{40}\/[^/]+\.gguf$/, `${e.id}: a download pinned to one revision`);
+      assert.match(
+        e.uri,
+        /^https:\/\/huggingface\.co\/[^/]+\/[^/]+\/resolve\/[0-9a-f]{40}\/[^/]+\.gguf$/,
+        `${e.id}: a download pinned to one revision`,
+      );
       assert.match(e.sha256 ?? '', /^[0-9a-f]{64}$/, `${e.id}: a pinned download is checked by sha256`);
     } else {
-      assert.match(e.description, /local file you must supply/, `${e.id}: says plainly that the user supplies the file`);
+      assert.match(
+        e.description,
+        /local file you must supply/,
+        `${e.id}: says plainly that the user supplies the file`,
+      );
     }
   }
   const reference = entries.find((e) => e.id === 'qwen3-4b-instruct-2507-q4_k_m');

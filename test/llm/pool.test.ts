@@ -27,7 +27,11 @@ function fake(label: string, kind: ChatBackend['kind'] = 'local', reply?: () => 
     async chat(): Promise<ChatResult> {
       f.calls++;
       await reply?.();
-      return { text: label, finishReason: 'stop', usage: { promptTokens: 1, evaluatedPromptTokens: 1, completionTokens: 1, ms: 0 } };
+      return {
+        text: label,
+        finishReason: 'stop',
+        usage: { promptTokens: 1, evaluatedPromptTokens: 1, completionTokens: 1, ms: 0 },
+      };
     },
     async dispose() {
       f.isDisposed = true;
@@ -137,6 +141,9 @@ test('a pooled local model keeps its KV cache between runs', async () => {
   const run2 = await pool.get('tiny', open);
   const r2 = await run2.chat(messages, { maxTokens: 4, seed: 1 });
   assert.equal(r1.usage.evaluatedPromptTokens, r1.usage.promptTokens);
-  assert.ok(r2.usage.evaluatedPromptTokens <= 2, `the second run re-evaluated ${r2.usage.evaluatedPromptTokens} tokens`);
+  assert.ok(
+    r2.usage.evaluatedPromptTokens <= 2,
+    `the second run re-evaluated ${r2.usage.evaluatedPromptTokens} tokens`,
+  );
   await pool.disposeAll();
 });

@@ -2,7 +2,16 @@
 import { after, afterEach, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,7 +115,11 @@ test('a cancelled download resumes: the second pull fetches only what is missing
     },
   });
   const poll = setInterval(() => existsSync(partial) && statSync(partial).size > big.length && controller.abort(), 20);
-  await assert.rejects(pending, (err: unknown) => err instanceof ChorusError && err.kind === 'cancelled' && /pull again to resume/.test(err.message));
+  await assert.rejects(
+    pending,
+    (err: unknown) =>
+      err instanceof ChorusError && err.kind === 'cancelled' && /pull again to resume/.test(err.message),
+  );
   clearInterval(poll);
   assert.ok(existsSync(partial), 'the partial download is kept');
   assert.ok(!existsSync(join(dest, 'big.gguf')));
@@ -129,7 +142,11 @@ test('a checksum mismatch deletes the file and fails; the right checksum passes'
   const dest = freshDir();
   await assert.rejects(
     pullModel(url, { destDir: dest, logger, sha256: '0'.repeat(64) }),
-    (err: unknown) => err instanceof ChorusError && err.kind === 'failed' && /Checksum mismatch/.test(err.message) && err.message.includes(sha(tiny)),
+    (err: unknown) =>
+      err instanceof ChorusError &&
+      err.kind === 'failed' &&
+      /Checksum mismatch/.test(err.message) &&
+      err.message.includes(sha(tiny)),
   );
   assert.deepEqual(readdirSync(dest), [], 'the bad file was deleted');
   const path = await pullModel(url, { destDir: dest, logger, sha256: sha(tiny) });
@@ -141,11 +158,23 @@ test('a manifest id pulls its URI and checks its sha256; local-only entries and 
   const manifestDir = freshDir();
   const manifestPath = join(manifestDir, 'models', 'manifest.json');
   mkdirSync(join(manifestDir, 'models'), { recursive: true });
-  const entry = (id: string, uri: string, sum?: string) => ({ id, description: id, uri, sizeBytes: tiny.length, contextSize: 4096, promptFormat: 'gguf-template', ...(sum ? { sha256: sum } : {}) });
+  const entry = (id: string, uri: string, sum?: string) => ({
+    id,
+    description: id,
+    uri,
+    sizeBytes: tiny.length,
+    contextSize: 4096,
+    promptFormat: 'gguf-template',
+    ...(sum ? { sha256: sum } : {}),
+  });
   writeFileSync(
     manifestPath,
     JSON.stringify({
-      models: [entry('tiny', url, sha(tiny)), entry('tiny-wrong', url, 'f'.repeat(64)), entry('local-only', 'models/local.gguf')],
+      models: [
+        entry('tiny', url, sha(tiny)),
+        entry('tiny-wrong', url, 'f'.repeat(64)),
+        entry('local-only', 'models/local.gguf'),
+      ],
     }),
   );
   const dest = join(manifestDir, 'models');
@@ -161,11 +190,21 @@ test('a manifest id pulls its URI and checks its sha256; local-only entries and 
 
   rmSync(path);
   await assert.rejects(pullModel('tiny-wrong', { destDir: dest, logger, manifestPath }), /Checksum mismatch/);
-  await assert.rejects(pullModel('local-only', { destDir: dest, logger, manifestPath }), (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /no download address/.test(err.message));
-  await assert.rejects(pullModel('nope', { destDir: dest, logger, manifestPath }), (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /Unknown model/.test(err.message));
+  await assert.rejects(
+    pullModel('local-only', { destDir: dest, logger, manifestPath }),
+    (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /no download address/.test(err.message),
+  );
+  await assert.rejects(
+    pullModel('nope', { destDir: dest, logger, manifestPath }),
+    (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /Unknown model/.test(err.message),
+  );
 });
 
 test('a missing file on the server fails with a clear message', async () => {
   const { url } = await serveFile('tiny.gguf', tiny);
-  await assert.rejects(pullModel(url.replace('tiny.gguf', 'other.gguf'), { destDir: freshDir(), logger }), (err: unknown) => err instanceof ChorusError && err.kind === 'failed' && /Download of .*other\.gguf failed/.test(err.message));
+  await assert.rejects(
+    pullModel(url.replace('tiny.gguf', 'other.gguf'), { destDir: freshDir(), logger }),
+    (err: unknown) =>
+      err instanceof ChorusError && err.kind === 'failed' && /Download of .*other\.gguf failed/.test(err.message),
+  );
 });

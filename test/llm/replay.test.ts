@@ -42,7 +42,13 @@ test('answers in order, streaming each reply in several pieces, then errors when
   const r2 = await b.chat(user);
   assert.equal(r2.text, 'NO_CHANGES');
 
-  await assert.rejects(b.chat(user), (err: unknown) => err instanceof ChorusError && err.kind === 'failed' && err.message.includes(`replay file ${p} has only 2 responses`));
+  await assert.rejects(
+    b.chat(user),
+    (err: unknown) =>
+      err instanceof ChorusError &&
+      err.kind === 'failed' &&
+      err.message.includes(`replay file ${p} has only 2 responses`),
+  );
   assert.ok(statuses.some((s) => s.state === 'ready' && s.backend === 'replay'));
   await b.dispose();
 });
@@ -61,12 +67,28 @@ test('an abort mid-reply rejects with cancelled', async () => {
 
 test('bad JSON, a wrong shape or a missing file are bad_input errors naming the file', async () => {
   const bad = file('bad.json', '{"responses": ["a", ');
-  await assert.rejects(openBackend(`replay:${bad}`, { logger }), (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && err.message.includes(bad) && /not valid JSON/.test(err.message));
+  await assert.rejects(
+    openBackend(`replay:${bad}`, { logger }),
+    (err: unknown) =>
+      err instanceof ChorusError &&
+      err.kind === 'bad_input' &&
+      err.message.includes(bad) &&
+      /not valid JSON/.test(err.message),
+  );
   const shape = file('shape.json', '{"responses": [1, 2]}');
-  await assert.rejects(openBackend(`replay:${shape}`, { logger }), (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && err.message.includes(shape));
+  await assert.rejects(
+    openBackend(`replay:${shape}`, { logger }),
+    (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && err.message.includes(shape),
+  );
   const missing = join(dir, 'missing.json');
-  await assert.rejects(openBackend(`replay:${missing}`, { logger }), (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && err.message.includes(missing));
-  await assert.rejects(openBackend('replay:', { logger }), (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input');
+  await assert.rejects(
+    openBackend(`replay:${missing}`, { logger }),
+    (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && err.message.includes(missing),
+  );
+  await assert.rejects(
+    openBackend('replay:', { logger }),
+    (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input',
+  );
 });
 
 test('replay wins over an endpoint setting (tests of an endpoint-configured server stay reproducible)', async () => {
@@ -79,7 +101,14 @@ test('replay wins over an endpoint setting (tests of an endpoint-configured serv
 test('recorded endings: a reply cut at the limit, a stream cut short, a backend error, a slow reply that a cancel stops', async () => {
   const p = file(
     'endings.json',
-    JSON.stringify({ responses: [{ text: 'half a test', finishReason: 'length' }, { text: 'partial', finishReason: 'interrupted' }, { error: 'HTTP 503: overloaded' }, { text: 'slow', delayMs: 60_000 }] }),
+    JSON.stringify({
+      responses: [
+        { text: 'half a test', finishReason: 'length' },
+        { text: 'partial', finishReason: 'interrupted' },
+        { error: 'HTTP 503: overloaded' },
+        { text: 'slow', delayMs: 60_000 },
+      ],
+    }),
   );
   const b = await openBackend(`replay:${p}`, { logger });
   const cut = await b.chat(user);
@@ -87,11 +116,17 @@ test('recorded endings: a reply cut at the limit, a stream cut short, a backend 
   const interrupted = await b.chat(user);
   assert.equal(interrupted.finishReason, 'interrupted');
   assert.match(interrupted.note ?? '', /cut short/);
-  await assert.rejects(b.chat(user), (err: unknown) => err instanceof ChorusError && err.kind === 'failed' && /HTTP 503: overloaded/.test(err.message));
+  await assert.rejects(
+    b.chat(user),
+    (err: unknown) => err instanceof ChorusError && err.kind === 'failed' && /HTTP 503: overloaded/.test(err.message),
+  );
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 50);
   const started = Date.now();
-  await assert.rejects(b.chat(user, { signal: controller.signal }), (err: unknown) => err instanceof ChorusError && err.kind === 'cancelled');
+  await assert.rejects(
+    b.chat(user, { signal: controller.signal }),
+    (err: unknown) => err instanceof ChorusError && err.kind === 'cancelled',
+  );
   assert.ok(Date.now() - started < 30_000, 'the delay ends with the cancel');
 
   const bad = file('bad-entry.json', JSON.stringify({ responses: ['ok', { text: 1 }] }));

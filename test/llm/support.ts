@@ -11,7 +11,14 @@ export interface MemoryLogger extends Logger {
 export function memoryLogger(): MemoryLogger {
   const lines: { level: string; message: string }[] = [];
   const at = (level: string) => (message: string) => void lines.push({ level, message });
-  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), text: () => lines.map((l) => `${l.level}: ${l.message}`).join('\n') };
+  return {
+    lines,
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    text: () => lines.map((l) => `${l.level}: ${l.message}`).join('\n'),
+  };
 }
 
 export interface Loopback {

@@ -2,13 +2,42 @@
 // a design without FSM points reads exactly as before; FSM points count where they exist.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { coveredGain, emptySummary, metricPct, overallPct, sanitizeTargets, shownKinds, type CoveragePoint, type CoverageSummary } from '../../src/protocol';
+import {
+  coveredGain,
+  emptySummary,
+  metricPct,
+  overallPct,
+  sanitizeTargets,
+  shownKinds,
+  type CoveragePoint,
+  type CoverageSummary,
+} from '../../src/protocol';
 import { formatSummary, parseTargets } from '../../src/engine/targets';
 import { findHoles, holesFeedback, lineCoverage, parseCoverageDat, summarize, toLcov } from '../../src/sim';
 
-const point = (kind: CoveragePoint['kind'], line: number, comment: string, count: number): CoveragePoint => ({ file: '/d/fsm.sv', line, column: 0, kind, comment, hierarchy: 'TOP.tb.dut', module: 'fsm', count });
-const base: CoveragePoint[] = [point('line', 3, 'block', 4), point('branch', 4, 'if', 1), point('branch', 4, 'else', 0), point('toggle', 1, 'q', 1)];
-const fsm: CoveragePoint[] = [point('fsm_state', 5, 'state_q::RUN', 2), point('fsm_state', 6, 'state_q::ERR', 0), point('fsm_arc', 5, 'state_q::IDLE->RUN', 2), point('fsm_arc', 5, 'state_q::IDLE->IDLE', 0), point('fsm_arc', 9, 'state_q::ANY->IDLE[reset]', 0)];
+const point = (kind: CoveragePoint['kind'], line: number, comment: string, count: number): CoveragePoint => ({
+  file: '/d/fsm.sv',
+  line,
+  column: 0,
+  kind,
+  comment,
+  hierarchy: 'TOP.tb.dut',
+  module: 'fsm',
+  count,
+});
+const base: CoveragePoint[] = [
+  point('line', 3, 'block', 4),
+  point('branch', 4, 'if', 1),
+  point('branch', 4, 'else', 0),
+  point('toggle', 1, 'q', 1),
+];
+const fsm: CoveragePoint[] = [
+  point('fsm_state', 5, 'state_q::RUN', 2),
+  point('fsm_state', 6, 'state_q::ERR', 0),
+  point('fsm_arc', 5, 'state_q::IDLE->RUN', 2),
+  point('fsm_arc', 5, 'state_q::IDLE->IDLE', 0),
+  point('fsm_arc', 9, 'state_q::ANY->IDLE[reset]', 0),
+];
 
 test('without FSM or expression points a summary has line, branch and toggle only, and overall is their mean', () => {
   const s = summarize(base);
@@ -39,11 +68,20 @@ test('targets: `fsm` stands for both FSM kinds, in --target and in the settings'
 });
 
 test('FSM holes name the state or arc, on the case item or the assignment, and reach the model', () => {
-  const holes = findHoles([...base, ...fsm], new Map([['/d/fsm.sv', 'a\nb\nc\nd\nIDLE: if (go) state_d = RUN;\nERR: state_d = IDLE;\n\n\nif (rst) state_q <= IDLE;\n']]));
+  const holes = findHoles(
+    [...base, ...fsm],
+    new Map([
+      ['/d/fsm.sv', 'a\nb\nc\nd\nIDLE: if (go) state_d = RUN;\nERR: state_d = IDLE;\n\n\nif (rst) state_q <= IDLE;\n'],
+    ]),
+  );
   const fsmHoles = holes.filter((h) => h.kind.startsWith('fsm'));
   assert.deepEqual(
     fsmHoles.map((h) => [h.line, h.detail]),
-    [[5, 'arc IDLE->IDLE never taken'], [6, 'state ERR never visited'], [9, 'reset to IDLE never taken']],
+    [
+      [5, 'arc IDLE->IDLE never taken'],
+      [6, 'state ERR never visited'],
+      [9, 'reset to IDLE never taken'],
+    ],
   );
   const text = holesFeedback(holes);
   assert.match(text, /fsm\.sv:5 fsm arc: arc IDLE->IDLE never taken \| IDLE: if \(go\) state_d = RUN;/);
@@ -66,8 +104,20 @@ test('line view and lcov: FSM points listed on their lines, branch records of th
 });
 
 test("Verilator's native FSM points get the instance path of the other points and CHORUS's comment form", () => {
-  const key = (fields: Record<string, string>) => Object.entries(fields).map(([k, v]) => `\x01${k}\x02${v}`).join('');
-  const arc = { f: '/d/fsm.sv', l: '7', n: '5', t: 'fsm_arc', page: 'v_fsm_arc/$root', Fv: 'tb.u_fsm.state_q', Ff: 'RUN', Ft: 'FIN' };
+  const key = (fields: Record<string, string>) =>
+    Object.entries(fields)
+      .map(([k, v]) => `\x01${k}\x02${v}`)
+      .join('');
+  const arc = {
+    f: '/d/fsm.sv',
+    l: '7',
+    n: '5',
+    t: 'fsm_arc',
+    page: 'v_fsm_arc/$root',
+    Fv: 'tb.u_fsm.state_q',
+    Ff: 'RUN',
+    Ft: 'FIN',
+  };
   const text = [
     '# SystemC::Coverage-3',
     `C '${key({ ...arc, o: 'tb.u_fsm.state_q::RUN->FIN', h: 'TOP.TOP' })}' 3`,

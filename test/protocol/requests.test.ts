@@ -133,12 +133,22 @@ test('chorus/exportLcov before any run: an error response with ChorusErrorData s
 
 test('chorus/generate, then chorus/coverage and chorus/exportLcov of its result', async () => {
   settings = { engine: 'random' };
-  const result = await send(Requests.generate, { uri: counterUri, runId: 'run-1', engine: 'random', seed: 1, budgetSeconds: 60, targets: { line: 100 } });
+  const result = await send(Requests.generate, {
+    uri: counterUri,
+    runId: 'run-1',
+    engine: 'random',
+    seed: 1,
+    budgetSeconds: 60,
+    targets: { line: 100 },
+  });
   assert.equal(result.top, 'counter');
   assert.equal(result.engine, 'random');
   assert.ok(result.coverage.line.total > 0 && result.coverage.line.covered > 0, JSON.stringify(result.coverage));
   assert.equal('points' in result, false, 'engine-side points stay on the server');
-  assert.ok(loopEvents.some((e) => e.runId === 'run-1' && e.uri === counterUri && e.event.type === 'final'), 'loop events carry the run id');
+  assert.ok(
+    loopEvents.some((e) => e.runId === 'run-1' && e.uri === counterUri && e.event.type === 'final'),
+    'loop events carry the run id',
+  );
 
   const cov = await send(Requests.coverage, { uri: counterUri });
   assert.equal(cov.result?.top, 'counter');
@@ -150,7 +160,11 @@ test('chorus/generate, then chorus/coverage and chorus/exportLcov of its result'
 // What tsc must refuse (each line below is a type error, or `@ts-expect-error` itself fails the type check): a
 // mismatched params or result on the client end, a mismatched result on the server end, a schema that does not
 // describe its params type. Never called.
-function mismatchesAreTypeErrors(conn: MessageConnection, connection: Connection, toResponseError: ToResponseError): void {
+function mismatchesAreTypeErrors(
+  conn: MessageConnection,
+  connection: Connection,
+  toResponseError: ToResponseError,
+): void {
   // @ts-expect-error runId is a string
   void request(conn, Requests.steer, { runId: 1, text: 'x' });
   // @ts-expect-error chorus/steer answers SteerResult
@@ -158,7 +172,11 @@ function mismatchesAreTypeErrors(conn: MessageConnection, connection: Connection
   // @ts-expect-error a handler must answer the declared result
   handleRequest(connection, Requests.steer, toResponseError, () => ({ accepted: 'yes' }));
   // @ts-expect-error the schema must require what the type requires
-  const _schema: JSONSchemaType<SteerParams> = { type: 'object', required: ['runId'], properties: { runId: { type: 'string' }, text: { type: 'string' } } };
+  const _schema: JSONSchemaType<SteerParams> = {
+    type: 'object',
+    required: ['runId'],
+    properties: { runId: { type: 'string' }, text: { type: 'string' } },
+  };
 }
 void mismatchesAreTypeErrors;
 
@@ -190,7 +208,8 @@ for (const name of Object.keys(Requests) as RequestName[]) {
     for (const c of cases) {
       const err = await failure(requestUnchecked(lsp.conn, descriptor, c.params));
       assert.equal(err.code, -32602, `${JSON.stringify(c.params)}: ${err.message}`);
-      for (const n of c.names) assert.ok(err.message.includes(`"${n}"`), `${JSON.stringify(c.params)}: names "${n}" in: ${err.message}`);
+      for (const n of c.names)
+        assert.ok(err.message.includes(`"${n}"`), `${JSON.stringify(c.params)}: names "${n}" in: ${err.message}`);
       assert.ok(isChorusErrorData(err.data) && err.data.kind === 'bad_input', JSON.stringify(err.data));
       assert.equal(err.data.field, `/${c.names[0]}`);
     }
@@ -198,7 +217,10 @@ for (const name of Object.keys(Requests) as RequestName[]) {
 }
 
 test('initializationOptions are checked against their declaration: initialize fails naming the member', async () => {
-  await assert.rejects(startServer(() => ({}), { workspaceTrusted: 'yes', modelDirs: ['/m'] }), /initializationOptions: "workspaceTrusted" must be boolean/);
+  await assert.rejects(
+    startServer(() => ({}), { workspaceTrusted: 'yes', modelDirs: ['/m'] }),
+    /initializationOptions: "workspaceTrusted" must be boolean/,
+  );
   const ok: Required<ChorusInitOptions> = { workspaceTrusted: false, modelDirs: [scratch] };
   const restricted = await startServer(() => ({}), ok);
   try {
@@ -210,9 +232,12 @@ test('initializationOptions are checked against their declaration: initialize fa
 });
 
 test('code lenses carry the declared arguments of registered commands', async () => {
-  const lenses = await lsp.conn.sendRequest<{ command: { command: string; arguments: unknown[] } }[]>('textDocument/codeLens', {
-    textDocument: { uri: unsavedUri },
-  });
+  const lenses = await lsp.conn.sendRequest<{ command: { command: string; arguments: unknown[] } }[]>(
+    'textDocument/codeLens',
+    {
+      textDocument: { uri: unsavedUri },
+    },
+  );
   assert.deepEqual(
     lenses.map((l) => [l.command.command, readLensArgs(l.command.arguments[0])]),
     ['leaf', 'chip', 'spare'].map((top) => [LensCommands.generate, { uri: unsavedUri, top }]),
@@ -222,5 +247,10 @@ test('code lenses carry the declared arguments of registered commands', async ()
 
 test('the server is alive after the bad params, and every declared request was sent with valid params', async () => {
   assert.equal((await send(Requests.steer, { runId: 'still-here', text: 'x' })).accepted, false);
-  assert.deepEqual([...sent].sort(), Object.values(Requests).map((d) => d.method).sort());
+  assert.deepEqual(
+    [...sent].sort(),
+    Object.values(Requests)
+      .map((d) => d.method)
+      .sort(),
+  );
 });

@@ -36,14 +36,17 @@ async function changeSettings(next: Record<string, unknown>): Promise<ModelStatu
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'chorus-auto-engine-'));
   // An empty models folder: the repository's models/ (also searched) holds no GGUF either.
-  lsp = await startServer(() => settings, { modelDirs: [dir] }, (conn) =>
-    onNotification(conn, Notifications.modelStatus, (s) => {
-      if (waiting) {
-        const w = waiting;
-        waiting = undefined;
-        w(s);
-      } else statuses.push(s);
-    }),
+  lsp = await startServer(
+    () => settings,
+    { modelDirs: [dir] },
+    (conn) =>
+      onNotification(conn, Notifications.modelStatus, (s) => {
+        if (waiting) {
+          const w = waiting;
+          waiting = undefined;
+          w(s);
+        } else statuses.push(s);
+      }),
   );
 });
 
@@ -68,5 +71,9 @@ test('a GGUF dropped into the models folder makes auto mean llm; removing it, ra
 test('a chorus.model or chorus.endpoint setting makes auto mean llm', async () => {
   assert.equal((await changeSettings({ model: join(dir, 'named.gguf') })).autoEngine, 'llm');
   assert.equal((await changeSettings({ endpoint: 'http://127.0.0.1:9/v1' })).autoEngine, 'llm');
-  assert.equal((await changeSettings({ engine: 'random' })).autoEngine, 'random', 'autoEngine is what auto would pick, whichever engine the setting chooses');
+  assert.equal(
+    (await changeSettings({ engine: 'random' })).autoEngine,
+    'random',
+    'autoEngine is what auto would pick, whichever engine the setting chooses',
+  );
 });

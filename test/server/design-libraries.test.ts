@@ -9,10 +9,20 @@ const fixture = resolve(repoRoot, 'test/fixtures/libraries');
 
 test('a filelist with -v and -y: the sources, then the library files their modules need', async () => {
   const document = resolve(fixture, 'src/lib_top.sv');
-  const design = await resolveDesign({ filelist: 'libs.f', includeDirs: [], defines: {}, topParameters: {} }, document, fixture);
+  const design = await resolveDesign(
+    { filelist: 'libs.f', includeDirs: [], defines: {}, topParameters: {} },
+    document,
+    fixture,
+  );
   assert.ok(design.files, 'the filelist lists the document, so the run gets its files');
   assert.equal(design.files[0], document);
-  assert.ok(design.files.includes(resolve(fixture, 'cells/cells.v')), `the -v file is needed: ${design.files.join(', ')}`);
-  assert.ok(design.files.some((f) => f.startsWith(resolve(fixture, 'ydir'))), `a -y module is found: ${design.files.join(', ')}`);
+  assert.ok(
+    design.files.includes(resolve(fixture, 'cells/cells.v')),
+    `the -v file is needed: ${design.files.join(', ')}`,
+  );
+  assert.ok(
+    design.files.some((f) => f.startsWith(resolve(fixture, 'ydir'))),
+    `a -y module is found: ${design.files.join(', ')}`,
+  );
   assert.ok(!design.files.includes(resolve(fixture, 'ydir/lib_unused.sv')), 'a -y module nobody uses stays out');
 });

@@ -14,7 +14,6 @@ import { repoRoot } from '../helpers/cli';
 import { onNotification, request, startServer, type ServerUnderTest } from '../helpers/lsp';
 import { counterClose, counterResetOnly } from '../helpers/expertReplies';
 
-
 let work: string;
 let lsp: ServerUnderTest;
 let settings: Record<string, unknown> = {};
@@ -43,12 +42,15 @@ before(async () => {
   closer = `replay:${closerFile}`;
   weak = `replay:${weakFile}`;
   missing = `replay:${join(work, 'no-such-expert.json')}`;
-  lsp = await startServer(() => settings, undefined, (conn) =>
-    onNotification(conn, Notifications.loopEvent, (p) => {
-      const list = events.get(p.runId) ?? [];
-      list.push(p.event);
-      events.set(p.runId, list);
-    }),
+  lsp = await startServer(
+    () => settings,
+    undefined,
+    (conn) =>
+      onNotification(conn, Notifications.loopEvent, (p) => {
+        const list = events.get(p.runId) ?? [];
+        list.push(p.event);
+        events.set(p.runId, list);
+      }),
   );
 });
 
@@ -76,8 +78,14 @@ test('two replay experts, two candidates: the round lists both experts’ candid
     'both candidates were measured, the kept one first',
   );
   assert.equal(runs[0].coverage.line.pct, 100);
-  assert.ok(runs[1].coverage.line.pct < 100, `the reset-only candidate covers less: ${JSON.stringify(runs[1].coverage.line)}`);
-  assert.ok(runs.every((r) => r.testbench === undefined), 'the summary leaves the candidates’ texts to the candidates event');
+  assert.ok(
+    runs[1].coverage.line.pct < 100,
+    `the reset-only candidate covers less: ${JSON.stringify(runs[1].coverage.line)}`,
+  );
+  assert.ok(
+    runs.every((r) => r.testbench === undefined),
+    'the summary leaves the candidates’ texts to the candidates event',
+  );
   assert.match(result.testbench, /mode = 2'b11; load_value = 8'hff;/, 'the result is the closing expert’s testbench');
 
   // The chat panel's candidates event carries every candidate's testbench so any of them can be opened.
@@ -97,10 +105,22 @@ test('an expert whose replay file does not exist is reported by name and the oth
   assert.equal(result.pass, true, JSON.stringify(result.rounds));
   assert.equal(result.expert, closer);
   const runs = result.rounds[0].candidateRuns ?? [];
-  assert.deepEqual(runs.map((r) => r.expert).sort(), [closer, weak].sort(), 'the two candidates came from the experts that opened');
-  const errors = (events.get('one-missing') ?? []).flatMap((e) => (e.type === 'log' && e.level === 'error' ? [e.message] : []));
+  assert.deepEqual(
+    runs.map((r) => r.expert).sort(),
+    [closer, weak].sort(),
+    'the two candidates came from the experts that opened',
+  );
+  const errors = (events.get('one-missing') ?? []).flatMap((e) =>
+    e.type === 'log' && e.level === 'error' ? [e.message] : [],
+  );
   assert.ok(
-    errors.some((m) => m.includes(missing) && /could not be opened/.test(m) && /Cannot read replay file/.test(m) && /other experts go on/.test(m)),
+    errors.some(
+      (m) =>
+        m.includes(missing) &&
+        /could not be opened/.test(m) &&
+        /Cannot read replay file/.test(m) &&
+        /other experts go on/.test(m),
+    ),
     `an error names the missing expert and says the run goes on: ${JSON.stringify(errors)}`,
   );
 });
@@ -121,7 +141,9 @@ test('an expert that fails mid-run (its endpoint answering 503) is listed among 
     ],
   );
   assert.match(runs[1].error ?? '', /503/, 'the failed candidate says why');
-  const errors = (events.get('one-fails') ?? []).flatMap((e) => (e.type === 'log' && e.level === 'error' ? [e.message] : []));
+  const errors = (events.get('one-fails') ?? []).flatMap((e) =>
+    e.type === 'log' && e.level === 'error' ? [e.message] : [],
+  );
   assert.ok(
     errors.some((m) => m.includes(flaky) && /failed in round 1/.test(m) && /go on without it/.test(m)),
     `an error names the failed expert and says the others go on: ${JSON.stringify(errors)}`,

@@ -40,7 +40,8 @@ async function waitFor<T>(what: string, check: () => T | undefined, timeoutMs = 
   for (;;) {
     const v = check();
     if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`No ${what} within ${timeoutMs / 1000} s; published: ${JSON.stringify([...published])}`);
+    if (Date.now() > deadline)
+      throw new Error(`No ${what} within ${timeoutMs / 1000} s; published: ${JSON.stringify([...published])}`);
     await sleep(100);
   }
 }
@@ -53,7 +54,10 @@ async function setSettings(next: Record<string, unknown>): Promise<void> {
 
 async function touch(uri: string, text: string): Promise<void> {
   published.delete(uri);
-  await lsp.conn.sendNotification('textDocument/didChange', { textDocument: { uri, version: ++version }, contentChanges: [{ text }] });
+  await lsp.conn.sendNotification('textDocument/didChange', {
+    textDocument: { uri, version: ++version },
+    contentChanges: [{ text }],
+  });
 }
 
 before(async () => {
@@ -67,7 +71,9 @@ before(async () => {
     () => settings,
     undefined,
     (conn) => {
-      conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; diagnostics: Diagnostic[] }) => published.set(p.uri, p.diagnostics));
+      conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; diagnostics: Diagnostic[] }) =>
+        published.set(p.uri, p.diagnostics),
+      );
       onNotification(conn, Notifications.loopEvent, (p) => loopEvents.push(p));
     },
     ws,
@@ -79,10 +85,12 @@ after(async () => {
   rmSync(ws, { recursive: true, force: true });
 });
 
-const symbolsOf = async (uri: string) => lsp.conn.sendRequest<DocumentSymbol[]>('textDocument/documentSymbol', { textDocument: { uri } });
-const portDetail = (symbols: DocumentSymbol[], port: string) => symbols.find((s) => s.name === 'acc_top')?.children?.find((c) => c.name === port)?.detail;
+const symbolsOf = async (uri: string) =>
+  lsp.conn.sendRequest<DocumentSymbol[]>('textDocument/documentSymbol', { textDocument: { uri } });
+const portDetail = (symbols: DocumentSymbol[], port: string) =>
+  symbols.find((s) => s.name === 'acc_top')?.children?.find((c) => c.name === port)?.detail;
 
-test('the macro file\'s symbols: unsized without the design settings, the define\'s widths with the filelist', async () => {
+test("the macro file's symbols: unsized without the design settings, the define's widths with the filelist", async () => {
   const text = readFileSync(topPath, 'utf8');
   await didOpen(lsp.conn, topUri, text);
   // The include folder is unknown: `ACC_WIDTH cannot be expanded, so the ports have no known width.
@@ -91,15 +99,27 @@ test('the macro file\'s symbols: unsized without the design settings, the define
   await setSettings({ filelist: 'rtl/top.f' });
   await touch(topUri, text);
   const withList = await waitFor('diagnostics after the filelist setting', () => published.get(topUri));
-  assert.deepEqual(withList.filter((d) => d.source === 'chorus'), [], 'the macro file reads cleanly with the filelist\'s include folder');
+  assert.deepEqual(
+    withList.filter((d) => d.source === 'chorus'),
+    [],
+    "the macro file reads cleanly with the filelist's include folder",
+  );
 
   const symbols = await symbolsOf(topUri);
-  assert.deepEqual(symbols.map((s) => s.name), ['acc_top']);
+  assert.deepEqual(
+    symbols.map((s) => s.name),
+    ['acc_top'],
+  );
   // ACC_WIDTH is 8 from the filelist's +define+ (the header's own default is 4).
   assert.equal(portDetail(symbols, 'din'), 'input [7:0]');
   assert.equal(portDetail(symbols, 'acc'), 'output [7:0]');
-  const lenses = await lsp.conn.sendRequest<{ command?: { title: string } }[]>('textDocument/codeLens', { textDocument: { uri: topUri } });
-  assert.ok(lenses.some((l) => l.command?.title === 'Generate high-coverage stimulus'), JSON.stringify(lenses));
+  const lenses = await lsp.conn.sendRequest<{ command?: { title: string } }[]>('textDocument/codeLens', {
+    textDocument: { uri: topUri },
+  });
+  assert.ok(
+    lenses.some((l) => l.command?.title === 'Generate high-coverage stimulus'),
+    JSON.stringify(lenses),
+  );
 });
 
 test('a macro call the text analysis cannot parse reads through the preprocessor: symbols and no syntax error', async () => {
@@ -119,9 +139,16 @@ test('a macro call the text analysis cannot parse reads through the preprocessor
   const uri = pathToFileURL(path).toString();
   await didOpen(lsp.conn, uri, text);
   const diagnostics = await waitFor('diagnostics of the macro call file', () => published.get(uri));
-  assert.deepEqual(diagnostics.filter((d) => d.source === 'chorus'), [], JSON.stringify(diagnostics));
+  assert.deepEqual(
+    diagnostics.filter((d) => d.source === 'chorus'),
+    [],
+    JSON.stringify(diagnostics),
+  );
   const symbols = await symbolsOf(uri);
-  assert.equal(symbols.find((s) => s.name === 'acc_pipe')?.children?.find((c) => c.name === 'q')?.detail, 'output [7:0]');
+  assert.equal(
+    symbols.find((s) => s.name === 'acc_pipe')?.children?.find((c) => c.name === 'q')?.detail,
+    'output [7:0]',
+  );
 });
 
 test('chorus.defines and chorus.includeDirs alone make the macro file read too', async () => {
@@ -135,7 +162,17 @@ test('chorus.defines reach `ifdef in the text analysis: a port a define enables 
   // Only directives, no macro calls: the document is read as written (no preprocessor run), with the defines. The
   // define has no value, so the analysis cache must tell it from no define at all.
   const path = join(ws, 'rtl', 'acc_dbg.sv');
-  const text = ['module acc_dbg (', '  input logic clk,', '`ifdef ACC_DEBUG', '  output logic dbg,', '`endif', '  input logic d', ');', 'endmodule', ''].join('\n');
+  const text = [
+    'module acc_dbg (',
+    '  input logic clk,',
+    '`ifdef ACC_DEBUG',
+    '  output logic dbg,',
+    '`endif',
+    '  input logic d',
+    ');',
+    'endmodule',
+    '',
+  ].join('\n');
   writeFileSync(path, text);
   const uri = pathToFileURL(path).toString();
   await setSettings({});
@@ -164,56 +201,89 @@ test('chorus/filelistsFor names the lists that list the document', async () => {
 // cache cold, as on a fresh CI machine, a model-free run took 94 s at load 17 (test/e2e/product.test.ts).
 const RUN_MS = limitMs(93_700, 17);
 
-test('a run on the filelist: its files and folders, and the design\'s lint warnings as diagnostics on the ALU', { timeout: RUN_MS }, async () => {
-  await setSettings({ filelist: 'rtl/top.f', engine: 'random' });
-  const result = await request(lsp.conn, Requests.generate, { uri: topUri, runId: 'fl-1', engine: 'random', seed: 1, budgetSeconds: 5, targets: { line: 100, branch: 100 } });
-  assert.equal(result.top, 'acc_top');
-  const start = loopEvents.find((e) => e.runId === 'fl-1' && e.event.type === 'start')?.event;
-  assert.ok(start?.type === 'start');
-  assert.deepEqual([...start.files].sort(), [aluPath, topPath].sort(), 'the filelist\'s files, from both folders');
-  assert.ok(result.coverage.line.covered > 0, JSON.stringify(result.coverage));
-  assert.ok(result.holes.every((h) => h.file === topPath || h.file === aluPath), 'holes are in the design');
+test(
+  "a run on the filelist: its files and folders, and the design's lint warnings as diagnostics on the ALU",
+  { timeout: RUN_MS },
+  async () => {
+    await setSettings({ filelist: 'rtl/top.f', engine: 'random' });
+    const result = await request(lsp.conn, Requests.generate, {
+      uri: topUri,
+      runId: 'fl-1',
+      engine: 'random',
+      seed: 1,
+      budgetSeconds: 5,
+      targets: { line: 100, branch: 100 },
+    });
+    assert.equal(result.top, 'acc_top');
+    const start = loopEvents.find((e) => e.runId === 'fl-1' && e.event.type === 'start')?.event;
+    assert.ok(start?.type === 'start');
+    assert.deepEqual([...start.files].sort(), [aluPath, topPath].sort(), "the filelist's files, from both folders");
+    assert.ok(result.coverage.line.covered > 0, JSON.stringify(result.coverage));
+    assert.ok(
+      result.holes.every((h) => h.file === topPath || h.file === aluPath),
+      'holes are in the design',
+    );
 
-  // The WIDTH warning of `{1'b0, a} >> 1` (9 bits into 8): once, on the ALU (not open), at its line and column.
-  const width = (result.designWarnings ?? []).filter((d) => d.message.includes('[WIDTH]'));
-  assert.equal(width.length, 1, JSON.stringify(result.designWarnings));
-  const onAlu = await waitFor('lint diagnostics on the ALU', () => published.get(aluUri));
-  const lint = onAlu.filter((d) => d.source === LINT_SOURCE);
-  assert.equal(lint.length, 1, JSON.stringify(onAlu));
-  assert.equal(lint[0].code, 'WIDTH');
-  assert.equal(lint[0].severity, 2, 'a Warning');
-  assert.deepEqual(lint[0].range.start, { line: 12, character: 17 });
-  assert.doesNotMatch(lint[0].message, /\[WIDTH\]/);
-  // Never mixed with the testbench's messages: none of the run's own diagnostics is a lint warning of the design.
-  assert.ok(result.diagnostics.every((d) => !d.message.includes('[WIDTH]')), JSON.stringify(result.diagnostics));
-  assert.ok(!(published.get(topUri) ?? []).some((d) => d.source === LINT_SOURCE), 'the top has no lint warning');
-});
+    // The WIDTH warning of `{1'b0, a} >> 1` (9 bits into 8): once, on the ALU (not open), at its line and column.
+    const width = (result.designWarnings ?? []).filter((d) => d.message.includes('[WIDTH]'));
+    assert.equal(width.length, 1, JSON.stringify(result.designWarnings));
+    const onAlu = await waitFor('lint diagnostics on the ALU', () => published.get(aluUri));
+    const lint = onAlu.filter((d) => d.source === LINT_SOURCE);
+    assert.equal(lint.length, 1, JSON.stringify(onAlu));
+    assert.equal(lint[0].code, 'WIDTH');
+    assert.equal(lint[0].severity, 2, 'a Warning');
+    assert.deepEqual(lint[0].range.start, { line: 12, character: 17 });
+    assert.doesNotMatch(lint[0].message, /\[WIDTH\]/);
+    // Never mixed with the testbench's messages: none of the run's own diagnostics is a lint warning of the design.
+    assert.ok(
+      result.diagnostics.every((d) => !d.message.includes('[WIDTH]')),
+      JSON.stringify(result.diagnostics),
+    );
+    assert.ok(!(published.get(topUri) ?? []).some((d) => d.source === LINT_SOURCE), 'the top has no lint warning');
+  },
+);
 
 test('the next run replaces the lint warnings: fixed in the ALU, they are gone', { timeout: RUN_MS }, async () => {
   writeFileSync(aluPath, readFileSync(aluPath, 'utf8').replace("y = {1'b0, a} >> 1;", 'y = a >> 1;'));
   published.delete(aluUri);
-  const result = await request(lsp.conn, Requests.generate, { uri: topUri, runId: 'fl-2', engine: 'random', seed: 1, budgetSeconds: 5, targets: { line: 100, branch: 100 } });
+  const result = await request(lsp.conn, Requests.generate, {
+    uri: topUri,
+    runId: 'fl-2',
+    engine: 'random',
+    seed: 1,
+    budgetSeconds: 5,
+    targets: { line: 100, branch: 100 },
+  });
   assert.deepEqual(result.designWarnings ?? [], []);
-  const onAlu = await waitFor('the ALU\'s diagnostics replaced', () => published.get(aluUri));
-  assert.deepEqual(onAlu.filter((d) => d.source === LINT_SOURCE), []);
+  const onAlu = await waitFor("the ALU's diagnostics replaced", () => published.get(aluUri));
+  assert.deepEqual(
+    onAlu.filter((d) => d.source === LINT_SOURCE),
+    [],
+  );
 });
 
 test('bad settings fail the run naming the setting, or the list and line, with what to do', async () => {
   await setSettings({ filelist: 'rtl/nope.f' });
-  await assert.rejects(request(lsp.conn, Requests.generate, { uri: topUri, runId: 'bad-1', engine: 'random' }), (err: Error) => {
-    assert.match(err.message, /chorus\.filelist names rtl\/nope\.f/);
-    assert.match(err.message, /fix the path/);
-    return true;
-  });
+  await assert.rejects(
+    request(lsp.conn, Requests.generate, { uri: topUri, runId: 'bad-1', engine: 'random' }),
+    (err: Error) => {
+      assert.match(err.message, /chorus\.filelist names rtl\/nope\.f/);
+      assert.match(err.message, /fix the path/);
+      return true;
+    },
+  );
 
   const bad = join(ws, 'rtl', 'bad.f');
   writeFileSync(bad, '+incdir+include\n-timescale 1ns/1ps\nrtl/acc_top.sv\n');
   await setSettings({ filelist: 'rtl/bad.f' });
-  await assert.rejects(request(lsp.conn, Requests.generate, { uri: topUri, runId: 'bad-2', engine: 'random' }), (err: Error) => {
-    assert.ok(err.message.startsWith(`${bad}:2: Unknown filelist option -timescale`), err.message);
-    assert.match(err.message, /chorus\.filelist setting: fix the list/);
-    return true;
-  });
+  await assert.rejects(
+    request(lsp.conn, Requests.generate, { uri: topUri, runId: 'bad-2', engine: 'random' }),
+    (err: Error) => {
+      assert.ok(err.message.startsWith(`${bad}:2: Unknown filelist option -timescale`), err.message);
+      assert.match(err.message, /chorus\.filelist setting: fix the list/);
+      return true;
+    },
+  );
   // The bad line shows in the Problems view, on the list.
   await touch(topUri, readFileSync(topPath, 'utf8'));
   const badUri = pathToFileURL(bad).toString();
@@ -223,13 +293,26 @@ test('bad settings fail the run naming the setting, or the list and line, with w
   assert.match(onList[0].message, /Unknown filelist option -timescale/);
 
   await setSettings({ defines: { 'NOT A NAME': 1 } });
-  await assert.rejects(request(lsp.conn, Requests.generate, { uri: topUri, runId: 'bad-3', engine: 'random' }), /chorus\.defines: 'NOT A NAME' is not a macro name: fix it in the workspace settings/);
+  await assert.rejects(
+    request(lsp.conn, Requests.generate, { uri: topUri, runId: 'bad-3', engine: 'random' }),
+    /chorus\.defines: 'NOT A NAME' is not a macro name: fix it in the workspace settings/,
+  );
   await setSettings({ topParameters: { W: '8' } });
-  await assert.rejects(request(lsp.conn, Requests.generate, { uri: topUri, runId: 'bad-5', engine: 'random' }), /acc_top has no parameter 'W'/, 'the top parameters reach the run: acc_top has none');
+  await assert.rejects(
+    request(lsp.conn, Requests.generate, { uri: topUri, runId: 'bad-5', engine: 'random' }),
+    /acc_top has no parameter 'W'/,
+    'the top parameters reach the run: acc_top has none',
+  );
   await setSettings({ topParameters: { W: [8] } });
-  await assert.rejects(request(lsp.conn, Requests.generate, { uri: topUri, runId: 'bad-6', engine: 'random' }), /chorus\.topParameters: the value of W must be a number or Verilog constant text/);
+  await assert.rejects(
+    request(lsp.conn, Requests.generate, { uri: topUri, runId: 'bad-6', engine: 'random' }),
+    /chorus\.topParameters: the value of W must be a number or Verilog constant text/,
+  );
   await setSettings({ includeDirs: ['no-such-folder'] });
-  await assert.rejects(request(lsp.conn, Requests.generate, { uri: topUri, runId: 'bad-4', engine: 'random' }), /chorus\.includeDirs names no-such-folder/);
+  await assert.rejects(
+    request(lsp.conn, Requests.generate, { uri: topUri, runId: 'bad-4', engine: 'random' }),
+    /chorus\.includeDirs names no-such-folder/,
+  );
   // Fixed: the list's diagnostic goes once a document is read with good settings.
   await setSettings({ filelist: 'rtl/top.f' });
   await touch(topUri, readFileSync(topPath, 'utf8'));

@@ -40,7 +40,12 @@ before(async () => {
   copyFileSync(join(repoRoot, 'examples', 'counter', 'counter.sv'), design);
   // An empty cache of its own: no simulator built earlier (under a higher limit) can stand in for this build.
   process.env.CHORUS_CACHE_DIR = join(work, 'cache');
-  const settings = { engine: 'llm', model: replayModel([fileReply(testbench, 'tb_counter.sv')]), maxRounds: 1, memoryLimit: '64M' };
+  const settings = {
+    engine: 'llm',
+    model: replayModel([fileReply(testbench, 'tb_counter.sv')]),
+    maxRounds: 1,
+    memoryLimit: '64M',
+  };
   lsp = await startServer(() => settings);
   const uri = pathToFileURL(design).toString();
   result = await request(lsp.conn, Requests.generate, { uri, runId: 'memory-setting', top: 'counter' });

@@ -75,13 +75,41 @@ describe('renderers: proven points are no holes, undecided holes say why', () =>
   const ifLine = lineOf(dutText, 'if (mode)');
   const elseLine = lineOf(dutText, 'else q');
   const holes: Hole[] = [
-    { kind: 'line', file, line: defaultLine, detail: 'case item never taken', unreachable: 'k-induction, depth 3', proof: { method: 'induction', depth: 3 } },
-    { kind: 'branch', file, line: ifLine, detail: 'else arm never taken (condition never false here)', formal: 'timeout after 10 s' },
-    { kind: 'line', file, line: elseLine, detail: 'else branch never taken', unreachable: 'the state register holds only 3 values', proof: { method: 'analysis' } },
+    {
+      kind: 'line',
+      file,
+      line: defaultLine,
+      detail: 'case item never taken',
+      unreachable: 'k-induction, depth 3',
+      proof: { method: 'induction', depth: 3 },
+    },
+    {
+      kind: 'branch',
+      file,
+      line: ifLine,
+      detail: 'else arm never taken (condition never false here)',
+      formal: 'timeout after 10 s',
+    },
+    {
+      kind: 'line',
+      file,
+      line: elseLine,
+      detail: 'else branch never taken',
+      unreachable: 'the state register holds only 3 values',
+      proof: { method: 'analysis' },
+    },
   ];
   const lines: LineCoverage[] = [
     { file, line: defaultLine, hits: 0, branches: [] },
-    { file, line: ifLine, hits: 9, branches: [{ label: 'if', count: 9 }, { label: 'else', count: 0 }] },
+    {
+      file,
+      line: ifLine,
+      hits: 9,
+      branches: [
+        { label: 'if', count: 9 },
+        { label: 'else', count: 0 },
+      ],
+    },
   ].map((l) => ({ ...l, missingToggles: [] }));
 
   test('hover names the proof of a proven point, and the formal engine’s reason on a hole', () => {
@@ -94,7 +122,20 @@ describe('renderers: proven points are no holes, undecided holes say why', () =>
     const onElse = valueOf(hoverAt(doc, { line: elseLine - 1, character: 4 }, lines, holes, file));
     assert.match(onElse, /Proven unreachable by analysis: the state register holds only 3 values/);
     // A proven arm on a line that ran reads as such among the arms.
-    const armProven = hoverAt(doc, { line: ifLine - 1, character: 4 }, lines, [{ ...holes[1], formal: undefined, unreachable: 'k-induction, depth 2', proof: { method: 'induction', depth: 2 } }], file);
+    const armProven = hoverAt(
+      doc,
+      { line: ifLine - 1, character: 4 },
+      lines,
+      [
+        {
+          ...holes[1],
+          formal: undefined,
+          unreachable: 'k-induction, depth 2',
+          proof: { method: 'induction', depth: 2 },
+        },
+      ],
+      file,
+    );
     assert.match(valueOf(armProven), /- else: never taken \(proven unreachable\)/);
   });
 
@@ -104,9 +145,15 @@ describe('renderers: proven points are no holes, undecided holes say why', () =>
     assert.equal(at(defaultLine).severity, DiagnosticSeverity.Hint);
     assert.deepEqual(at(defaultLine).tags, [DiagnosticTag.Unnecessary]);
     assert.equal(at(defaultLine).message, 'Proven unreachable: case item never taken (k-induction (depth 3))');
-    assert.equal(at(elseLine).message, 'Proven unreachable: else branch never taken (analysis: the state register holds only 3 values)');
+    assert.equal(
+      at(elseLine).message,
+      'Proven unreachable: else branch never taken (analysis: the state register holds only 3 values)',
+    );
     assert.equal(at(ifLine).severity, DiagnosticSeverity.Information);
-    assert.equal(at(ifLine).message, 'Not covered: else arm never taken (condition never false here) (formal: timeout after 10 s)');
+    assert.equal(
+      at(ifLine).message,
+      'Not covered: else arm never taken (condition never false here) (formal: timeout after 10 s)',
+    );
     assert.ok(diags.every((d) => !/likely unreachable/.test(d.message)));
   });
 
@@ -126,7 +173,10 @@ describe('renderers: proven points are no holes, undecided holes say why', () =>
       closed: false,
     };
     assert.equal(coverageTitle(r), 'line 80% · branch 83% · 2 proven unreachable · 1 hole');
-    assert.equal(coverageTitle({ ...r, holes: [holes[0], holes[2]], closed: true }), 'line 80% · branch 83% · closed · 2 proven unreachable · 0 holes');
+    assert.equal(
+      coverageTitle({ ...r, holes: [holes[0], holes[2]], closed: true }),
+      'line 80% · branch 83% · closed · 2 proven unreachable · 0 holes',
+    );
   });
 });
 
@@ -145,9 +195,16 @@ describe('the built server after a run', () => {
     writeFileSync(file, dutText);
     uri = pathToFileURL(file).toString();
     lsp = await startServer(() => settings);
-    lsp.conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; diagnostics: Diagnostic[] }) => published.set(p.uri, p.diagnostics));
+    lsp.conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; diagnostics: Diagnostic[] }) =>
+      published.set(p.uri, p.diagnostics),
+    );
     await didOpen(lsp.conn, uri, dutText);
-    settings = { engine: 'llm', model: replayModel([fileReply(testbench, 'tb_ctl.sv')]), maxRounds: 1, showHolesAsDiagnostics: true };
+    settings = {
+      engine: 'llm',
+      model: replayModel([fileReply(testbench, 'tb_ctl.sv')]),
+      maxRounds: 1,
+      showHolesAsDiagnostics: true,
+    };
     result = await request(lsp.conn, Requests.generate, { uri, runId: 'proven', top: 'ctl' });
   });
 
@@ -167,29 +224,56 @@ describe('the built server after a run', () => {
     // The untaken `else` of the mux is reachable: it stays a hole, unless a formal witness covered it.
     const muxLine = lineOf(dutText, 'if (mode)');
     const mux = open.find((h) => h.line === muxLine);
-    assert.ok(mux || (result.formal?.witnesses ?? 0) > 0, `the mux else is a hole or a witness covered it: ${JSON.stringify(result.formal)}`);
+    assert.ok(
+      mux || (result.formal?.witnesses ?? 0) > 0,
+      `the mux else is a hole or a witness covered it: ${JSON.stringify(result.formal)}`,
+    );
 
-    const hover = await lsp.conn.sendRequest<Hover | null>('textDocument/hover', { textDocument: { uri }, position: { line: defaultLine - 1, character: 8 } });
+    const hover = await lsp.conn.sendRequest<Hover | null>('textDocument/hover', {
+      textDocument: { uri },
+      position: { line: defaultLine - 1, character: 8 },
+    });
     assert.match(valueOf(hover), /\*\*Proven unreachable by (analysis: .+|k-induction \(depth \d+\))\*\*/);
     if (mux?.formal) {
       // The formal engine ran on the hole and gave neither proof nor a witness Verilator confirmed: the hover says why.
-      const onMux = await lsp.conn.sendRequest<Hover | null>('textDocument/hover', { textDocument: { uri }, position: { line: muxLine - 1, character: 4 } });
-      assert.ok(valueOf(onMux).includes(`formal engine: no proof and no confirmed witness (${mux.formal})`), valueOf(onMux));
+      const onMux = await lsp.conn.sendRequest<Hover | null>('textDocument/hover', {
+        textDocument: { uri },
+        position: { line: muxLine - 1, character: 4 },
+      });
+      assert.ok(
+        valueOf(onMux).includes(`formal engine: no proof and no confirmed witness (${mux.formal})`),
+        valueOf(onMux),
+      );
       assert.doesNotMatch(valueOf(onMux), /Proven unreachable/);
     }
 
     // Diagnostics are published after the run; a change re-publishes them with the holes.
-    await lsp.conn.sendNotification('textDocument/didChange', { textDocument: { uri, version: 2 }, contentChanges: [{ text: dutText }] });
+    await lsp.conn.sendNotification('textDocument/didChange', {
+      textDocument: { uri, version: 2 },
+      contentChanges: [{ text: dutText }],
+    });
     const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline && !published.get(uri)?.some((d) => d.source === 'chorus coverage')) await new Promise((r) => setTimeout(r, 100));
+    while (Date.now() < deadline && !published.get(uri)?.some((d) => d.source === 'chorus coverage'))
+      await new Promise((r) => setTimeout(r, 100));
     const coverage = (published.get(uri) ?? []).filter((d) => d.source === 'chorus coverage');
     const onDefault = coverage.filter((d) => d.range.start.line === defaultLine - 1);
-    assert.ok(onDefault.length > 0 && onDefault.every((d) => d.severity === DiagnosticSeverity.Hint && /^Proven unreachable: /.test(d.message)), JSON.stringify(onDefault));
-    assert.equal(coverage.filter((d) => d.severity === DiagnosticSeverity.Information).length, open.length, 'every hole with no proof, and only those, is Information');
+    assert.ok(
+      onDefault.length > 0 &&
+        onDefault.every((d) => d.severity === DiagnosticSeverity.Hint && /^Proven unreachable: /.test(d.message)),
+      JSON.stringify(onDefault),
+    );
+    assert.equal(
+      coverage.filter((d) => d.severity === DiagnosticSeverity.Information).length,
+      open.length,
+      'every hole with no proof, and only those, is Information',
+    );
     assert.ok(coverage.every((d) => !/likely unreachable/.test(d.message)));
 
     const lenses = (await lsp.conn.sendRequest('textDocument/codeLens', { textDocument: { uri } })) as CodeLens[];
     const title = lenses.map((l) => l.command?.title ?? '').find((t) => /hole/.test(t)) ?? '';
-    assert.match(title, new RegExp(` · ${proven.filter((h) => h.kind !== 'toggle').length} proven unreachable · ${open.length} holes?$`));
+    assert.match(
+      title,
+      new RegExp(` · ${proven.filter((h) => h.kind !== 'toggle').length} proven unreachable · ${open.length} holes?$`),
+    );
   });
 });

@@ -88,11 +88,23 @@ before(async () => {
   uriA = pathToFileURL(fileA).toString();
   uriB = pathToFileURL(fileB).toString();
   lsp = await startServer(() => settings);
-  lsp.conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; diagnostics: Diagnostic[] }) => published.set(p.uri, p.diagnostics));
+  lsp.conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; diagnostics: Diagnostic[] }) =>
+    published.set(p.uri, p.diagnostics),
+  );
   await didOpen(lsp.conn, uriA, topText);
   await didOpen(lsp.conn, uriB, innerText);
-  settings = { engine: 'llm', model: replayModel([fileReply(testbench, 'tb_top_fifo.sv')]), maxRounds: 1, showHolesAsDiagnostics: true };
-  result = await request(lsp.conn, Requests.generate, { uri: uriA, runId: 'same-base', files: [uriA, uriB], top: 'top_fifo' });
+  settings = {
+    engine: 'llm',
+    model: replayModel([fileReply(testbench, 'tb_top_fifo.sv')]),
+    maxRounds: 1,
+    showHolesAsDiagnostics: true,
+  };
+  result = await request(lsp.conn, Requests.generate, {
+    uri: uriA,
+    runId: 'same-base',
+    files: [uriA, uriB],
+    top: 'top_fifo',
+  });
 });
 
 after(async () => {
@@ -119,7 +131,10 @@ test('holes carry the absolute path of the file they are in', () => {
     const text = (h.file === fileA ? topText : innerText).split('\n')[h.line - 1]?.trim();
     if (h.source !== undefined) assert.equal(h.source, text, `${h.file}:${h.line} shows its own file's line`);
   }
-  assert.ok(result.holes.some((h) => h.kind === 'toggle' && h.file === fileB && /r_b\[/.test(h.detail)), 'r_b toggles are holes of b');
+  assert.ok(
+    result.holes.some((h) => h.kind === 'toggle' && h.file === fileB && /r_b\[/.test(h.detail)),
+    'r_b toggles are holes of b',
+  );
 });
 
 test('per-file line coverage: each document gets only its own lines', async () => {
@@ -130,20 +145,29 @@ test('per-file line coverage: each document gets only its own lines', async () =
   assert.ok(covB.lines.every((l) => l.file === fileB));
   // b's `if (sel)` line has a branch record; a has no statement on that line number.
   const ifB = lineOf(innerText, 'if (sel)');
-  assert.ok(covB.lines.some((l) => l.line === ifB && l.branches.length > 0), JSON.stringify(covB.lines));
+  assert.ok(
+    covB.lines.some((l) => l.line === ifB && l.branches.length > 0),
+    JSON.stringify(covB.lines),
+  );
   assert.ok(!covA.lines.some((l) => l.line === ifB && l.branches.length > 0), 'a has no branch on that line');
 });
 
 test('hovers read the hovered file: a toggle hole of b shows on b only', async () => {
   const line = lineOf(innerText, 'output logic [3:0] r_b') - 1;
   const character = innerText.split('\n')[line].indexOf('r_b') + 1;
-  const onB = await lsp.conn.sendRequest<Hover | null>('textDocument/hover', { textDocument: { uri: uriB }, position: { line, character } });
+  const onB = await lsp.conn.sendRequest<Hover | null>('textDocument/hover', {
+    textDocument: { uri: uriB },
+    position: { line, character },
+  });
   assert.ok(onB, 'hover on r_b in b');
   assert.match((onB.contents as { value: string }).value, /\*\*r_b\*\*: \d+ toggle bits? never seen/);
 
   const lineA = lineOf(topText, 'output logic [3:0] r_b') - 1;
   const charA = topText.split('\n')[lineA].indexOf('r_b') + 1;
-  const onA = await lsp.conn.sendRequest<Hover | null>('textDocument/hover', { textDocument: { uri: uriA }, position: { line: lineA, character: charA } });
+  const onA = await lsp.conn.sendRequest<Hover | null>('textDocument/hover', {
+    textDocument: { uri: uriA },
+    position: { line: lineA, character: charA },
+  });
   // a's r_b is a port wired to b's: its own toggle points are a's, never b's holes.
   const bitsOfB = result.holes.filter((h) => h.kind === 'toggle' && h.file === fileB && /^r_b\[/.test(h.detail)).length;
   const bitsOfA = result.holes.filter((h) => h.kind === 'toggle' && h.file === fileA && /^r_b\[/.test(h.detail)).length;
@@ -152,18 +176,36 @@ test('hovers read the hovered file: a toggle hole of b shows on b only', async (
 
   // The statement line: b's `r_b <= 4'd1;` was hit; the same line number in a is another statement.
   const hitB = lineOf(innerText, "r_b <= 4'd1;") - 1;
-  const hover = await lsp.conn.sendRequest<Hover | null>('textDocument/hover', { textDocument: { uri: uriB }, position: { line: hitB, character: 2 } });
+  const hover = await lsp.conn.sendRequest<Hover | null>('textDocument/hover', {
+    textDocument: { uri: uriB },
+    position: { line: hitB, character: 2 },
+  });
   assert.match((hover?.contents as { value: string } | undefined)?.value ?? '', /line hit \*\*\d+\*\* time/);
 });
 
 test('hole diagnostics land on their own document', async () => {
   // Diagnostics are published after the run; a change re-publishes them with the holes.
-  await lsp.conn.sendNotification('textDocument/didChange', { textDocument: { uri: uriA, version: 2 }, contentChanges: [{ text: topText }] });
-  await lsp.conn.sendNotification('textDocument/didChange', { textDocument: { uri: uriB, version: 2 }, contentChanges: [{ text: innerText }] });
+  await lsp.conn.sendNotification('textDocument/didChange', {
+    textDocument: { uri: uriA, version: 2 },
+    contentChanges: [{ text: topText }],
+  });
+  await lsp.conn.sendNotification('textDocument/didChange', {
+    textDocument: { uri: uriB, version: 2 },
+    contentChanges: [{ text: innerText }],
+  });
   const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline && (!published.get(uriA)?.length || !published.get(uriB)?.length)) await new Promise((r) => setTimeout(r, 100));
-  const holeLines = (file: string) => result.holes.filter((h) => h.file === file && h.kind !== 'toggle').map((h) => h.line - 1).sort();
-  const diagLines = (uri: string) => (published.get(uri) ?? []).filter((d) => d.source === 'chorus coverage').map((d) => d.range.start.line).sort();
+  while (Date.now() < deadline && (!published.get(uriA)?.length || !published.get(uriB)?.length))
+    await new Promise((r) => setTimeout(r, 100));
+  const holeLines = (file: string) =>
+    result.holes
+      .filter((h) => h.file === file && h.kind !== 'toggle')
+      .map((h) => h.line - 1)
+      .sort();
+  const diagLines = (uri: string) =>
+    (published.get(uri) ?? [])
+      .filter((d) => d.source === 'chorus coverage')
+      .map((d) => d.range.start.line)
+      .sort();
   assert.deepEqual(diagLines(uriA), holeLines(fileA));
   assert.deepEqual(diagLines(uriB), holeLines(fileB));
   assert.ok(diagLines(uriA).length > 0 && diagLines(uriB).length > 0);

@@ -5,7 +5,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CancellationTokenSource, type MessageConnection } from 'vscode-jsonrpc/node';
-import { LensCommands, Notifications, readLensArgs, Requests, type LoopEventParams, type ModelStatus } from '../../src/protocol';
+import {
+  LensCommands,
+  Notifications,
+  readLensArgs,
+  Requests,
+  type LoopEventParams,
+  type ModelStatus,
+} from '../../src/protocol';
 import { repoRoot } from '../helpers/cli';
 import { didOpen, onNotification, request, startServer, type ServerUnderTest } from '../helpers/lsp';
 import { commandOf, descendants, waitFor } from '../helpers/procs';
@@ -22,7 +29,9 @@ const fifoPath = join(repoRoot, 'examples', 'fifo', 'fifo.sv');
 const fifoUri = pathToFileURL(fifoPath).toString();
 const counterPath = join(repoRoot, 'examples', 'vending', 'vending.sv');
 const counterUri = pathToFileURL(counterPath).toString();
-const replay = JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as { responses: string[] };
+const replay = JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'replay', 'fifo.json'), 'utf8')) as {
+  responses: string[];
+};
 
 let lsp: ServerUnderTest;
 let conn: MessageConnection;
@@ -35,7 +44,11 @@ before(async () => {
   conn = lsp.conn;
   onNotification(conn, Notifications.loopEvent, (p) => loopEvents.push(p));
   onNotification(conn, Notifications.modelStatus, (p) => statuses.push(p));
-  for (const [uri, path] of [[fifoUri, fifoPath], [counterUri, counterPath]]) await didOpen(conn, uri, readFileSync(path, 'utf8'));
+  for (const [uri, path] of [
+    [fifoUri, fifoPath],
+    [counterUri, counterPath],
+  ])
+    await didOpen(conn, uri, readFileSync(path, 'utf8'));
 });
 
 after(() => lsp?.close());
@@ -60,7 +73,11 @@ test('code lens: generate above each module', async () => {
   assert.equal(lenses.length, 1);
   assert.equal(lenses[0].command.title, 'Generate high-coverage stimulus');
   assert.equal(lenses[0].command.command, LensCommands.generate);
-  assert.deepEqual(readLensArgs(lenses[0].command.arguments[0]), { uri: fifoUri, top: 'fifo' }, 'the declared lens argument');
+  assert.deepEqual(
+    readLensArgs(lenses[0].command.arguments[0]),
+    { uri: fifoUri, top: 'fifo' },
+    'the declared lens argument',
+  );
 });
 
 test('chorus/generate with a replay model streams events to completion; lenses and hover follow', async () => {
@@ -74,15 +91,26 @@ test('chorus/generate with a replay model streams events to completion; lenses a
     assert.ok(mine.includes(t as never), `event ${t} streamed`);
   }
   assert.ok(lsp.progress.length >= 3, 'work-done progress begin/report/end');
-  assert.ok(statuses.some((s) => s.state === 'ready'), 'model status notifications');
+  assert.ok(
+    statuses.some((s) => s.state === 'ready'),
+    'model status notifications',
+  );
 
-  const lenses = (await conn.sendRequest('textDocument/codeLens', { textDocument: { uri: fifoUri } })) as { command: { title: string } }[];
-  assert.ok(lenses.some((l) => /^line 100% · branch 100%.* · \d+ holes?$/.test(l.command.title)), lenses.map((l) => l.command.title).join(' | '));
+  const lenses = (await conn.sendRequest('textDocument/codeLens', { textDocument: { uri: fifoUri } })) as {
+    command: { title: string };
+  }[];
+  assert.ok(
+    lenses.some((l) => /^line 100% · branch 100%.* · \d+ holes?$/.test(l.command.title)),
+    lenses.map((l) => l.command.title).join(' | '),
+  );
 
   // The `level <= level + 1'b1;` line of the push arm.
   const src = readFileSync(fifoPath, 'utf8').split('\n');
   const line = src.findIndex((l) => l.includes("level  <= level + 1'b1;"));
-  const hover = (await conn.sendRequest('textDocument/hover', { textDocument: { uri: fifoUri }, position: { line, character: 12 } })) as {
+  const hover = (await conn.sendRequest('textDocument/hover', {
+    textDocument: { uri: fifoUri },
+    position: { line, character: 12 },
+  })) as {
     contents: { value: string };
   } | null;
   assert.ok(hover, 'hover after a run');
@@ -97,9 +125,17 @@ test('chorus/generate with a replay model streams events to completion; lenses a
 test('one run per DUT; cancellation stops the run and leaves no child processes', async () => {
   settings = { engine: 'random' };
   const source = new CancellationTokenSource();
-  const first = request(conn, Requests.generate, { uri: counterUri, runId: 'run-2', budgetSeconds: 120, targets: { toggle: 100, line: 100 } }, source.token);
+  const first = request(
+    conn,
+    Requests.generate,
+    { uri: counterUri, runId: 'run-2', budgetSeconds: 120, targets: { toggle: 100, line: 100 } },
+    source.token,
+  );
   // Wait until the search is simulating.
-  const started = await waitFor(() => loopEvents.some((e) => e.runId === 'run-2' && e.event.type === 'build'), FIRST_BUILD_MS);
+  const started = await waitFor(
+    () => loopEvents.some((e) => e.runId === 'run-2' && e.event.type === 'build'),
+    FIRST_BUILD_MS,
+  );
   assert.ok(started, 'the run started');
   await assert.rejects(request(conn, Requests.generate, { uri: counterUri, runId: 'run-3' }), /already in progress/);
   source.cancel();
@@ -109,7 +145,9 @@ test('one run per DUT; cancellation stops the run and leaves no child processes'
   const clean = await waitFor(() => tools().length === 0, TOOLS_GONE_MS);
   assert.ok(clean, `left behind: ${tools().map(commandOf).join('; ')}`);
   // The server is still alive and answers.
-  const symbols = (await conn.sendRequest('textDocument/documentSymbol', { textDocument: { uri: counterUri } })) as unknown[];
+  const symbols = (await conn.sendRequest('textDocument/documentSymbol', {
+    textDocument: { uri: counterUri },
+  })) as unknown[];
   assert.equal(symbols.length, 1);
 });
 

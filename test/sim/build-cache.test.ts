@@ -49,7 +49,10 @@ test('two concurrent builds of the same sources compile once; an identical rebui
   assert.deepEqual(await modeReached(a.binary!, 'first'), ["2'b01"]);
   // The Verilator runtime objects were reused from the cache, or (the first build with this Verilator in this
   // cache, as in the version matrix's first pass) built once and kept there; the next test reuses them.
-  assert.ok(debug.some((m) => /Runtime objects \w+: (reused|to be built)/.test(m)), debug.join('\n'));
+  assert.ok(
+    debug.some((m) => /Runtime objects \w+: (reused|to be built)/.test(m)),
+    debug.join('\n'),
+  );
   const layout = cacheLayout(suiteCache);
   assert.ok(readdirSync(layout.runtime).some((d) => !d.includes('.tmp-')));
 });
@@ -63,7 +66,10 @@ test('a changed include is a different build', async () => {
   assert.equal(changed.status, 'ok', JSON.stringify(changed.diagnostics));
   assert.equal(changed.cacheHit, false);
   // A fresh build with the same Verilator and settings reuses the runtime objects, never rebuilds them.
-  assert.ok(debug.some((m) => /Runtime objects \w+: reused/.test(m)), debug.join('\n'));
+  assert.ok(
+    debug.some((m) => /Runtime objects \w+: reused/.test(m)),
+    debug.join('\n'),
+  );
   assert.deepEqual(await modeReached(changed.binary!, 'changed'), ["2'b11"]);
 });
 

@@ -62,7 +62,7 @@ test('eviction keeps the cache under its byte cap, least recently used first, ne
   assert.equal(existsSync(oldest), false);
   assert.equal(existsSync(locked), true, 'a build holds its lock');
   assert.equal(existsSync(leasedByUs), true, 'a live process leases it');
-  assert.equal(existsSync(leasedByDead), false, 'a dead process\'s lease protects nothing');
+  assert.equal(existsSync(leasedByDead), false, "a dead process's lease protects nothing");
   assert.equal(existsSync(deadLease), false, 'the dead lease is removed');
   assert.equal(existsSync(runtimeOld), false, 'runtime entries (objects, precompiled headers) count and go too');
   assert.equal(existsSync(recent), true, 'the most recent entry fits under the cap');

@@ -27,8 +27,23 @@ function key(fields: [string, string][]): string {
   return fields.map(([k, v]) => `\x01${k}\x02${v}`).join('');
 }
 
-function datLine(file: string, line: number, col: number, page: string, comment: string, hier: string, count: number, span?: string): string {
-  const fields: [string, string][] = [['f', file], ['l', String(line)], ['n', String(col)], ['page', page], ['o', comment]];
+function datLine(
+  file: string,
+  line: number,
+  col: number,
+  page: string,
+  comment: string,
+  hier: string,
+  count: number,
+  span?: string,
+): string {
+  const fields: [string, string][] = [
+    ['f', file],
+    ['l', String(line)],
+    ['n', String(col)],
+    ['page', page],
+    ['o', comment],
+  ];
   if (span) fields.push(['S', span]);
   fields.push(['h', hier]);
   return `C '${key(fields)}' ${count}`;
@@ -53,7 +68,16 @@ test('parseCoverageDat keeps only DUT points, with every field of the key', () =
   assert.equal(pts.length, 8);
   assert.ok(pts.every((p) => p.file === DUT));
   const branchElse = pts.find((p) => p.kind === 'branch' && p.comment === 'else');
-  assert.deepEqual(branchElse, { file: DUT, line: 21, column: 19, kind: 'branch', comment: 'else', hierarchy: 'TOP.tb.uut', module: 'fifo', count: 0 });
+  assert.deepEqual(branchElse, {
+    file: DUT,
+    line: 21,
+    column: 19,
+    kind: 'branch',
+    comment: 'else',
+    hierarchy: 'TOP.tb.uut',
+    module: 'fifo',
+    count: 0,
+  });
   const ifArm = pts.find((p) => p.kind === 'branch' && p.comment === 'if');
   assert.equal(ifArm?.span, '21-24');
   assert.equal(pts.filter((p) => p.kind === 'toggle').length, 2);
@@ -63,7 +87,14 @@ test('parseCoverageDat keeps only DUT points, with every field of the key', () =
 test('parseCoverageDat names points as the caller spelled the DUT file and accepts long key names', () => {
   const rel = 'rtl/x.sv';
   const abs = `${process.cwd()}/rtl/x.sv`;
-  const long = `# SystemC::Coverage-3\nC '${key([['filename', abs], ['lineno', '7'], ['column', '2'], ['page', 'v_line/x'], ['comment', 'block'], ['hier', 'TOP.t.u']])}' 5\n`;
+  const long = `# SystemC::Coverage-3\nC '${key([
+    ['filename', abs],
+    ['lineno', '7'],
+    ['column', '2'],
+    ['page', 'v_line/x'],
+    ['comment', 'block'],
+    ['hier', 'TOP.t.u'],
+  ])}' 5\n`;
   const pts = parseCoverageDat(long, [rel], 'long.dat');
   assert.equal(pts.length, 1);
   assert.equal(pts[0].file, rel);
@@ -78,7 +109,10 @@ test('a damaged coverage file is a located ChorusError', () => {
     'not coverage\n',
     sample.slice(0, sample.length - 5), // truncated mid-line
     '# SystemC::Coverage-3\nC broken line\n',
-    `# SystemC::Coverage-3\nC '${key([['f', DUT], ['page', 'v_line/x']])}' 1\n`,
+    `# SystemC::Coverage-3\nC '${key([
+      ['f', DUT],
+      ['page', 'v_line/x'],
+    ])}' 1\n`,
   ];
   for (const text of cases) {
     assert.throws(
@@ -94,7 +128,11 @@ test('summarize counts points per kind; pct rounds down so only full coverage re
   assert.deepEqual(s.line, { covered: 2, total: 3, pct: 66.6 });
   assert.deepEqual(s.branch, { covered: 1, total: 2, pct: 50 });
   assert.deepEqual(s.toggle, { covered: 1, total: 2, pct: 50 });
-  const almost: CoveragePoint[] = Array.from({ length: 1000 }, (_, i) => ({ ...pts[2], line: i + 1, count: i === 0 ? 0 : 1 }));
+  const almost: CoveragePoint[] = Array.from({ length: 1000 }, (_, i) => ({
+    ...pts[2],
+    line: i + 1,
+    count: i === 0 ? 0 : 1,
+  }));
   assert.equal(summarize(almost).line.pct, 99.9);
   assert.equal(summarize([]).line.pct, 100);
 });
@@ -147,7 +185,10 @@ test('findHoles orders by file and line and carries the source line', () => {
   );
   // Text for the model names files by base name unless told otherwise.
   assert.match(holesFeedback(holes), /^- fifo\.sv:21 branch:/m);
-  assert.match(holesFeedback(holes, 40, (f) => `rtl/${f.split('/').pop()}`), /^- rtl\/fifo\.sv:21 branch:/m);
+  assert.match(
+    holesFeedback(holes, 40, (f) => `rtl/${f.split('/').pop()}`),
+    /^- rtl\/fifo\.sv:21 branch:/m,
+  );
   assert.equal(holes[1].source, 'line 21;');
   assert.match(holes[1].detail, /else/);
   assert.match(holes[0].detail, /q\[1\]/);
@@ -156,9 +197,20 @@ test('findHoles orders by file and line and carries the source line', () => {
 
 test('holesFeedback puts control flow first, groups toggle bits and stays within maxLines', () => {
   const holes = [
-    ...Array.from({ length: 8 }, (_, i) => ({ kind: 'toggle' as const, file: 'f.sv', line: 3, detail: `data[${i}] never toggled`, hierarchy: 'TOP.t.u' })),
+    ...Array.from({ length: 8 }, (_, i) => ({
+      kind: 'toggle' as const,
+      file: 'f.sv',
+      line: 3,
+      detail: `data[${i}] never toggled`,
+      hierarchy: 'TOP.t.u',
+    })),
     { kind: 'branch' as const, file: 'f.sv', line: 20, detail: 'else arm never taken', source: 'if (a) b <= 1;' },
-    ...Array.from({ length: 30 }, (_, i) => ({ kind: 'line' as const, file: 'f.sv', line: 100 + i, detail: 'block never executed' })),
+    ...Array.from({ length: 30 }, (_, i) => ({
+      kind: 'line' as const,
+      file: 'f.sv',
+      line: 100 + i,
+      detail: 'block never executed',
+    })),
   ];
   const text = holesFeedback(holes, 10);
   const lines = text.split('\n');
@@ -218,18 +270,30 @@ test('toLcov writes DA, BRDA and totals per file', () => {
 
 test('Verilator compile messages become diagnostics on the user files', () => {
   const out = [
-    '%Warning-PINMISSING: /w/tb/tb.sv:4:11: Cell has missing pin: \'rst_n\'',
+    "%Warning-PINMISSING: /w/tb/tb.sv:4:11: Cell has missing pin: 'rst_n'",
     '    4 |   counter uut(.clk(clk));',
     '      |           ^~~',
-    '%Error: /w/tb/tb.sv:6:5: syntax error, unexpected $finish, expecting \';\'',
-    '%Error: Specified --top-module \'x\' was not found in design.',
+    "%Error: /w/tb/tb.sv:6:5: syntax error, unexpected $finish, expecting ';'",
+    "%Error: Specified --top-module 'x' was not found in design.",
     '%Error: Exiting due to 2 error(s)',
   ].join('\n');
   const diags = parseVerilatorOutput(out, (p) => (p === TB ? 'tb.sv' : p), 'tb.sv');
   assert.deepEqual(diags, [
     { file: 'tb.sv', line: 4, column: 11, severity: 'warning', message: "Cell has missing pin: 'rst_n' [PINMISSING]" },
-    { file: 'tb.sv', line: 6, column: 5, severity: 'error', message: "syntax error, unexpected $finish, expecting ';'" },
-    { file: 'tb.sv', line: 0, column: 0, severity: 'error', message: "Specified --top-module 'x' was not found in design." },
+    {
+      file: 'tb.sv',
+      line: 6,
+      column: 5,
+      severity: 'error',
+      message: "syntax error, unexpected $finish, expecting ';'",
+    },
+    {
+      file: 'tb.sv',
+      line: 0,
+      column: 0,
+      severity: 'error',
+      message: "Specified --top-module 'x' was not found in design.",
+    },
   ]);
 });
 
@@ -242,8 +306,20 @@ test('runtime $fatal and its $stop line become one diagnostic', () => {
   ].join('\n');
   const diags = parseRuntimeOutput(out, (p) => (p === TB || p === 'tb.sv' ? 'tb/tb.sv' : p), 'tb/tb.sv');
   assert.equal(diags.length, 2);
-  assert.deepEqual(diags[0], { file: 'tb/tb.sv', line: 11, column: 0, severity: 'warning', message: 'Warning at time 15: just a warning 3' });
-  assert.deepEqual(diags[1], { file: 'tb/tb.sv', line: 16, column: 0, severity: 'error', message: 'Error at time 65: fatal thing' });
+  assert.deepEqual(diags[0], {
+    file: 'tb/tb.sv',
+    line: 11,
+    column: 0,
+    severity: 'warning',
+    message: 'Warning at time 15: just a warning 3',
+  });
+  assert.deepEqual(diags[1], {
+    file: 'tb/tb.sv',
+    line: 16,
+    column: 0,
+    severity: 'error',
+    message: 'Error at time 65: fatal thing',
+  });
   const stopOnly = parseRuntimeOutput('%Error: /w/tb/tb.sv:17: Verilog $stop\n', (p) => p, 'x');
   assert.equal(stopOnly.length, 1);
   assert.equal(stopOnly[0].line, 17);
@@ -259,7 +335,10 @@ test('the simulator stop line is parsed and removed; a look-alike printed earlie
 
 test('findTestbenchTop picks the module no other module instantiates', () => {
   assert.equal(findTestbenchTop('module tb; counter uut(.*); endmodule'), 'tb');
-  assert.equal(findTestbenchTop('module drv #(parameter N=1)(); endmodule\nmodule top_x; drv #(.N(2)) d(); endmodule : top_x\n'), 'top_x');
+  assert.equal(
+    findTestbenchTop('module drv #(parameter N=1)(); endmodule\nmodule top_x; drv #(.N(2)) d(); endmodule : top_x\n'),
+    'top_x',
+  );
   assert.equal(findTestbenchTop('// module fake;\n/* module fake2; */ module real_tb; endmodule'), 'real_tb');
   assert.equal(findTestbenchTop('nothing here'), undefined);
 });

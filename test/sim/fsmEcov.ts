@@ -64,7 +64,7 @@ function randomTestbench(top: ModuleInfo, cycles: number, seed: number): string 
     ...top.ports.map(decl),
     '  RefModule uut (.*);',
     // xorshift32: the same values on every Verilator (5.006's seeded $urandom differs from later versions').
-    `  logic [31:0] chorus_rng = 32'd${(seed >>> 0) || 1};`,
+    `  logic [31:0] chorus_rng = 32'd${seed >>> 0 || 1};`,
     '  function automatic logic [31:0] chorus_next(input logic [31:0] v);',
     '    logic [31:0] r = v;',
     '    r ^= r << 13; r ^= r >> 17; r ^= r << 5;',
@@ -77,8 +77,13 @@ function randomTestbench(top: ModuleInfo, cycles: number, seed: number): string 
     `    repeat (${cycles}) begin`,
     `      #5 ${clock ? `${clock.name} = 1;` : ''}`,
     `      #5 ${clock ? `${clock.name} = 0;` : ''}`,
-    ...inputs.map((p) => `      chorus_rng = chorus_next(chorus_rng); ${p.name} = ${p.width > 32 ? `{${Math.ceil(p.width / 32)}{chorus_rng}}` : 'chorus_rng'};`),
-    ...(reset ? [`      chorus_rng = chorus_next(chorus_rng); ${reset.name} = (chorus_rng[7:4] == 4'd0) ? ${on} : ${off};`] : []),
+    ...inputs.map(
+      (p) =>
+        `      chorus_rng = chorus_next(chorus_rng); ${p.name} = ${p.width > 32 ? `{${Math.ceil(p.width / 32)}{chorus_rng}}` : 'chorus_rng'};`,
+    ),
+    ...(reset
+      ? [`      chorus_rng = chorus_next(chorus_rng); ${reset.name} = (chorus_rng[7:4] == 4'd0) ? ${on} : ${off};`]
+      : []),
     '    end',
     '    $finish;',
     '  end',

@@ -25,54 +25,109 @@ test('sizes: binary units, a bare number is MiB, nonsense is refused', () => {
   assert.equal(formatBytes(215 * 1024), '215 KiB');
 });
 
-test('the tools get the limit less CHORUS\'s own memory and a tenth, never under a quarter', () => {
+test("the tools get the limit less CHORUS's own memory and a tenth, never under a quarter", () => {
   const own = process.memoryUsage.rss();
   assert.ok(toolMemoryBytes(4 * GiB) <= 4 * GiB - own - 0.4 * GiB + 1);
   assert.equal(toolMemoryBytes(own), Math.floor(own / 4));
 });
 
-test('a limit hit is read from the step\'s end: sampler, rlimit signals, out-of-memory texts', () => {
-  assert.deepEqual(limitFromExit({ signal: 'SIGKILL', code: null, output: '', limit: { resource: 'memory', peakBytes: 5 } }), { resource: 'memory', peakBytes: 5 });
+test("a limit hit is read from the step's end: sampler, rlimit signals, out-of-memory texts", () => {
+  assert.deepEqual(
+    limitFromExit({ signal: 'SIGKILL', code: null, output: '', limit: { resource: 'memory', peakBytes: 5 } }),
+    { resource: 'memory', peakBytes: 5 },
+  );
   assert.deepEqual(limitFromExit({ signal: 'SIGXCPU', code: null, output: '' }), { resource: 'cpu' });
-  assert.deepEqual(limitFromExit({ signal: null, code: 2, output: '%Error: Verilator threw signal 25. Suggest trying --debug' }), { resource: 'file-size' });
-  assert.deepEqual(limitFromExit({ signal: null, code: 255, output: "terminate called after throwing an instance of 'std::bad_alloc'" }), { resource: 'memory' });
-  assert.deepEqual(limitFromExit({ signal: null, code: 2, output: 'cc1plus: out of memory allocating 65536 bytes after a total of 1 bytes' }), { resource: 'memory' });
+  assert.deepEqual(
+    limitFromExit({ signal: null, code: 2, output: '%Error: Verilator threw signal 25. Suggest trying --debug' }),
+    { resource: 'file-size' },
+  );
+  assert.deepEqual(
+    limitFromExit({
+      signal: null,
+      code: 255,
+      output: "terminate called after throwing an instance of 'std::bad_alloc'",
+    }),
+    { resource: 'memory' },
+  );
+  assert.deepEqual(
+    limitFromExit({
+      signal: null,
+      code: 2,
+      output: 'cc1plus: out of memory allocating 65536 bytes after a total of 1 bytes',
+    }),
+    { resource: 'memory' },
+  );
   assert.equal(limitFromExit({ signal: null, code: 1, output: '%Error: x.sv:1:1: syntax error' }), undefined);
-  assert.equal(killedBy({ signal: null, output: '%Error: Verilator threw signal 9. Suggest trying --debug --gdbbt' }), 'SIGKILL');
+  assert.equal(
+    killedBy({ signal: null, output: '%Error: Verilator threw signal 9. Suggest trying --debug --gdbbt' }),
+    'SIGKILL',
+  );
 });
 
-test('only Verilator\'s own unrolling diagnostic retries the build; a killed Verilator echoing --unroll-count 0 does not', () => {
-  const own = '%Error-BLKLOOPINIT: shreg.sv:9:44: Unsupported: Delayed assignment to array inside for loops\n%Error: Exiting due to 1 error(s)\n';
+test("only Verilator's own unrolling diagnostic retries the build; a killed Verilator echoing --unroll-count 0 does not", () => {
+  const own =
+    '%Error-BLKLOOPINIT: shreg.sv:9:44: Unsupported: Delayed assignment to array inside for loops\n%Error: Exiting due to 1 error(s)\n';
   assert.equal(rejectedUnrolling({ code: 1, signal: null, output: own }), true);
-  assert.equal(rejectedUnrolling({ code: 1, signal: null, output: '%Error: tb.sv:3:12: Loop unrolling took too long; probably this is an infinite loop' }), true);
+  assert.equal(
+    rejectedUnrolling({
+      code: 1,
+      signal: null,
+      output: '%Error: tb.sv:3:12: Loop unrolling took too long; probably this is an infinite loop',
+    }),
+    true,
+  );
   // What the issue saw: verilator_bin killed from outside, its wrapper echoing the command line.
-  const killed = '%Error: Verilator threw signal 9. Suggest trying --debug --gdbbt\n%Error: Command Failed /usr/bin/verilator_bin --cc --unroll-count 0 tb.sv\n';
+  const killed =
+    '%Error: Verilator threw signal 9. Suggest trying --debug --gdbbt\n%Error: Command Failed /usr/bin/verilator_bin --cc --unroll-count 0 tb.sv\n';
   assert.equal(rejectedUnrolling({ code: 1, signal: null, output: killed }), false);
-  assert.equal(rejectedUnrolling({ code: 1, signal: null, output: `${own}terminate called after throwing an instance of 'std::bad_alloc'` }), false);
+  assert.equal(
+    rejectedUnrolling({
+      code: 1,
+      signal: null,
+      output: `${own}terminate called after throwing an instance of 'std::bad_alloc'`,
+    }),
+    false,
+  );
   assert.equal(rejectedUnrolling({ code: null, signal: 'SIGKILL', output: own }), false);
   assert.equal(rejectedUnrolling({ code: 1, signal: null, output: own, limit: { resource: 'memory' } }), false);
 });
 
 test('the largest constant-bounded array or loop is named with its line', () => {
-  const bomb = 'module tb; logic [63:0] big [0:(1<<28)-1];\n  initial begin for (int i=0;i<(1<<28);i++) big[i]=i; $finish; end endmodule\n';
+  const bomb =
+    'module tb; logic [63:0] big [0:(1<<28)-1];\n  initial begin for (int i=0;i<(1<<28);i++) big[i]=i; $finish; end endmodule\n';
   const big = biggestConstruct(bomb);
   assert.deepEqual(big, { kind: 'array', count: 1n << 28n, line: 1 });
   assert.equal(describeConstruct(big!), 'a 2^28-entry array');
-  assert.deepEqual(biggestConstruct('module tb;\n// int x [0:99999999];\n  initial for (int i = 0; i <= 999_999; i++) ;\nendmodule'), { kind: 'loop', count: 1_000_000n, line: 3 });
+  assert.deepEqual(
+    biggestConstruct('module tb;\n// int x [0:99999999];\n  initial for (int i = 0; i <= 999_999; i++) ;\nendmodule'),
+    { kind: 'loop', count: 1_000_000n, line: 3 },
+  );
   assert.equal(describeConstruct({ kind: 'loop', count: 1_000_000n, line: 3 }), 'a loop of 1,000,000 iterations');
-  assert.equal(biggestConstruct('module tb; logic [7:0] mem [0:255]; logic [7:0] m2 [N]; endmodule'), undefined, 'small or parameterised');
+  assert.equal(
+    biggestConstruct('module tb; logic [7:0] mem [0:255]; logic [7:0] m2 [N]; endmodule'),
+    undefined,
+    'small or parameterised',
+  );
   assert.equal(evaluate("32'h100 * 2"), 512n);
   assert.equal(evaluate('2**20 - 1'), (1n << 20n) - 1n);
   assert.equal(evaluate('WIDTH-1'), undefined);
 });
 
-test('in the model loop a limit hit is the round\'s feedback, with an instruction to shrink the testbench', () => {
+test("in the model loop a limit hit is the round's feedback, with an instruction to shrink the testbench", () => {
   const report = {
     status: 'resource_limit' as const,
     coverage: emptySummary(),
     instances: {},
     holes: [],
-    diagnostics: [{ file: '/w/tb.sv', line: 1, column: 0, severity: 'error' as const, message: 'The testbench needs more memory than the 4 GiB limit allows to translate (Verilator)' }],
+    diagnostics: [
+      {
+        file: '/w/tb.sv',
+        line: 1,
+        column: 0,
+        severity: 'error' as const,
+        message: 'The testbench needs more memory than the 4 GiB limit allows to translate (Verilator)',
+      },
+    ],
     ms: { build: 900, sim: 0 },
   };
   const bullets = edaBullets(report, { line: 100 });

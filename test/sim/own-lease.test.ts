@@ -31,7 +31,7 @@ function age(path: string, ms: number): void {
   utimesSync(path, t, t);
 }
 
-test('own leases protect a simulator for OWN_LEASE_MS after its last run; another process\'s for longer', async (t) => {
+test("own leases protect a simulator for OWN_LEASE_MS after its last run; another process's for longer", async (t) => {
   const layout = cacheLayout(join(root, 'window'));
   const ranLongAgo = build(layout.builds, 'a', 60_000);
   await leaseEntry(ranLongAgo);
@@ -47,7 +47,7 @@ test('own leases protect a simulator for OWN_LEASE_MS after its last run; anothe
   await evictCache(layout, { maxBytes: 50 * KiB });
   assert.equal(existsSync(ranLongAgo), false, 'our lease, not renewed for longer than OWN_LEASE_MS: evicted');
   assert.equal(existsSync(ranJustNow), true, 'our lease, renewed just now: kept');
-  assert.equal(existsSync(leasedByOther), true, 'another live process\'s lease of the same age: kept');
+  assert.equal(existsSync(leasedByOther), true, "another live process's lease of the same age: kept");
 
   await trimCache({ cacheDir: layout.root, cacheMaxBytes: 50 * KiB });
   assert.equal(existsSync(ranJustNow), false, 'trimCache: this process is done with everything it leased');

@@ -38,8 +38,15 @@ function tb(body: (marker: string) => string, name = `tb_${++counter}.sv`): { pa
   return { path, marker };
 }
 
-function check(path: string, opts: { includeDirs?: string[]; workspaceRoot?: string } = {}): Promise<SandboxViolation[]> {
-  return checkTestbench(path, { verilatorPath, workspaceRoot: opts.workspaceRoot ?? ws, includeDirs: opts.includeDirs });
+function check(
+  path: string,
+  opts: { includeDirs?: string[]; workspaceRoot?: string } = {},
+): Promise<SandboxViolation[]> {
+  return checkTestbench(path, {
+    verilatorPath,
+    workspaceRoot: opts.workspaceRoot ?? ws,
+    includeDirs: opts.includeDirs,
+  });
 }
 
 /** Asserts exactly the expected (rule, file, line) findings, in order. */
@@ -325,7 +332,9 @@ endmodule
 
 test('preprocessTestbench returns the checked text, which Verilator accepts as it is', async () => {
   writeFileSync(join(ws, 'pp_defs.svh'), '`define MSG "hello"\n');
-  const { path } = tb(() => '`include "pp_defs.svh"\nmodule tb;\n  initial begin $display(`MSG); $finish; end\nendmodule\n');
+  const { path } = tb(
+    () => '`include "pp_defs.svh"\nmodule tb;\n  initial begin $display(`MSG); $finish; end\nendmodule\n',
+  );
   const pre = await preprocessTestbench(path, { verilatorPath, workspaceRoot: ws });
   assert.deepEqual(pre.violations, []);
   assert.ok(pre.text?.includes('$display("hello")'));
@@ -347,7 +356,10 @@ test('a testbench the preprocessor refuses is a bad_input error with its locatio
     assert.match(e.message, /nowhere\.svh/);
     return true;
   });
-  await assert.rejects(check(join(ws, 'absent.sv')), (e: unknown) => e instanceof ChorusError && e.kind === 'bad_input');
+  await assert.rejects(
+    check(join(ws, 'absent.sv')),
+    (e: unknown) => e instanceof ChorusError && e.kind === 'bad_input',
+  );
 });
 
 test('a missing Verilator is a missing_tool error; an aborted signal cancels', async () => {
@@ -368,7 +380,8 @@ test('a macro that expands without bound is rejected, not waited for: output cap
   // Each level doubles: one use of M12 is 4,096 copies of a 64-character token (about 260 KB a line).
   const defs = [`\`define M0 ${'x'.repeat(64)}`];
   for (let k = 1; k <= 12; k++) defs.push(`\`define M${k} \`M${k - 1} \`M${k - 1}`);
-  const bomb = (lines: number): string => `${defs.join('\n')}\nmodule tb; initial begin\n${'`M12\n'.repeat(lines)}end endmodule\n`;
+  const bomb = (lines: number): string =>
+    `${defs.join('\n')}\nmodule tb; initial begin\n${'`M12\n'.repeat(lines)}end endmodule\n`;
   const big = tb(() => bomb(6));
   const capped = await checkTestbench(big.path, { verilatorPath, limits: { maxOutputBytes: 1024 * 1024 } });
   assert.deepEqual(
@@ -409,11 +422,17 @@ test("the design's files are preprocessed before the testbench: a DUT define can
     const dut = join(dir, 'dut ü.sv');
     writeFileSync(dut, '`define WIDTH 8\n`define INC(f) `include f\nmodule dut; endmodule\n');
     const tbPath = join(dir, 'tb ü.sv');
-    writeFileSync(tbPath, 'module tb;\n  dut uut();\n`ifdef WIDTH\n  initial $system("id");\n  import "DPI-C" function int system(input string c);\n`endif\n  `INC("/etc/passwd")\nendmodule\n');
+    writeFileSync(
+      tbPath,
+      'module tb;\n  dut uut();\n`ifdef WIDTH\n  initial $system("id");\n  import "DPI-C" function int system(input string c);\n`endif\n  `INC("/etc/passwd")\nendmodule\n',
+    );
     const got = await checkTestbench(tbPath, { verilatorPath, workspaceRoot: dir, designFiles: [dut] });
     // The computed include is refused before anything is preprocessed.
     assertFindings(got, [['include-macro', tbPath, 7]]);
-    writeFileSync(tbPath, 'module tb;\n  dut uut();\n`ifdef WIDTH\n  initial $system("id");\n  import "DPI-C" function int system(input string c);\n`endif\nendmodule\n');
+    writeFileSync(
+      tbPath,
+      'module tb;\n  dut uut();\n`ifdef WIDTH\n  initial $system("id");\n  import "DPI-C" function int system(input string c);\n`endif\nendmodule\n',
+    );
     const hidden = await checkTestbench(tbPath, { verilatorPath, workspaceRoot: dir, designFiles: [dut] });
     assertFindings(hidden, [
       ['system-task', tbPath, 4],

@@ -4,7 +4,17 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bwrapAvailable, jailCommand, scrubbedEnv, type JailOptions, type JailSpec } from '../../src/sim/sandbox';
@@ -42,7 +52,12 @@ const GUARD_MS = limitMs(1_450, 5.9);
 /** Spawns a jail spec as its own process group, as the simulator runner does. */
 function run(spec: JailSpec, guardMs = GUARD_MS): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(spec.command, spec.args, { cwd: work, env: spec.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(spec.command, spec.args, {
+      cwd: work,
+      env: spec.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let guardFired = false;
@@ -60,7 +75,8 @@ function run(spec: JailSpec, guardMs = GUARD_MS): Promise<Ran> {
   });
 }
 
-const sh = (script: string, opts: Partial<JailOptions> = {}): JailSpec => jailCommand('sh', ['-c', script], { workDir: work, ...opts });
+const sh = (script: string, opts: Partial<JailOptions> = {}): JailSpec =>
+  jailCommand('sh', ['-c', script], { workDir: work, ...opts });
 
 /** Killed by `sig`: directly, through sh (128+n) or through bwrap, which exits 128+n for its child. */
 function killedBy(r: Ran, sig: NodeJS.Signals, num: number): boolean {
@@ -68,7 +84,15 @@ function killedBy(r: Ran, sig: NodeJS.Signals, num: number): boolean {
 }
 
 test('scrubbedEnv keeps PATH and locale, points HOME at a temporary folder and drops every secret', () => {
-  const secrets = ['CHORUS_API_KEY', 'OPENAI_API_KEY', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'HF_TOKEN', 'SSH_AUTH_SOCK', 'NPM_TOKEN'];
+  const secrets = [
+    'CHORUS_API_KEY',
+    'OPENAI_API_KEY',
+    'GITHUB_TOKEN',
+    'AWS_SECRET_ACCESS_KEY',
+    'HF_TOKEN',
+    'SSH_AUTH_SOCK',
+    'NPM_TOKEN',
+  ];
   const saved = secrets.map((k) => process.env[k]);
   try {
     for (const k of secrets) process.env[k] = `secret-${k}`;
@@ -100,15 +124,30 @@ test('a jailed process sees the scrubbed environment only, with HOME and TMPDIR 
 });
 
 test('jailCommand with bwrap: no network, dies with its parent, read-only root, only the work folder writable', () => {
-  const spec = jailCommand('/bin/true', ['x'], { workDir: work, useBwrap: true, readOnly: [outside], limits: { cpuSeconds: 3 } });
+  const spec = jailCommand('/bin/true', ['x'], {
+    workDir: work,
+    useBwrap: true,
+    readOnly: [outside],
+    limits: { cpuSeconds: 3 },
+  });
   assert.equal(spec.command, 'bwrap');
   const a = spec.args.join(' ');
-  for (const flag of ['--ro-bind / /', '--unshare-all', '--die-with-parent', '--new-session', `--bind ${work} ${work}`, `--ro-bind ${outside} ${outside}`, '--tmpfs /tmp']) {
+  for (const flag of [
+    '--ro-bind / /',
+    '--unshare-all',
+    '--die-with-parent',
+    '--new-session',
+    `--bind ${work} ${work}`,
+    `--ro-bind ${outside} ${outside}`,
+    '--tmpfs /tmp',
+  ]) {
     assert.ok(a.includes(flag), `${flag} in ${a}`);
   }
   assert.ok(!a.includes('--share-net'));
   assert.ok(a.endsWith('-- prlimit --core=0 --cpu=3:4 -- /bin/true x') || a.endsWith('exec "$0" "$@" /bin/true x'), a);
-  assert.ok(jailCommand('/bin/true', [], { workDir: work, useBwrap: true, network: true }).args.includes('--share-net'));
+  assert.ok(
+    jailCommand('/bin/true', [], { workDir: work, useBwrap: true, network: true }).args.includes('--share-net'),
+  );
   const plain = jailCommand('/bin/true', [], { workDir: work, useBwrap: false });
   assert.deepEqual([plain.command, plain.args], ['/bin/true', []]);
 });
@@ -185,14 +224,22 @@ for (const limiter of ['prlimit', 'shell'] as const) {
 
   // The shell limiter runs inside bwrap where it works, so the limit is shown to hold there too.
   test(`a CPU-bound program is killed by the CPU limit (${limiter}${limiter === 'shell' ? ', in the default jail' : ''})`, async () => {
-    const r = await run(sh('while :; do :; done', { limiter, useBwrap: limiter === 'shell' ? undefined : false, limits: { cpuSeconds: 1 } }));
+    const r = await run(
+      sh('while :; do :; done', {
+        limiter,
+        useBwrap: limiter === 'shell' ? undefined : false,
+        limits: { cpuSeconds: 1 },
+      }),
+    );
     assert.equal(r.guardFired, false, 'the CPU limit did not stop the loop');
     assert.ok(killedBy(r, 'SIGXCPU', 24), JSON.stringify(r));
   });
 
   test(`a program writing past the file-size limit is stopped at it (${limiter})`, async () => {
     const big = join(work, `big-${limiter}`);
-    const r = await run(sh(`exec head -c 100000 /dev/zero > ${big}`, { limiter, useBwrap: false, limits: { fileSizeBytes: 4096 } }));
+    const r = await run(
+      sh(`exec head -c 100000 /dev/zero > ${big}`, { limiter, useBwrap: false, limits: { fileSizeBytes: 4096 } }),
+    );
     assert.ok(killedBy(r, 'SIGXFSZ', 25), JSON.stringify(r));
     assert.equal(statSync(big).size, 4096);
   });
@@ -202,7 +249,9 @@ test('the memory limit makes a large allocation fail; without it the same alloca
   const alloc = ['-e', 'my $x = "a" x (200*1024*1024); print length($x), "\\n";'];
   const free = await run(jailCommand('perl', alloc, { workDir: work, useBwrap: false }));
   assert.equal(free.stdout.trim(), String(200 * 1024 * 1024), free.stderr);
-  const limited = await run(jailCommand('perl', alloc, { workDir: work, useBwrap: false, limits: { memoryBytes: 100 * 1024 * 1024 } }));
+  const limited = await run(
+    jailCommand('perl', alloc, { workDir: work, useBwrap: false, limits: { memoryBytes: 100 * 1024 * 1024 } }),
+  );
   assert.notEqual(limited.code, 0);
   assert.equal(limited.stdout.trim(), '');
 });
@@ -237,7 +286,10 @@ async function until(cond: () => boolean, withinMs = SETTLE_MS): Promise<boolean
 for (const useBwrap of [true, false]) {
   test(`killing the process group leaves no jailed process behind (${useBwrap ? 'bwrap when available' : 'limits only'})`, async () => {
     const token = String(4_000_000 + Math.floor(Math.random() * 1_000_000));
-    const spec = sh(`sleep ${token} & sleep ${token} & wait`, { useBwrap: useBwrap && bwrapAvailable(), limits: { cpuSeconds: 30 } });
+    const spec = sh(`sleep ${token} & sleep ${token} & wait`, {
+      useBwrap: useBwrap && bwrapAvailable(),
+      limits: { cpuSeconds: 30 },
+    });
     const child = spawn(spec.command, spec.args, { cwd: work, env: spec.env, detached: true, stdio: 'ignore' });
     const closed = new Promise((r) => child.on('close', r));
     try {

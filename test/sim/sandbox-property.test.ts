@@ -72,10 +72,52 @@ const attacks: Array<[string, string]> = [
 
 /** Fragments that stress the lexer: string, comment and directive openers, escapes, based numbers. */
 const fragments = [
-  '$system', '$sys', 'tem', '``', '`', '`line 3 "x.sv" 1\n', '`line ', '"', '\\', '\\"', '/*', '*/', '//', '\n', '\r',
-  'import', 'export', '"DPI-C"', '$fopen', '(', ')', ',', '"w"', '"r"', "8'h", "'b", "'", 'ff', '$c', '$c32',
-  '`systemc_header', '/*verilator public*/', '// verilator lint_off WIDTH', ' ', '\t', ';', '$', '$$', 'é', '\u0000',
-  '`pragma protect', '`define', '$dumpfile("/x")', '1e', '10ns', '\\$system ',
+  '$system',
+  '$sys',
+  'tem',
+  '``',
+  '`',
+  '`line 3 "x.sv" 1\n',
+  '`line ',
+  '"',
+  '\\',
+  '\\"',
+  '/*',
+  '*/',
+  '//',
+  '\n',
+  '\r',
+  'import',
+  'export',
+  '"DPI-C"',
+  '$fopen',
+  '(',
+  ')',
+  ',',
+  '"w"',
+  '"r"',
+  "8'h",
+  "'b",
+  "'",
+  'ff',
+  '$c',
+  '$c32',
+  '`systemc_header',
+  '/*verilator public*/',
+  '// verilator lint_off WIDTH',
+  ' ',
+  '\t',
+  ';',
+  '$',
+  '$$',
+  'é',
+  '\u0000',
+  '`pragma protect',
+  '`define',
+  '$dumpfile("/x")',
+  '1e',
+  '10ns',
+  '\\$system ',
 ];
 
 test('random text of any bytes never throws and yields well-formed findings', () => {
@@ -129,7 +171,12 @@ test('an attack placed on any line is found with its rule at that line, or at th
     fc.property(
       fc.constantFrom(...attacks),
       fc.nat({ max: cleanLines.length }),
-      fc.option(fc.record({ file: fc.stringMatching(/^[a-z][a-z0-9_/]{0,20}\.svh?$/), line: fc.integer({ min: 1, max: 100_000 }) })),
+      fc.option(
+        fc.record({
+          file: fc.stringMatching(/^[a-z][a-z0-9_/]{0,20}\.svh?$/),
+          line: fc.integer({ min: 1, max: 100_000 }),
+        }),
+      ),
       ([attack, rule], k, mapped) => {
         const lines = [...cleanLines];
         const inserted = mapped ? [`\`line ${mapped.line} "${mapped.file}" 1`, `    ${attack}`] : [`    ${attack}`];
@@ -148,30 +195,43 @@ test('an attack placed on any line is found with its rule at that line, or at th
 
 /** Whitespace, comments and `line directives: what may legally sit between two tokens. */
 const gap = fc
-  .array(fc.constantFrom(' ', '\t', '\n', '/* c */', '// c\n', '\n`line 7 "x.sv" 0\n', '/*\n*/'), { minLength: 1, maxLength: 6 })
+  .array(fc.constantFrom(' ', '\t', '\n', '/* c */', '// c\n', '\n`line 7 "x.sv" 0\n', '/*\n*/'), {
+    minLength: 1,
+    maxLength: 6,
+  })
   .map((parts) => parts.join(''));
 
 test('however DPI declarations and $fopen calls are spaced, they are still found', () => {
   fc.assert(
-    fc.property(gap, gap, gap, fc.constantFrom('import', 'export'), fc.constantFrom('"DPI-C"', '"DPI"'), (g1, g2, g3, kw, spec) => {
-      const dpi = checkPreprocessedText(`module tb;\n${kw}${g1}${spec} function int f();\nendmodule\n`, 'tb.sv');
-      assert.deepEqual(
-        dpi.map((v) => v.rule),
-        ['dpi'],
-      );
-      const fopen = checkPreprocessedText(`module tb; integer f; initial f = $fopen${g1}(${g2}"o.txt"${g3},${g2}"a"${g3});\nendmodule\n`, 'tb.sv');
-      assert.deepEqual(
-        fopen.map((v) => v.rule),
-        ['file-output'],
-      );
-      const reading = `module tb; integer f; initial f = $fopen${g1}(${g2}"i.txt"${g3},${g2}"r"${g3});\nendmodule\n`;
-      assert.deepEqual(
-        checkPreprocessedText(reading, 'tb.sv').map((v) => v.rule),
-        ['file-input'],
-      );
-      // CHORUS's own harness reads its stimulus file.
-      assert.deepEqual(checkPreprocessedText(reading, 'tb.sv', { allowFileReads: true }), []);
-    }),
+    fc.property(
+      gap,
+      gap,
+      gap,
+      fc.constantFrom('import', 'export'),
+      fc.constantFrom('"DPI-C"', '"DPI"'),
+      (g1, g2, g3, kw, spec) => {
+        const dpi = checkPreprocessedText(`module tb;\n${kw}${g1}${spec} function int f();\nendmodule\n`, 'tb.sv');
+        assert.deepEqual(
+          dpi.map((v) => v.rule),
+          ['dpi'],
+        );
+        const fopen = checkPreprocessedText(
+          `module tb; integer f; initial f = $fopen${g1}(${g2}"o.txt"${g3},${g2}"a"${g3});\nendmodule\n`,
+          'tb.sv',
+        );
+        assert.deepEqual(
+          fopen.map((v) => v.rule),
+          ['file-output'],
+        );
+        const reading = `module tb; integer f; initial f = $fopen${g1}(${g2}"i.txt"${g3},${g2}"r"${g3});\nendmodule\n`;
+        assert.deepEqual(
+          checkPreprocessedText(reading, 'tb.sv').map((v) => v.rule),
+          ['file-input'],
+        );
+        // CHORUS's own harness reads its stimulus file.
+        assert.deepEqual(checkPreprocessedText(reading, 'tb.sv', { allowFileReads: true }), []);
+      },
+    ),
     { numRuns: 300 },
   );
 });

@@ -20,7 +20,16 @@ import {
   type SimOptions,
 } from '../../src/sim';
 import { ChorusError, type CoveragePoint } from '../../src/protocol';
-import { counterRtl, fixture, isRunning, lcovLines, lineOf, processesMentioning, suiteCache, verilatorCoverage } from './simFixtures';
+import {
+  counterRtl,
+  fixture,
+  isRunning,
+  lcovLines,
+  lineOf,
+  processesMentioning,
+  suiteCache,
+  verilatorCoverage,
+} from './simFixtures';
 
 const opts: SimOptions = { cacheDir: suiteCache };
 const tbCounter = fixture('tb_counter.sv');
@@ -53,22 +62,37 @@ test('exact counts on the counter with known holes, matching verilator_coverage'
   // case item and both arms of its underflow check stay dark), never holds with enable high (default item),
   // and never underflows (the underflow output never toggles).
   const { line, branch, toggle } = summarize(points);
-  assert.deepEqual({ line, branch, toggle }, {
-    line: { covered: 4, total: 6, pct: 66.6 },
-    branch: { covered: 4, total: 6, pct: 66.6 },
-    toggle: { covered: 22, total: 23, pct: 95.6 },
-  });
+  assert.deepEqual(
+    { line, branch, toggle },
+    {
+      line: { covered: 4, total: 6, pct: 66.6 },
+      branch: { covered: 4, total: 6, pct: 66.6 },
+      toggle: { covered: 22, total: 23, pct: 95.6 },
+    },
+  );
   const zero = points.filter((p) => p.count === 0).map((p) => `${p.line} ${p.kind} ${p.comment}`);
-  assert.deepEqual(zero.sort(), ['12 toggle underflow', '29 line case', '30 branch else', '30 branch if', '34 line case'].sort());
-  assert.ok(points.every((p) => p.hierarchy === 'TOP.tb_counter.uut' && p.module === 'counter' && p.file === counterRtl));
+  assert.deepEqual(
+    zero.sort(),
+    ['12 toggle underflow', '29 line case', '30 branch else', '30 branch if', '34 line case'].sort(),
+  );
+  assert.ok(
+    points.every((p) => p.hierarchy === 'TOP.tb_counter.uut' && p.module === 'counter' && p.file === counterRtl),
+  );
 
   // verilator_coverage's own lcov over the same coverage.dat: the same source lines, the same dark lines.
   const info = join(work, 'up', 'reference.info');
   verilatorCoverage(['--write-info', info, coverageFile]);
   const reference = lcovLines(readFileSync(info, 'utf8'), counterRtl);
   const ours = lcovLines(toLcov(points), counterRtl);
-  assert.deepEqual([...ours.keys()].sort((a, b) => a - b), [...reference.keys()].sort((a, b) => a - b));
-  const dark = (m: Map<number, number>) => [...m].filter(([, n]) => n === 0).map(([l]) => l).sort((a, b) => a - b);
+  assert.deepEqual(
+    [...ours.keys()].sort((a, b) => a - b),
+    [...reference.keys()].sort((a, b) => a - b),
+  );
+  const dark = (m: Map<number, number>) =>
+    [...m]
+      .filter(([, n]) => n === 0)
+      .map(([l]) => l)
+      .sort((a, b) => a - b);
   assert.deepEqual(dark(ours), dark(reference));
   assert.deepEqual(dark(ours), [12, 29, 30, 31, 34]);
 });
@@ -89,7 +113,8 @@ test('merging two runs equals verilator_coverage --write of the same files', asy
   assert.deepEqual([s.line.pct, s.branch.pct, s.toggle.pct], [100, 100, 100]);
   assert.ok(summarize(b).toggle.covered < s.toggle.covered);
   // Counts add up point by point.
-  const count = (list: CoveragePoint[], line: number, comment: string) => list.find((p) => p.line === line && p.comment === comment)?.count ?? 0;
+  const count = (list: CoveragePoint[], line: number, comment: string) =>
+    list.find((p) => p.line === line && p.comment === comment)?.count ?? 0;
   assert.equal(count(merged, 16, 'block'), count(a, 16, 'block') + count(b, 16, 'block'));
 });
 
@@ -142,7 +167,10 @@ test('cancelling a run or a build kills its processes and rejects with cancelled
   }, 50);
   try {
     await assert.rejects(
-      runSimulation({ binary, coverageFile: join(work, 'abort', 'coverage.dat'), plusargs: ['+hang'], timeoutMs: 60_000 }, { ...opts, signal: runAbort.signal }),
+      runSimulation(
+        { binary, coverageFile: join(work, 'abort', 'coverage.dat'), plusargs: ['+hang'], timeoutMs: 60_000 },
+        { ...opts, signal: runAbort.signal },
+      ),
       isCancelled,
     );
   } finally {
@@ -153,7 +181,10 @@ test('cancelling a run or a build kills its processes and rejects with cancelled
   for (const delay of [0, 5, 15, 30, 60]) {
     const early = new AbortController();
     setTimeout(() => early.abort(), delay);
-    const run = runSimulation({ binary, coverageFile: join(work, `abort-${delay}`, 'coverage.dat'), plusargs: ['+hang'], timeoutMs: 60_000 }, { ...opts, signal: early.signal });
+    const run = runSimulation(
+      { binary, coverageFile: join(work, `abort-${delay}`, 'coverage.dat'), plusargs: ['+hang'], timeoutMs: 60_000 },
+      { ...opts, signal: early.signal },
+    );
     await assert.rejects(run, isCancelled);
     await new Promise((r) => setTimeout(r, 200));
     assert.deepEqual(processesMentioning(binary), [], `nothing left after a cancel at ${delay} ms`);
@@ -168,7 +199,10 @@ test('cancelling a run or a build kills its processes and rejects with cancelled
     if (seen) buildAbort.abort();
   }, 20);
   try {
-    await assert.rejects(buildSimulation({ dutFiles: [counterRtl], testbench: tbCounter }, { cacheDir: cache, signal: buildAbort.signal }), isCancelled);
+    await assert.rejects(
+      buildSimulation({ dutFiles: [counterRtl], testbench: tbCounter }, { cacheDir: cache, signal: buildAbort.signal }),
+      isCancelled,
+    );
   } finally {
     clearInterval(buildWatcher);
   }
@@ -196,7 +230,10 @@ test('a testbench without $finish stops at the simulated-time bound and keeps it
 
   // Without a simulated-time bound the simulator stops itself at the wall-clock deadline, still writing coverage.
   const deadlineFile = join(work, 'nofinish-deadline', 'coverage.dat');
-  const capped = await runSimulation({ binary: build.binary!, coverageFile: deadlineFile, maxSimTime: 0, timeoutMs: 2500 }, opts);
+  const capped = await runSimulation(
+    { binary: build.binary!, coverageFile: deadlineFile, maxSimTime: 0, timeoutMs: 2500 },
+    opts,
+  );
   assert.equal(capped.status, 'timeout');
   assert.equal(capped.stop, 'deadline');
   assert.equal(capped.coverageWritten, true);
@@ -273,13 +310,23 @@ test('a testbench without a module, or without the DUT, measures nothing and say
 });
 
 test('a missing or too old Verilator is a missing_tool error with the install command', async () => {
-  const isMissing = (err: unknown) => err instanceof ChorusError && err.kind === 'missing_tool' && /apt-get install verilator/.test(err.message);
+  const isMissing = (err: unknown) =>
+    err instanceof ChorusError && err.kind === 'missing_tool' && /apt-get install verilator/.test(err.message);
   await assert.rejects(detectVerilator('/nonexistent/bin/verilator'), isMissing);
-  await assert.rejects(buildSimulation({ dutFiles: [counterRtl], testbench: tbCounter }, { ...opts, verilatorPath: '/nonexistent/bin/verilator' }), isMissing);
+  await assert.rejects(
+    buildSimulation(
+      { dutFiles: [counterRtl], testbench: tbCounter },
+      { ...opts, verilatorPath: '/nonexistent/bin/verilator' },
+    ),
+    isMissing,
+  );
   const old = join(work, 'verilator-old');
   writeFileSync(old, '#!/bin/sh\necho "Verilator 4.038 2020-07-11 rev v4.036-114-g0cd4a57ad"\n');
   chmodSync(old, 0o755);
-  await assert.rejects(detectVerilator(old), (err: unknown) => isMissing(err) && /too old/.test((err as Error).message));
+  await assert.rejects(
+    detectVerilator(old),
+    (err: unknown) => isMissing(err) && /too old/.test((err as Error).message),
+  );
   const real = await detectVerilator();
   assert.ok(real.major > 5 || (real.major === 5 && real.minor >= 6), real.version);
 });
@@ -289,5 +336,8 @@ test('a damaged coverage.dat from a run is reported, not half-read', async () =>
   const text = readFileSync(coverageFile, 'utf8');
   assert.ok(parseCoverageDat(text, [counterRtl], coverageFile).length > 0);
   writeFileSync(coverageFile, text.slice(0, Math.floor(text.length / 2)));
-  await assert.rejects(readCoverageFile(coverageFile, [counterRtl]), (err: unknown) => err instanceof ChorusError && err.kind === 'failed');
+  await assert.rejects(
+    readCoverageFile(coverageFile, [counterRtl]),
+    (err: unknown) => err instanceof ChorusError && err.kind === 'failed',
+  );
 });

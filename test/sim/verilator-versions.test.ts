@@ -3,7 +3,16 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChorusError, type CoveragePoint } from '../../src/protocol';
@@ -33,10 +42,24 @@ test('the probe finds what the Verilator under test accepts, and builds name the
   const { coverageSplit, coverageExpr, coverageFsm, unrollLimit, toggleDirections, xmlOnly } = info.features;
   const flags = { coverageSplit, coverageExpr, coverageFsm, unrollLimit, toggleDirections, xmlOnly };
   if (info.version === '5.006') {
-    assert.deepEqual(flags, { coverageSplit: true, coverageExpr: false, coverageFsm: false, unrollLimit: false, toggleDirections: false, xmlOnly: true });
+    assert.deepEqual(flags, {
+      coverageSplit: true,
+      coverageExpr: false,
+      coverageFsm: false,
+      unrollLimit: false,
+      toggleDirections: false,
+      xmlOnly: true,
+    });
   }
   if (info.version === '5.050') {
-    assert.deepEqual(flags, { coverageSplit: true, coverageExpr: true, coverageFsm: true, unrollLimit: true, toggleDirections: true, xmlOnly: false });
+    assert.deepEqual(flags, {
+      coverageSplit: true,
+      coverageExpr: true,
+      coverageFsm: true,
+      unrollLimit: true,
+      toggleDirections: true,
+      xmlOnly: false,
+    });
   }
   const build = buildFlags(info.features);
   assert.ok(!build.includes('--coverage'), '--coverage turns on FSM and expression coverage on 5.048+');
@@ -54,7 +77,9 @@ test('the probe is cached per binary and made again when the binary changes', as
       '#!/bin/sh',
       `echo "$*" >> ${calls}`,
       `[ "$1" = --getenv ] && { echo ${root}; exit 0; }`,
-      fsm ? '' : 'for a in "$@"; do [ "$a" = --coverage-fsm ] && { echo "%Error: Invalid option: --coverage-fsm"; exit 1; }; done',
+      fsm
+        ? ''
+        : 'for a in "$@"; do [ "$a" = --coverage-fsm ] && { echo "%Error: Invalid option: --coverage-fsm"; exit 1; }; done',
       `echo "Verilator ${version} 2026-01-01 rev v${version}"`,
       '',
     ].join('\n');
@@ -77,9 +102,15 @@ test('the probe is cached per binary and made again when the binary changes', as
     rmSync(calls);
     const child = `require(${JSON.stringify(join(repoRoot, 'src', 'sim', 'verilator.ts'))})
       .detectVerilator(${JSON.stringify(fake)}).then((v) => process.stdout.write(JSON.stringify(v.features)));`;
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', child], { encoding: 'utf8', env: { ...process.env, CHORUS_CACHE_DIR: cache } });
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', child], {
+      encoding: 'utf8',
+      env: { ...process.env, CHORUS_CACHE_DIR: cache },
+    });
     assert.deepEqual(JSON.parse(out), first.features);
-    assert.deepEqual(execFileSync('cat', [calls], { encoding: 'utf8' }).trim().split('\n').sort(), ['--getenv VERILATOR_ROOT', '--version']);
+    assert.deepEqual(execFileSync('cat', [calls], { encoding: 'utf8' }).trim().split('\n').sort(), [
+      '--getenv VERILATOR_ROOT',
+      '--version',
+    ]);
 
     // An upgrade in place (new content, new modification time) is probed again.
     writeFileSync(fake, script('5.050', true));
@@ -110,7 +141,12 @@ test('a VERILATOR_ROOT of another installation is a clear error naming both fold
     process.env.VERILATOR_ROOT = info.root;
     const own = spawnSync(info.path, ['--version'], { env: { ...process.env }, encoding: 'utf8' });
     if (own.status === 0) assert.equal((await detectVerilator()).version, info.version);
-    else await assert.rejects(detectVerilator(), (err: unknown) => err instanceof ChorusError && err.message.includes(info.root) && /unset VERILATOR_ROOT/.test(err.message));
+    else
+      await assert.rejects(
+        detectVerilator(),
+        (err: unknown) =>
+          err instanceof ChorusError && err.message.includes(info.root) && /unset VERILATOR_ROOT/.test(err.message),
+      );
   } finally {
     if (saved === undefined) delete process.env.VERILATOR_ROOT;
     else process.env.VERILATOR_ROOT = saved;
@@ -135,14 +171,27 @@ test('toggle directions merge into one point per bit and `?:` branch arms are le
   );
 });
 
-test('port widths from Verilator 5.050\'s --json-only tree (it has no --xml-only): enum, packed union, inout, packed array', () => {
+test("port widths from Verilator 5.050's --json-only tree (it has no --xml-only): enum, packed union, inout, packed array", () => {
   const widths = elaboratedPortWidthsFromJson(readFileSync(fixture('ports-5.050.json'), 'utf8'));
-  assert.deepEqual([...widths], [['e', 3], ['u', 4], ['io', 4], ['pa', 8]]);
+  assert.deepEqual(
+    [...widths],
+    [
+      ['e', 3],
+      ['u', 4],
+      ['io', 4],
+      ['pa', 8],
+    ],
+  );
   assert.deepEqual([...elaboratedPortWidthsFromJson('{"truncated')], []);
 });
 
 test('the tools README gives the tarball sha256 the helper checks', () => {
-  const readme = '# tools\n## verilator-5.050-x.tar.gz\nabc; sha256 ' + 'a'.repeat(64) + '.\n## other.tar.gz\nsha256 ' + 'b'.repeat(64) + '\n';
+  const readme =
+    '# tools\n## verilator-5.050-x.tar.gz\nabc; sha256 ' +
+    'a'.repeat(64) +
+    '.\n## other.tar.gz\nsha256 ' +
+    'b'.repeat(64) +
+    '\n';
   assert.equal(expectedSha256(readme, 'verilator-5.050-x.tar.gz'), 'a'.repeat(64));
   assert.equal(expectedSha256(readme, 'other.tar.gz'), 'b'.repeat(64));
   assert.equal(expectedSha256(readme, 'missing.tar.gz'), undefined);
@@ -150,9 +199,16 @@ test('the tools README gives the tarball sha256 the helper checks', () => {
 
 test('the sequence detector gives the same line, branch and toggle points on every Verilator', async () => {
   const rtl = fixture('seqdet.sv');
-  const results: { name: string; points: string[]; summary: Pick<ReturnType<typeof summarize>, 'line' | 'branch' | 'toggle'> }[] = [];
+  const results: {
+    name: string;
+    points: string[];
+    summary: Pick<ReturnType<typeof summarize>, 'line' | 'branch' | 'toggle'>;
+  }[] = [];
   for (const v of testVerilators()) {
-    const r = await measureCoverage({ dutFiles: [rtl], testbench: fixture('tb_seqdet.sv') }, { ...opts, verilatorPath: v.path });
+    const r = await measureCoverage(
+      { dutFiles: [rtl], testbench: fixture('tb_seqdet.sv') },
+      { ...opts, verilatorPath: v.path },
+    );
     assert.equal(r.status, 'ok', `${v.name}: ${JSON.stringify(r.diagnostics)}`);
     // The kinds every version has (FSM and expression points exist only where the Verilator or CHORUS adds them).
     const shared = r.points.filter((p) => p.kind === 'line' || p.kind === 'branch' || p.kind === 'toggle');
@@ -167,5 +223,6 @@ test('the sequence detector gives the same line, branch and toggle points on eve
     branch: { covered: 2, total: 2, pct: 100 },
     toggle: { covered: 10, total: 10, pct: 100 },
   });
-  for (const r of results.slice(1)) assert.deepEqual(r.points, results[0].points, `${r.name} against ${results[0].name}`);
+  for (const r of results.slice(1))
+    assert.deepEqual(r.points, results[0].points, `${r.name} against ${results[0].name}`);
 });

@@ -13,7 +13,32 @@ const DUT = join(repoRoot, 'test', 'fixtures', 'params', 'param_dut.sv');
 const INJECTION = '8)) uut(); initial $system("id"); //';
 
 test('constants are accepted: numbers, based and sized literals, reals, strings, operators, parentheses, concatenations', () => {
-  const good = ['8', '0', "32'hFF", "4'b10x1", "8 'hff", "'hA", "12'o17", "16'sd5", "'1", "'z", '1.5', '1e3', '2.5E-3', '"text"', '"a \\"quoted\\" b"', '-3', '~0', '(8+1)*2', '2**4', '1 << 3', '8 > 4 ? 16 : 32', "{2{4'hA}}", "{4'h1, 4'h2}", '  8  '];
+  const good = [
+    '8',
+    '0',
+    "32'hFF",
+    "4'b10x1",
+    "8 'hff",
+    "'hA",
+    "12'o17",
+    "16'sd5",
+    "'1",
+    "'z",
+    '1.5',
+    '1e3',
+    '2.5E-3',
+    '"text"',
+    '"a \\"quoted\\" b"',
+    '-3',
+    '~0',
+    '(8+1)*2',
+    '2**4',
+    '1 << 3',
+    '8 > 4 ? 16 : 32',
+    "{2{4'hA}}",
+    "{4'h1, 4'h2}",
+    '  8  ',
+  ];
   for (const v of good) assert.equal(parameterValueProblem(v), undefined, v);
 });
 
@@ -60,20 +85,29 @@ test('CLI -G (every command, bench too): a bad value is an invalid argument', ()
 test('chorus.topParameters: a bad value is a setting error naming the setting and the parameter', () => {
   const cfg = (topParameters: unknown) => ({ get: (k: string) => (k === 'topParameters' ? topParameters : undefined) });
   assert.deepEqual(parseDesignSettings(cfg({ W: 8, EXTRA: "1'b1" })).topParameters, { W: '8', EXTRA: "1'b1" });
-  assert.throws(() => parseDesignSettings(cfg({ W: INJECTION })), /^ChorusError: chorus\.topParameters: W: .*`;` ends a statement.*: fix it in the workspace settings/);
+  assert.throws(
+    () => parseDesignSettings(cfg({ W: INJECTION })),
+    /^ChorusError: chorus\.topParameters: W: .*`;` ends a statement.*: fix it in the workspace settings/,
+  );
 });
 
 test('bench: a real-IP item with a bad parameter value is a bad line, not a run', () => {
   const [line] = parseItems(JSON.stringify({ id: 'ip', top: 'param_dut', filelist: 'x.f', parameters: { W: 'abc' } }));
   assert.equal(line.ok, false);
   assert.match(line.ok ? '' : line.error, /^parameters\.W: "abc" is not a constant expression/);
-  const [fine] = parseItems(JSON.stringify({ id: 'ip', top: 'param_dut', filelist: 'x.f', parameters: { W: 8, EXTRA: true } }));
+  const [fine] = parseItems(
+    JSON.stringify({ id: 'ip', top: 'param_dut', filelist: 'x.f', parameters: { W: 8, EXTRA: true } }),
+  );
   assert.equal(fine.ok, true);
 });
 
 test('the engine refuses one too, before planning a run (any adapter, the engine API)', async () => {
   await assert.rejects(
-    planRun({ files: [DUT], engine: 'random', targets: {}, parameters: { W: INJECTION } }, { configured: () => undefined, open: () => Promise.reject(new Error('no model')) }),
-    (err: unknown) => err instanceof ChorusError && err.kind === 'bad_input' && /^-G W: .*`;` ends a statement/.test(err.message),
+    planRun(
+      { files: [DUT], engine: 'random', targets: {}, parameters: { W: INJECTION } },
+      { configured: () => undefined, open: () => Promise.reject(new Error('no model')) },
+    ),
+    (err: unknown) =>
+      err instanceof ChorusError && err.kind === 'bad_input' && /^-G W: .*`;` ends a statement/.test(err.message),
   );
 });

@@ -28,13 +28,21 @@ test('a round card lists its candidates, the kept one first, and opens any candi
   await page.goto(h.pageUrl('dark'));
   await waitForPosted(page, 'ready');
 
-  const endOfRound1 = messages.findIndex((m) => m.type === 'loopEvent' && m.event.type === 'roundEnd' && m.event.round.index === 1);
+  const endOfRound1 = messages.findIndex(
+    (m) => m.type === 'loopEvent' && m.event.type === 'roundEnd' && m.event.round.index === 1,
+  );
   const end = messages[endOfRound1];
   assert.ok(end.type === 'loopEvent' && end.event.type === 'roundEnd');
   const coverage = end.event.round.coverage;
   const candidates: CandidateRun[] = [
     { expert: 'lora:verilog-a.gguf', status: 'ok', coverage, kept: true, testbench: 'module tb_kept; endmodule' },
-    { expert: 'lora:verilog-b.gguf', status: 'compile_error', coverage, kept: false, testbench: 'module tb_other; endmodule' },
+    {
+      expert: 'lora:verilog-b.gguf',
+      status: 'compile_error',
+      coverage,
+      kept: false,
+      testbench: 'module tb_other; endmodule',
+    },
     { expert: 'endpoint:qwen3', status: 'error', coverage, kept: false, error: 'HTTP 503' },
   ];
   const listed: HostToWebview = { type: 'loopEvent', runId, event: { type: 'candidates', round: 1, candidates } };
@@ -51,7 +59,11 @@ test('a round card lists its candidates, the kept one first, and opens any candi
   assert.equal(await rows.nth(0).getAttribute('class'), 'candidate kept');
   assert.equal(await rows.nth(1).locator('.candidate-status').textContent(), 'compile error');
   assert.equal(await rows.nth(2).locator('.candidate-status').textContent(), 'failed: HTTP 503');
-  assert.equal(await rows.nth(2).locator('button.candidate-open').count(), 0, 'a failed candidate has no testbench to open');
+  assert.equal(
+    await rows.nth(2).locator('button.candidate-open').count(),
+    0,
+    'a failed candidate has no testbench to open',
+  );
 
   const before = (await page.evaluate(() => window.__posted.length)) as number;
   await rows.nth(1).locator('button.candidate-open').click();

@@ -28,7 +28,10 @@ export function loadRun(name: string): RecordedRun {
 
 /** The host's messages for a recorded run: runStart, then each event. */
 export function runMessages(rec: RecordedRun): HostToWebview[] {
-  return [{ type: 'runStart', run: rec.run }, ...rec.events.map((event): HostToWebview => ({ type: 'loopEvent', runId: rec.run.runId, event }))];
+  return [
+    { type: 'runStart', run: rec.run },
+    ...rec.events.map((event): HostToWebview => ({ type: 'loopEvent', runId: rec.run.runId, event })),
+  ];
 }
 
 function standIn(theme: Theme): string {
@@ -56,7 +59,12 @@ function standIn(theme: Theme): string {
 `;
 }
 
-const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.map': 'application/json', '.css': 'text/css' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.map': 'application/json',
+  '.css': 'text/css',
+};
 
 export interface Harness {
   origin: string;
@@ -67,9 +75,12 @@ export interface Harness {
 
 export async function startHarness(): Promise<Harness> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: the webview tests need Debian's chromium (npm test's bootstrap installs it; or run apt-get install chromium).`);
+    throw new Error(
+      `${CHROMIUM} is missing: the webview tests need Debian's chromium (npm test's bootstrap installs it; or run apt-get install chromium).`,
+    );
   }
-  if (!existsSync(join(repoRoot, 'dist', 'webview', 'panel.js'))) throw new Error('dist/webview/panel.js is missing: run node scripts/build.mjs.');
+  if (!existsSync(join(repoRoot, 'dist', 'webview', 'panel.js')))
+    throw new Error('dist/webview/panel.js is missing: run node scripts/build.mjs.');
   const dir = mkdtempSync(join(tmpdir(), 'chorus-webview-'));
   const server: Server = createServer((req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
@@ -78,7 +89,10 @@ export async function startHarness(): Promise<Harness> {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+    res.writeHead(200, {
+      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+      'cache-control': 'no-store',
+    });
     res.end(readFileSync(file));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -98,7 +112,15 @@ export async function startHarness(): Promise<Harness> {
   }
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     headless: true,
   });
   return {
@@ -123,9 +145,12 @@ declare global {
 /** Posts host messages into the page as VS Code does (window message events), `batch` per task. */
 export async function postToPanel(page: Page, messages: HostToWebview[], batch = 50): Promise<void> {
   for (let i = 0; i < messages.length; i += batch) {
-    await page.evaluate((chunk) => {
-      for (const m of chunk) window.postMessage(m, '*');
-    }, messages.slice(i, i + batch));
+    await page.evaluate(
+      (chunk) => {
+        for (const m of chunk) window.postMessage(m, '*');
+      },
+      messages.slice(i, i + batch),
+    );
   }
 }
 
@@ -134,10 +159,14 @@ export async function posted(page: Page): Promise<WebviewToHost[]> {
 }
 
 /** Waits until the panel has posted a message of `type` beyond the first `after` messages, and returns it. */
-export async function waitForPosted<T extends WebviewToHost['type']>(page: Page, type: T, after = 0): Promise<Extract<WebviewToHost, { type: T }>> {
-  const handle = await page.waitForFunction(
-    ([t, n]) => window.__posted.slice(n).find((m) => m.type === t),
-    [type, after] as const,
-  );
+export async function waitForPosted<T extends WebviewToHost['type']>(
+  page: Page,
+  type: T,
+  after = 0,
+): Promise<Extract<WebviewToHost, { type: T }>> {
+  const handle = await page.waitForFunction(([t, n]) => window.__posted.slice(n).find((m) => m.type === t), [
+    type,
+    after,
+  ] as const);
   return (await handle.jsonValue()) as Extract<WebviewToHost, { type: T }>;
 }

@@ -7,7 +7,15 @@ import { createNonce, panelCsp, renderPanelHtml } from '../../src/extension/webv
 import { chartGeometry } from '../../src/webview/chartGeometry';
 import { formatDelta } from '../../src/webview/format';
 import { describeKinds, groupHoles, summarizeDetails } from '../../src/webview/holeGroups';
-import { addSteer, applyHostMessage, createModel, interpretInput, MAX_RUNS, previousCoverage, restoreModel } from '../../src/webview/model';
+import {
+  addSteer,
+  applyHostMessage,
+  createModel,
+  interpretInput,
+  MAX_RUNS,
+  previousCoverage,
+  restoreModel,
+} from '../../src/webview/model';
 import { splitFences, splitThinking } from '../../src/webview/responseText';
 import { roundStages } from '../../src/webview/stages';
 import { loadRun, runMessages } from './harness';
@@ -54,12 +62,21 @@ describe('renderPanelHtml', () => {
 
   test('escapes the title and preloads scripts before the panel', () => {
     assert.match(html, /<title>CHORUS &lt;chat&gt; &amp; &quot;runs&quot;<\/title>/);
-    const withPreload = renderPanelHtml({ scriptUri: 'a.js', cspSource: 'x', nonce, title: 't', preloadScriptUris: ['stub.js'] });
+    const withPreload = renderPanelHtml({
+      scriptUri: 'a.js',
+      cspSource: 'x',
+      nonce,
+      title: 't',
+      preloadScriptUris: ['stub.js'],
+    });
     assert.ok(withPreload.indexOf('src="stub.js"') < withPreload.indexOf('src="a.js"'));
   });
 
   test('refuses a weak nonce and makes fresh ones', () => {
-    assert.throws(() => renderPanelHtml({ scriptUri: 'a.js', cspSource: 'x', nonce: 'abc', title: 't' }), /createNonce/);
+    assert.throws(
+      () => renderPanelHtml({ scriptUri: 'a.js', cspSource: 'x', nonce: 'abc', title: 't' }),
+      /createNonce/,
+    );
     assert.notEqual(createNonce(), createNonce());
     assert.match(createNonce(), /^[A-Za-z0-9_-]{22}$/);
   });
@@ -98,7 +115,9 @@ describe('transcript model', () => {
     );
     const run = model.runs[rec.run.runId];
     assert.equal(run.rounds.length, 3);
-    const tokens = rec.events.filter((e) => e.type === 'tokens' && e.round === 2).map((e) => (e.type === 'tokens' ? e.text : ''));
+    const tokens = rec.events
+      .filter((e) => e.type === 'tokens' && e.round === 2)
+      .map((e) => (e.type === 'tokens' ? e.text : ''));
     assert.equal(run.rounds[1].text, tokens.join(''));
     const start3 = rec.events.find((e) => e.type === 'roundStart' && e.round === 3);
     assert.ok(start3?.type === 'roundStart' && start3.instruction);
@@ -117,7 +136,10 @@ describe('transcript model', () => {
     const model = createModel();
     applyHostMessage(model, { type: 'loopEvent', runId: 'late', event: { type: 'tokens', round: 2, text: 'hi' } });
     assert.equal(model.liveRunId, 'late');
-    assert.deepEqual(model.entries.map((e) => e.kind), ['request', 'round']);
+    assert.deepEqual(
+      model.entries.map((e) => e.kind),
+      ['request', 'round'],
+    );
     applyHostMessage(model, { type: 'runEnded', runId: 'late', outcome: 'cancelled' });
     assert.equal(model.liveRunId, undefined);
     assert.equal(model.runs.late.ended?.outcome, 'cancelled');
@@ -127,7 +149,12 @@ describe('transcript model', () => {
     const model = replay(runMessages(rec).slice(0, 10));
     const steer = addSteer(model, 'push while full', new Set());
     assert.equal(steer.runId, rec.run.runId);
-    applyHostMessage(model, { type: 'steerResult', steerId: steer.steerId, accepted: false, message: 'The random engine takes no instructions.' });
+    applyHostMessage(model, {
+      type: 'steerResult',
+      steerId: steer.steerId,
+      accepted: false,
+      message: 'The random engine takes no instructions.',
+    });
     assert.equal(steer.state, 'refused');
     applyHostMessage(model, { type: 'askChunk', askId: 'q1', text: 'Because ', done: false, question: 'why?' });
     applyHostMessage(model, { type: 'askChunk', askId: 'q1', text: 'pop never…', done: true });
@@ -140,9 +167,16 @@ describe('transcript model', () => {
     const replayed = model.entries.find((e) => e.kind === 'steer' && e.steerId === 'old');
     assert.ok(replayed?.kind === 'steer' && replayed.text === 'hold reset low' && replayed.state === 'accepted');
     model.mode = 'ask';
-    const dirty = applyHostMessage(model, { type: 'restore', messages: [{ type: 'notice', level: 'info', text: 'x' }, { type: 'reset' }] });
+    const dirty = applyHostMessage(model, {
+      type: 'restore',
+      messages: [{ type: 'notice', level: 'info', text: 'x' }, { type: 'reset' }],
+    });
     assert.ok(dirty.has('all'));
-    assert.deepEqual(model.entries.map((e) => e.kind), ['notice'], 'a nested reset inside restore is ignored');
+    assert.deepEqual(
+      model.entries.map((e) => e.kind),
+      ['notice'],
+      'a nested reset inside restore is ignored',
+    );
     assert.equal(model.mode, 'ask', 'the composer keeps its mode');
     applyHostMessage(model, { type: 'reset' });
     assert.equal(model.entries.length, 0);
@@ -151,7 +185,10 @@ describe('transcript model', () => {
   test('keeps at most MAX_RUNS runs, dropping the oldest with their entries', () => {
     const model = createModel();
     for (let i = 0; i < MAX_RUNS + 2; i++) {
-      applyHostMessage(model, { type: 'runStart', run: { runId: `r${i}`, dut: 'fifo', files: [], targets: {}, engine: 'random' } });
+      applyHostMessage(model, {
+        type: 'runStart',
+        run: { runId: `r${i}`, dut: 'fifo', files: [], targets: {}, engine: 'random' },
+      });
       applyHostMessage(model, { type: 'notice', level: 'info', text: `note ${i}` });
     }
     assert.equal(Object.keys(model.runs).length, MAX_RUNS);
@@ -177,7 +214,11 @@ describe('transcript model', () => {
 
 describe('reply text', () => {
   test('thinking is split off, and held back while "<think>" is still arriving', () => {
-    assert.deepEqual(splitThinking('<think>\nplan\n</think>\n\nfilename: a.sv'), { thinking: 'plan', thinkingOpen: false, answer: 'filename: a.sv' });
+    assert.deepEqual(splitThinking('<think>\nplan\n</think>\n\nfilename: a.sv'), {
+      thinking: 'plan',
+      thinkingOpen: false,
+      answer: 'filename: a.sv',
+    });
     assert.deepEqual(splitThinking('<think>pla'), { thinking: 'pla', thinkingOpen: true, answer: '' });
     assert.deepEqual(splitThinking('<thi'), { thinking: '', thinkingOpen: true, answer: '' });
     assert.deepEqual(splitThinking('filename: a.sv'), { thinkingOpen: false, answer: 'filename: a.sv' });
@@ -217,8 +258,14 @@ describe('view helpers', () => {
     const branch = g.series.find((s) => s.kind === 'branch')!.points;
     assert.ok(branch[0].y > branch[1].y && branch[1].y > branch[2].y, 'branch 50 → 75 → 100 climbs');
     assert.equal(branch[2].y, g.plot.y1);
-    assert.deepEqual(g.xTicks.map((t) => t.label), ['1', '2', '3']);
-    assert.deepEqual(g.targets.map((t) => t.kind), ['line', 'branch']);
+    assert.deepEqual(
+      g.xTicks.map((t) => t.label),
+      ['1', '2', '3'],
+    );
+    assert.deepEqual(
+      g.targets.map((t) => t.kind),
+      ['line', 'branch'],
+    );
     const one = chartGeometry(rounds.slice(0, 1), {});
     assert.equal(one.series[0].points[0].x, (one.plot.x0 + one.plot.x1) / 2, 'a single round sits mid-plot');
   });
@@ -233,9 +280,23 @@ describe('view helpers', () => {
     assert.equal(summarizeDetails(['a', 'b', 'c', 'd', 'e']), 'a, b, c … +2');
     // Points proven unreachable never merge with a line's holes: their own rows, after every hole, with the proof.
     const mixed = groupHoles([
-      { kind: 'line', file: 'a.sv', line: 3, detail: 'default', unreachable: 'full case', proof: { method: 'analysis' } },
+      {
+        kind: 'line',
+        file: 'a.sv',
+        line: 3,
+        detail: 'default',
+        unreachable: 'full case',
+        proof: { method: 'analysis' },
+      },
       { kind: 'branch', file: 'a.sv', line: 3, detail: 'else' },
-      { kind: 'branch', file: 'a.sv', line: 9, detail: 'if', unreachable: 'k-induction, depth 4', proof: { method: 'induction', depth: 4 } },
+      {
+        kind: 'branch',
+        file: 'a.sv',
+        line: 9,
+        detail: 'if',
+        unreachable: 'k-induction, depth 4',
+        proof: { method: 'induction', depth: 4 },
+      },
       { kind: 'line', file: 'a.sv', line: 7, detail: 'block', formal: 'timeout' },
     ]);
     assert.deepEqual(
@@ -250,13 +311,26 @@ describe('view helpers', () => {
   });
 
   test('stages: the next stage runs, later ones wait, failures skip the rest', () => {
-    assert.deepEqual(roundStages({ index: 1, text: '' }, true), { parse: 'active', compile: 'pending', simulation: 'pending' });
-    assert.deepEqual(roundStages({ index: 1, text: '', parse: { outcome: 'ok', patch: false }, testbench: 'x' }, true), {
-      parse: 'ok',
-      compile: 'active',
+    assert.deepEqual(roundStages({ index: 1, text: '' }, true), {
+      parse: 'active',
+      compile: 'pending',
       simulation: 'pending',
     });
-    const broken = { index: 1, text: '', parse: { outcome: 'ok', patch: false }, testbench: 'x', build: { status: 'compile_error' as const, ms: 1, diagnostics: [] } };
+    assert.deepEqual(
+      roundStages({ index: 1, text: '', parse: { outcome: 'ok', patch: false }, testbench: 'x' }, true),
+      {
+        parse: 'ok',
+        compile: 'active',
+        simulation: 'pending',
+      },
+    );
+    const broken = {
+      index: 1,
+      text: '',
+      parse: { outcome: 'ok', patch: false },
+      testbench: 'x',
+      build: { status: 'compile_error' as const, ms: 1, diagnostics: [] },
+    };
     assert.deepEqual(roundStages(broken, true), { parse: 'ok', compile: 'failed', simulation: 'skipped' });
     assert.deepEqual(roundStages({ index: 1, text: '', parse: { outcome: 'no code block', patch: false } }, false), {
       parse: 'failed',

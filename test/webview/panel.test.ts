@@ -18,7 +18,10 @@ const KINDS = 3;
 
 /** Index just after the `roundEnd` of `round` in `messages`. */
 function afterRoundEnd(round: number): number {
-  return messages.findIndex((m) => m.type === 'loopEvent' && m.event.type === 'roundEnd' && m.event.round.index === round) + 1;
+  return (
+    messages.findIndex((m) => m.type === 'loopEvent' && m.event.type === 'roundEnd' && m.event.round.index === round) +
+    1
+  );
 }
 
 function testbenchOf(round: number): string {
@@ -67,17 +70,29 @@ describe('chat panel (built bundle in Chromium)', () => {
     assert.deepEqual(ready, { type: 'ready', restoredRuns: [] });
     assert.equal(await page.locator('.empty-state').isVisible(), true, 'an empty panel says how to start');
 
-    await postToPanel(page, [{ type: 'modelStatus', status: { state: 'generating', model: 'chorus-4b-q4_k_m.gguf', tokensPerSecond: 11.3, backend: 'cpu' } }]);
+    await postToPanel(page, [
+      {
+        type: 'modelStatus',
+        status: { state: 'generating', model: 'chorus-4b-q4_k_m.gguf', tokensPerSecond: 11.3, backend: 'cpu' },
+      },
+    ]);
     await page.waitForFunction(() => document.querySelector('.status-line')?.textContent?.includes('11.3 tok/s'));
 
     // Round 1: the card, its testbench, its holes.
     await postToPanel(page, messages.slice(0, afterRoundEnd(1)));
     await settled(page, 1);
     assert.equal(await page.locator('.request code').textContent(), 'fifo');
-    assert.match((await page.locator('.request .meta').textContent()) ?? '', /line 100% · branch 100%.*chorus-4b-q4_k_m\.gguf/);
+    assert.match(
+      (await page.locator('.request .meta').textContent()) ?? '',
+      /line 100% · branch 100%.*chorus-4b-q4_k_m\.gguf/,
+    );
     assert.equal(await page.locator('.holes button.hole').count(), distinctLines(holesAfter(1)));
     assert.equal(await page.locator('svg.coverage-chart circle.point').count(), 1 * KINDS);
-    assert.equal(await page.locator('vscode-button.stop').getAttribute('disabled'), null, 'Stop is available while the run goes');
+    assert.equal(
+      await page.locator('vscode-button.stop').getAttribute('disabled'),
+      null,
+      'Stop is available while the run goes',
+    );
 
     // Round 2, then the user steers round 3 while the run is live.
     await postToPanel(page, messages.slice(afterRoundEnd(1), afterRoundEnd(2)));
@@ -93,7 +108,9 @@ describe('chat panel (built bundle in Chromium)', () => {
     assert.equal(steer.runId, runId);
     assert.equal(await input.inputValue(), '', 'the input clears after sending');
     await postToPanel(page, [{ type: 'steerResult', steerId: steer.steerId, accepted: true, runId, round: 3 }]);
-    await page.waitForFunction(() => document.querySelector('.steer .steer-state')?.textContent === 'Round 3 will follow it.');
+    await page.waitForFunction(
+      () => document.querySelector('.steer .steer-state')?.textContent === 'Round 3 will follow it.',
+    );
 
     // Stop goes to the host for the live run.
     await page.locator('vscode-button.stop').click();
@@ -118,8 +135,16 @@ describe('chat panel (built bundle in Chromium)', () => {
     // The reply's code gives way to the testbench block; its prose stays.
     assert.equal(await page.locator('.round-card .reply pre.code').count(), 0);
     assert.equal(await cards.nth(0).locator('.code-title').textContent(), 'tb_fifo.sv');
-    assert.doesNotMatch((await cards.nth(0).locator('.reply').textContent()) ?? '', /filename:/, 'the file name is in the block header');
-    assert.equal(await cards.nth(0).locator('details.thinking').getAttribute('open'), null, 'thinking is folded once done');
+    assert.doesNotMatch(
+      (await cards.nth(0).locator('.reply').textContent()) ?? '',
+      /filename:/,
+      'the file name is in the block header',
+    );
+    assert.equal(
+      await cards.nth(0).locator('details.thinking').getAttribute('open'),
+      null,
+      'thinking is folded once done',
+    );
     // Round 3 shows the instruction it followed.
     assert.match((await cards.nth(2).locator('.steered').textContent()) ?? '', /same cycle/);
     // Coverage with the change from the round before: branch 50 → 75 → 100.
@@ -129,7 +154,12 @@ describe('chat panel (built bundle in Chromium)', () => {
     // The chart: a point per round and kind, at the measured values.
     const points = page.locator('svg.coverage-chart circle.point');
     assert.equal(await points.count(), 3 * KINDS);
-    assert.equal(await page.locator('svg.coverage-chart circle.point[data-kind="branch"][data-round="2"]').getAttribute('data-pct'), '75');
+    assert.equal(
+      await page
+        .locator('svg.coverage-chart circle.point[data-kind="branch"][data-round="2"]')
+        .getAttribute('data-pct'),
+      '75',
+    );
     assert.equal(await page.locator('svg.coverage-chart polyline.trace').count(), KINDS);
     assert.deepEqual(await page.locator('svg.coverage-chart text.tick.x').allTextContents(), ['1', '2', '3']);
     assert.deepEqual(await page.locator('svg.coverage-chart text.axis-title').allTextContents(), ['Round', 'Coverage']);
@@ -145,7 +175,12 @@ describe('chat panel (built bundle in Chromium)', () => {
     // Clicking a hole asks the host to reveal it; so does Enter on a focused one (keyboard).
     let mark = (await posted(page)).length;
     await holes.first().click();
-    assert.deepEqual(await waitForPosted(page, 'revealHole', mark), { type: 'revealHole', file: 'fifo.sv', line: 20, runId });
+    assert.deepEqual(await waitForPosted(page, 'revealHole', mark), {
+      type: 'revealHole',
+      file: 'fifo.sv',
+      line: 20,
+      runId,
+    });
     mark = (await posted(page)).length;
     await holes.first().focus();
     await page.keyboard.press('Enter');
@@ -154,7 +189,12 @@ describe('chat panel (built bundle in Chromium)', () => {
     // Apply and Copy carry the round's testbench.
     mark = (await posted(page)).length;
     await cards.nth(1).locator('.code-actions vscode-button', { hasText: 'Apply' }).click();
-    assert.deepEqual(await waitForPosted(page, 'applyTestbench', mark), { type: 'applyTestbench', runId, round: 2, testbench: testbenchOf(2) });
+    assert.deepEqual(await waitForPosted(page, 'applyTestbench', mark), {
+      type: 'applyTestbench',
+      runId,
+      round: 2,
+      testbench: testbenchOf(2),
+    });
     await cards.nth(2).locator('.code-actions vscode-button', { hasText: 'Copy' }).click();
     assert.equal((await waitForPosted(page, 'copy', mark)).text, testbenchOf(3));
     await page.locator('vscode-button.retry').click();
@@ -171,12 +211,21 @@ describe('chat panel (built bundle in Chromium)', () => {
     const ask = await waitForPosted(page, 'ask', mark);
     assert.equal(ask.question, 'Why is mem[0][7] never toggled?\nWhich input would reach it?');
     assert.equal(ask.runId, runId);
-    const answer = 'Slot 0 only ever held 0x3C and 0xFF values with bit 7 set once.\n```systemverilog\ncycle(1, 0, 8\'h00);\n```\nPush a word with bit 7 clear into slot 0 after one with it set.';
-    const chunks: HostToWebview[] = answer.match(/[\s\S]{1,7}/g)!.map((text) => ({ type: 'askChunk', askId: ask.askId, text, done: false }));
+    const answer =
+      "Slot 0 only ever held 0x3C and 0xFF values with bit 7 set once.\n```systemverilog\ncycle(1, 0, 8'h00);\n```\nPush a word with bit 7 clear into slot 0 after one with it set.";
+    const chunks: HostToWebview[] = answer
+      .match(/[\s\S]{1,7}/g)!
+      .map((text) => ({ type: 'askChunk', askId: ask.askId, text, done: false }));
     chunks.push({ type: 'askChunk', askId: ask.askId, text: '', done: true });
     await postToPanel(page, chunks, 5);
-    await page.waitForFunction(() => document.querySelector('.answer-bubble .answer')?.textContent?.includes('bit 7 clear'));
-    assert.equal(await page.locator('.answer-bubble pre.code .hljs-number').count() > 0, true, 'code in answers is highlighted');
+    await page.waitForFunction(() =>
+      document.querySelector('.answer-bubble .answer')?.textContent?.includes('bit 7 clear'),
+    );
+    assert.equal(
+      (await page.locator('.answer-bubble pre.code .hljs-number').count()) > 0,
+      true,
+      'code in answers is highlighted',
+    );
 
     // Keyboard: from the input, Tab reaches Retry and then Send (Stop is disabled: no run goes).
     await input.focus();
@@ -186,7 +235,11 @@ describe('chat panel (built bundle in Chromium)', () => {
     await page.keyboard.press('Tab');
     assert.equal(await focusedClass(), 'send');
 
-    assert.deepEqual(await page.evaluate(() => window.__cspViolations), [], 'nothing breaks the content security policy');
+    assert.deepEqual(
+      await page.evaluate(() => window.__cspViolations),
+      [],
+      'nothing breaks the content security policy',
+    );
     await page.screenshot({ path: join(artifacts, 'panel.png') });
 
     // Reload: the webview state brings the transcript back without the host's help.
@@ -227,42 +280,117 @@ describe('chat panel (built bundle in Chromium)', () => {
   test('failures read clearly: no testbench, a compile error, a failed run, a broken model', async () => {
     const page = await openPanel(h, 'dark', 900, 1000);
     const id = 'broken-1';
-    const ev = (event: Extract<HostToWebview, { type: 'loopEvent' }>['event']): HostToWebview => ({ type: 'loopEvent', runId: id, event });
+    const ev = (event: Extract<HostToWebview, { type: 'loopEvent' }>['event']): HostToWebview => ({
+      type: 'loopEvent',
+      runId: id,
+      event,
+    });
     const zero = { covered: 0, total: 5, pct: 0 };
     const cov = { line: zero, branch: zero, toggle: zero };
     await postToPanel(page, [
-      { type: 'modelStatus', status: { state: 'error', model: 'chorus-4b-q4_k_m.gguf', message: 'Model file not found: run “CHORUS: Download model” or set chorus.model.' } },
-      { type: 'runStart', run: { runId: id, dut: 'uart_tx', files: ['examples/uart_tx/uart_tx.sv'], targets: { line: 90 }, engine: 'llm', model: 'chorus-4b-q4_k_m.gguf' } },
+      {
+        type: 'modelStatus',
+        status: {
+          state: 'error',
+          model: 'chorus-4b-q4_k_m.gguf',
+          message: 'Model file not found: run “CHORUS: Download model” or set chorus.model.',
+        },
+      },
+      {
+        type: 'runStart',
+        run: {
+          runId: id,
+          dut: 'uart_tx',
+          files: ['examples/uart_tx/uart_tx.sv'],
+          targets: { line: 90 },
+          engine: 'llm',
+          model: 'chorus-4b-q4_k_m.gguf',
+        },
+      },
       ev({ type: 'roundStart', round: 1 }),
       ev({ type: 'tokens', round: 1, text: 'I would drive the serial line with a few bytes.' }),
       ev({ type: 'parsed', round: 1, outcome: 'no ```systemverilog block in the reply' }),
-      ev({ type: 'roundEnd', round: { index: 1, status: 'rejected', coverage: cov, ms: { generate: 9000, build: 0, sim: 0 }, reward: 0 } }),
+      ev({
+        type: 'roundEnd',
+        round: { index: 1, status: 'rejected', coverage: cov, ms: { generate: 9000, build: 0, sim: 0 }, reward: 0 },
+      }),
       ev({ type: 'roundStart', round: 2 }),
-      ev({ type: 'tokens', round: 2, text: 'filename: tb_uart_tx.sv\n```systemverilog\nmodule tb;\n  uart_tx uut(.clk(clk));\nendmodule\n```\n' }),
-      ev({ type: 'parsed', round: 2, outcome: 'ok: tb_uart_tx.sv', testbench: 'module tb;\n  uart_tx uut(.clk(clk));\nendmodule\n' }),
+      ev({
+        type: 'tokens',
+        round: 2,
+        text: 'filename: tb_uart_tx.sv\n```systemverilog\nmodule tb;\n  uart_tx uut(.clk(clk));\nendmodule\n```\n',
+      }),
+      ev({
+        type: 'parsed',
+        round: 2,
+        outcome: 'ok: tb_uart_tx.sv',
+        testbench: 'module tb;\n  uart_tx uut(.clk(clk));\nendmodule\n',
+      }),
       ev({
         type: 'build',
         round: 2,
         status: 'compile_error',
         ms: 812,
         diagnostics: [
-          { file: 'tb_uart_tx.sv', line: 2, column: 19, severity: 'error', message: "Can't find definition of variable: 'clk'" },
+          {
+            file: 'tb_uart_tx.sv',
+            line: 2,
+            column: 19,
+            severity: 'error',
+            message: "Can't find definition of variable: 'clk'",
+          },
           { file: 'tb_uart_tx.sv', line: 2, column: 3, severity: 'warning', message: 'Cell has missing pin: rst_n' },
         ],
       }),
       ev({ type: 'log', level: 'warn', message: 'Round 2 did not compile; the model gets the log.' }),
-      ev({ type: 'roundEnd', round: { index: 2, status: 'compile_error', coverage: cov, ms: { generate: 11000, build: 812, sim: 0 }, reward: 0 } }),
-      { type: 'runEnded', runId: id, outcome: 'failed', message: 'Verilator exited with code 1 twice: fix the DUT or the instance name, then Retry.' },
+      ev({
+        type: 'roundEnd',
+        round: {
+          index: 2,
+          status: 'compile_error',
+          coverage: cov,
+          ms: { generate: 11000, build: 812, sim: 0 },
+          reward: 0,
+        },
+      }),
+      {
+        type: 'runEnded',
+        runId: id,
+        outcome: 'failed',
+        message: 'Verilator exited with code 1 twice: fix the DUT or the instance name, then Retry.',
+      },
     ]);
     await settled(page, 2);
     await page.waitForSelector('.result.error');
     const cards = page.locator('.round-card');
-    assert.match((await cards.nth(0).locator('.parse-note').textContent()) ?? '', /No testbench: no ```systemverilog block/);
-    assert.deepEqual(await cards.nth(0).locator('.chip').evaluateAll((els) => els.map((e) => e.className)), ['chip failed', 'chip skipped', 'chip skipped']);
-    assert.deepEqual(await cards.nth(1).locator('.chip').evaluateAll((els) => els.map((e) => e.className)), ['chip ok', 'chip failed', 'chip skipped']);
+    assert.match(
+      (await cards.nth(0).locator('.parse-note').textContent()) ?? '',
+      /No testbench: no ```systemverilog block/,
+    );
+    assert.deepEqual(
+      await cards
+        .nth(0)
+        .locator('.chip')
+        .evaluateAll((els) => els.map((e) => e.className)),
+      ['chip failed', 'chip skipped', 'chip skipped'],
+    );
+    assert.deepEqual(
+      await cards
+        .nth(1)
+        .locator('.chip')
+        .evaluateAll((els) => els.map((e) => e.className)),
+      ['chip ok', 'chip failed', 'chip skipped'],
+    );
     assert.equal(await cards.nth(1).locator('.diagnostics li').count(), 2);
-    assert.match((await cards.nth(1).locator('.diagnostics').textContent()) ?? '', /tb_uart_tx\.sv:2:19 error: Can't find definition/);
-    assert.equal(await cards.nth(1).locator('.coverage-rows').isVisible(), false, 'no coverage is shown for a build that failed');
+    assert.match(
+      (await cards.nth(1).locator('.diagnostics').textContent()) ?? '',
+      /tb_uart_tx\.sv:2:19 error: Can't find definition/,
+    );
+    assert.equal(
+      await cards.nth(1).locator('.coverage-rows').isVisible(),
+      false,
+      'no coverage is shown for a build that failed',
+    );
     assert.equal(await page.locator('.notice.warning').count(), 1);
     assert.match((await page.locator('.result.error').textContent()) ?? '', /The run failed\.Verilator exited/);
     assert.equal(await page.locator('.status-line').getAttribute('data-state'), 'error');
@@ -276,7 +404,9 @@ describe('chat panel (built bundle in Chromium)', () => {
     const page = await openPanel(h, 'dark', 380, 860);
     await postToPanel(page, messages.slice(0, afterRoundEnd(2)));
     await settled(page, 2);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     assert.equal(overflow, 0, 'nothing spills sideways');
     // The dashboard folds away to a one-line summary.
     await page.locator('.dash-toggle').click();
@@ -303,14 +433,42 @@ describe('chat panel (built bundle in Chromium)', () => {
     const final = last.event.result;
     const fifo = final.holes[0].file;
     const proven: Hole[] = [
-      { kind: 'branch', file: fifo, line: 31, detail: 'else arm never taken', unreachable: 'k-induction, depth 3', proof: { method: 'induction', depth: 3 } },
-      { kind: 'line', file: fifo, line: 40, detail: 'block never executed', unreachable: 'the state register holds only 3 values', proof: { method: 'analysis' } },
+      {
+        kind: 'branch',
+        file: fifo,
+        line: 31,
+        detail: 'else arm never taken',
+        unreachable: 'k-induction, depth 3',
+        proof: { method: 'induction', depth: 3 },
+      },
+      {
+        kind: 'line',
+        file: fifo,
+        line: 40,
+        detail: 'block never executed',
+        unreachable: 'the state register holds only 3 values',
+        proof: { method: 'analysis' },
+      },
     ];
-    const undecided: Hole = { kind: 'line', file: fifo, line: 44, detail: 'block never executed', formal: 'timeout after 10 s' };
+    const undecided: Hole = {
+      kind: 'line',
+      file: fifo,
+      line: 44,
+      detail: 'block never executed',
+      formal: 'timeout after 10 s',
+    };
     const open = (closed: boolean, holes: Hole[]): HostToWebview => ({
       type: 'loopEvent',
       runId,
-      event: { type: 'final', result: { ...final, holes: [...final.holes, ...holes], closed, formal: { proven: 2, witnesses: 1, unknown: closed ? 0 : 1, ms: 2400 } } },
+      event: {
+        type: 'final',
+        result: {
+          ...final,
+          holes: [...final.holes, ...holes],
+          closed,
+          formal: { proven: 2, witnesses: 1, unknown: closed ? 0 : 1, ms: 2400 },
+        },
+      },
     });
     await postToPanel(page, [...messages.slice(0, -1), open(false, [...proven, undecided])]);
     await settled(page, 3);
@@ -319,28 +477,42 @@ describe('chat panel (built bundle in Chromium)', () => {
       await page.locator('.result-closure').textContent(),
       '1 line/branch point neither covered nor proven unreachable · formal: 2 proven unreachable · 1 witness · 1 unknown · 2.4 s in Yosys',
     );
-    assert.match((await page.locator('.result-cov').textContent()) ?? '', new RegExp(`· ${final.holes.length + 1} holes left · 2 proven unreachable$`));
+    assert.match(
+      (await page.locator('.result-cov').textContent()) ?? '',
+      new RegExp(`· ${final.holes.length + 1} holes left · 2 proven unreachable$`),
+    );
     // The holes first, then the proofs under their own heading, each naming its proof.
     const rows = page.locator('.holes button.hole');
     const provenRows = page.locator('.holes button.hole.proven');
     assert.equal(await rows.count(), distinctLines(final.holes) + 3);
     assert.equal(await provenRows.count(), 2);
     assert.equal(await page.locator('.holes-divider').textContent(), 'Proven unreachable (not holes)');
-    assert.equal(await page.locator('.hole-formal').textContent(), 'formal engine: timeout after 10 s', 'an undecided hole says why');
+    assert.equal(
+      await page.locator('.hole-formal').textContent(),
+      'formal engine: timeout after 10 s',
+      'an undecided hole says why',
+    );
     assert.deepEqual(await page.locator('.hole.proven .hole-proof').allTextContents(), [
       'proven unreachable: k-induction (depth 3)',
       'proven unreachable: analysis: the state register holds only 3 values',
     ]);
     assert.equal(await rows.last().locator('.hole-proof').count(), 1, 'the proofs come after every hole');
     assert.equal(await rows.first().locator('.hole-proof').count(), 0);
-    assert.equal(await page.locator('.holes-title vscode-badge').textContent(), String(final.holes.length + 1), 'the badge counts holes, not proofs');
+    assert.equal(
+      await page.locator('.holes-title vscode-badge').textContent(),
+      String(final.holes.length + 1),
+      'the badge counts holes, not proofs',
+    );
     await page.screenshot({ path: join(artifacts, 'panel-closure.png') });
 
     // A closed run says so.
     await postToPanel(page, [{ type: 'reset' }, ...messages.slice(0, -1), open(true, proven)]);
     await settled(page, 3);
     await page.waitForSelector('.result-closure.closed');
-    assert.match((await page.locator('.result-closure').textContent()) ?? '', /^Closed: every line and branch point covered or proven unreachable · formal: 2 proven/);
+    assert.match(
+      (await page.locator('.result-closure').textContent()) ?? '',
+      /^Closed: every line and branch point covered or proven unreachable · formal: 2 proven/,
+    );
     await page.close();
   });
 
@@ -351,22 +523,39 @@ describe('chat panel (built bundle in Chromium)', () => {
     await page.evaluate(() => {
       const w = window as unknown as { __mutations: number };
       w.__mutations = 0;
-      new MutationObserver((records) => (w.__mutations += records.length)).observe(document.querySelector('.round-card')!, {
-        subtree: true,
-        childList: true,
-        characterData: true,
-      });
+      new MutationObserver((records) => (w.__mutations += records.length)).observe(
+        document.querySelector('.round-card')!,
+        {
+          subtree: true,
+          childList: true,
+          characterData: true,
+        },
+      );
     });
     const tokens = 5000;
     const piece = 'push <= 1; ';
-    const stream: HostToWebview[] = [{ type: 'loopEvent', runId, event: { type: 'tokens', round: 1, text: 'filename: tb_fifo.sv\n```systemverilog\n' } }];
-    for (let i = 0; i < tokens; i++) stream.push({ type: 'loopEvent', runId, event: { type: 'tokens', round: 1, text: i % 20 === 19 ? '\n' : piece } });
+    const stream: HostToWebview[] = [
+      {
+        type: 'loopEvent',
+        runId,
+        event: { type: 'tokens', round: 1, text: 'filename: tb_fifo.sv\n```systemverilog\n' },
+      },
+    ];
+    for (let i = 0; i < tokens; i++)
+      stream.push({
+        type: 'loopEvent',
+        runId,
+        event: { type: 'tokens', round: 1, text: i % 20 === 19 ? '\n' : piece },
+      });
     await postToPanel(page, stream, 250);
     const expected = stream
       .slice(1)
       .map((m) => (m.type === 'loopEvent' && m.event.type === 'tokens' ? m.event.text : ''))
       .join('');
-    await page.waitForFunction((n) => (document.querySelector('.round-card .reply pre.code')?.textContent?.length ?? 0) === n, expected.length);
+    await page.waitForFunction(
+      (n) => (document.querySelector('.round-card .reply pre.code')?.textContent?.length ?? 0) === n,
+      expected.length,
+    );
     assert.equal(await page.locator('.round-card .reply pre.code').textContent(), expected);
     const mutations = await page.evaluate(() => (window as unknown as { __mutations: number }).__mutations);
     assert.ok(mutations < tokens / 10, `${mutations} DOM mutations for ${tokens} tokens`);

@@ -3,7 +3,8 @@
  * default themes of VS Code 1.100): the panel must read well with nothing else.
  */
 const shared = {
-  '--vscode-font-family': '-apple-system, BlinkMacSystemFont, "Segoe WPC", "Segoe UI", "Ubuntu", "Droid Sans", sans-serif',
+  '--vscode-font-family':
+    '-apple-system, BlinkMacSystemFont, "Segoe WPC", "Segoe UI", "Ubuntu", "Droid Sans", sans-serif',
   '--vscode-font-size': '13px',
   '--vscode-font-weight': 'normal',
   '--vscode-editor-font-family': '"Droid Sans Mono", "DejaVu Sans Mono", monospace',

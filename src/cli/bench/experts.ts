@@ -17,17 +17,26 @@ export interface SampleExperts {
 }
 
 /** The sample's expert record, or undefined when the run had one candidate per round from one model. */
-export function sampleExperts(result: Pick<GenerateResult, 'rounds' | 'expert'> | null, targets: Targets): SampleExperts | undefined {
+export function sampleExperts(
+  result: Pick<GenerateResult, 'rounds' | 'expert'> | null,
+  targets: Targets,
+): SampleExperts | undefined {
   if (!result || !result.rounds.some((r) => r.candidateRuns?.length)) return undefined;
   const experts: string[] = [];
   const closedBy: string[] = [];
   for (const r of result.rounds) {
     for (const c of r.candidateRuns ?? []) {
       if (!experts.includes(c.expert)) experts.push(c.expert);
-      if (c.status === 'ok' && meetsTargets(c.coverage, targets) && !closedBy.includes(c.expert)) closedBy.push(c.expert);
+      if (c.status === 'ok' && meetsTargets(c.coverage, targets) && !closedBy.includes(c.expert))
+        closedBy.push(c.expert);
     }
   }
-  return { ...(result.expert ? { kept: result.expert } : {}), rounds: result.rounds.map((r) => r.expert ?? null), experts, closedBy };
+  return {
+    ...(result.expert ? { kept: result.expert } : {}),
+    rounds: result.rounds.map((r) => r.expert ?? null),
+    experts,
+    closedBy,
+  };
 }
 
 export interface ExpertRow {
@@ -52,7 +61,8 @@ export function expertStats(results: readonly { pass: boolean; experts?: SampleE
   const withExperts = results.filter((r) => r.experts);
   if (!withExperts.length) return undefined;
   const rows = new Map<string, ExpertRow>();
-  const row = (expert: string) => rows.get(expert) ?? rows.set(expert, { expert, wins: 0, closes: 0 }).get(expert) as ExpertRow;
+  const row = (expert: string) =>
+    rows.get(expert) ?? (rows.set(expert, { expert, wins: 0, closes: 0 }).get(expert) as ExpertRow);
   let oracle = 0;
   for (const r of withExperts) {
     const e = r.experts as SampleExperts;

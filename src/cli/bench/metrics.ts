@@ -45,10 +45,18 @@ export function round4(x: number): number {
 
 /** The formal engine's figures summed over samples. */
 export function sumFormal(xs: FormalSummary[]): FormalSummary {
-  return xs.reduce((a, f) => ({ proven: a.proven + f.proven, witnesses: a.witnesses + f.witnesses, unknown: a.unknown + f.unknown, ms: a.ms + f.ms }), {
-    proven: 0,
-    witnesses: 0,
-    unknown: 0,
-    ms: 0,
-  });
+  return xs.reduce(
+    (a, f) => ({
+      proven: a.proven + f.proven,
+      witnesses: a.witnesses + f.witnesses,
+      unknown: a.unknown + f.unknown,
+      ms: a.ms + f.ms,
+    }),
+    {
+      proven: 0,
+      witnesses: 0,
+      unknown: 0,
+      ms: 0,
+    },
+  );
 }

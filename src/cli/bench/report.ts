@@ -74,16 +74,32 @@ export function benchMarkdown(r: BenchReport, title: string): string {
     );
     for (const x of formal) {
       const f = x.formal;
-      if (f) lines.push(`| ${x.id} | ${x.closed ? 'yes' : 'no'} | ${f.proven} | ${f.witnesses} | ${f.unknown} | ${x.open_points} | ${(f.ms / 1000).toFixed(1)} s |`);
+      if (f)
+        lines.push(
+          `| ${x.id} | ${x.closed ? 'yes' : 'no'} | ${f.proven} | ${f.witnesses} | ${f.unknown} | ${x.open_points} | ${(f.ms / 1000).toFixed(1)} s |`,
+        );
     }
     lines.push('');
   }
   const unclosed = r.results.filter((x) => !x.closed);
   if (unclosed.length) {
-    lines.push(`## Items not closed (${unclosed.length})`, '', '| item | line/branch points neither covered nor proven | why |', '|---|---|---|');
+    lines.push(
+      `## Items not closed (${unclosed.length})`,
+      '',
+      '| item | line/branch points neither covered nor proven | why |',
+      '|---|---|---|',
+    );
     for (const x of unclosed) {
-      const why = x.error ?? (x.open?.length ? x.open.join('; ') : x.formal ? `formal: ${x.formal.unknown} undecided` : 'formal engine did not run');
-      lines.push(`| ${x.id} | ${x.error ? '-' : x.open_points} | ${why.replace(/\|/g, '\\|').replace(/\n/g, ' ').slice(0, 200)} |`);
+      const why =
+        x.error ??
+        (x.open?.length
+          ? x.open.join('; ')
+          : x.formal
+            ? `formal: ${x.formal.unknown} undecided`
+            : 'formal engine did not run');
+      lines.push(
+        `| ${x.id} | ${x.error ? '-' : x.open_points} | ${why.replace(/\|/g, '\\|').replace(/\n/g, ' ').slice(0, 200)} |`,
+      );
     }
     lines.push('');
   }
@@ -98,9 +114,16 @@ export function benchMarkdown(r: BenchReport, title: string): string {
       '|---|---|---|---|---|',
     );
     for (const f of failed) {
-      const missed = f.targets.length ? f.targets.filter((t) => !t.met).map((t) => `${t.metric} ${t.value === null ? (t.note ?? 'n/a') : `${t.value.toFixed(1)}%`} < ${t.target}%`).join('; ') : 'no targets (a real-IP item): the coverage reached is its result';
+      const missed = f.targets.length
+        ? f.targets
+            .filter((t) => !t.met)
+            .map((t) => `${t.metric} ${t.value === null ? (t.note ?? 'n/a') : `${t.value.toFixed(1)}%`} < ${t.target}%`)
+            .join('; ')
+        : 'no targets (a real-IP item): the coverage reached is its result';
       const why = (f.unreachable_only ? 'only unreachable points left: ' : '') + (f.error ?? missed);
-      lines.push(`| ${f.id} | ${f.coverage.line.pct}% | ${f.coverage.branch.pct}% | ${f.coverage.toggle.pct}% | ${why.replace(/\|/g, '\\|').replace(/\n/g, ' ').slice(0, 200)} |`);
+      lines.push(
+        `| ${f.id} | ${f.coverage.line.pct}% | ${f.coverage.branch.pct}% | ${f.coverage.toggle.pct}% | ${why.replace(/\|/g, '\\|').replace(/\n/g, ' ').slice(0, 200)} |`,
+      );
     }
     lines.push('');
   }

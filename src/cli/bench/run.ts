@@ -1,7 +1,17 @@
 /** `chorus bench`: every item of an ECov-schema dataset through the engine, with Pass@k, Cov@1 and times. */
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { coverageByInstance, generateToEnd, libraryFilesNeeded, readFilelist, readSourceText, trimCache, type EngineResult, type EngineServices, type GenerateRequest } from '../../engine';
+import {
+  coverageByInstance,
+  generateToEnd,
+  libraryFilesNeeded,
+  readFilelist,
+  readSourceText,
+  trimCache,
+  type EngineResult,
+  type EngineServices,
+  type GenerateRequest,
+} from '../../engine';
 import {
   emptySummary,
   isAbortError,
@@ -128,7 +138,8 @@ export interface BenchReport {
   results: ItemResult[];
 }
 
-export type BenchEvent = { type: 'itemStart'; id: string } | { type: 'itemEnd'; result: ItemResult; done: number; total: number };
+export type BenchEvent =
+  { type: 'itemStart'; id: string } | { type: 'itemEnd'; result: ItemResult; done: number; total: number };
 
 function safe(id: string): string {
   return id.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 80);
@@ -139,12 +150,21 @@ function evaluateTargets(item: BenchItem, result: EngineResult | null): TargetCh
   return item.targets.map((t) => {
     const mapped = mapMetric(t.metric);
     const inst = t.inst_name ?? item.dut_instance_name;
-    const base: TargetCheck = { inst_name: inst, metric: t.metric, mapped, target: t.target_percentage, value: null, met: false };
+    const base: TargetCheck = {
+      inst_name: inst,
+      metric: t.metric,
+      mapped,
+      target: t.target_percentage,
+      value: null,
+      met: false,
+    };
     if (!mapped) return { ...base, note: `metric '${t.metric}' has no Verilator equivalent` };
     if (!result) return base;
     let summary: CoverageSummary | undefined = result.coverage;
     if (inst !== item.dut_instance_name) {
-      const path = Object.keys(instances).find((p) => p.endsWith(`.${item.dut_instance_name}.${inst}`) || p.endsWith(`.${inst}`));
+      const path = Object.keys(instances).find(
+        (p) => p.endsWith(`.${item.dut_instance_name}.${inst}`) || p.endsWith(`.${inst}`),
+      );
       summary = path ? instances[path] : undefined;
       if (!summary) return { ...base, note: `instance '${inst}' not found in the hierarchy` };
     }
@@ -158,7 +178,8 @@ function engineTargets(item: BenchItem): Targets {
   const out: Targets = {};
   for (const t of item.targets) {
     const m = mapMetric(t.metric);
-    if (m && (t.inst_name ?? item.dut_instance_name) === item.dut_instance_name) out[m] = Math.max(out[m] ?? 0, t.target_percentage);
+    if (m && (t.inst_name ?? item.dut_instance_name) === item.dut_instance_name)
+      out[m] = Math.max(out[m] ?? 0, t.target_percentage);
   }
   if (Object.keys(out).length) return out;
   // Real IP has no targets: the most coverage reached in the budget, toggles included.
@@ -166,14 +187,32 @@ function engineTargets(item: BenchItem): Targets {
 }
 
 /** A real-IP item's sources, include folders, macros and parameters, read from its filelist (in place: never copied). */
-export async function itemDesign(design: BenchDesign, opts: Pick<BenchOptions, 'parameters'> = {}): Promise<Pick<GenerateRequest, 'rtlFiles' | 'includeDirs' | 'defines' | 'parameters'>> {
+export async function itemDesign(
+  design: BenchDesign,
+  opts: Pick<BenchOptions, 'parameters'> = {},
+): Promise<Pick<GenerateRequest, 'rtlFiles' | 'includeDirs' | 'defines' | 'parameters'>> {
   const list = await readFilelist(design.filelist, { cwd: design.root });
   const libraries = { files: list.libraryFiles, dirs: list.libraryDirs, extensions: list.libraryExtensions };
-  const needed = await libraryFilesNeeded(list.files, libraries, readSourceText, (f) => stat(f).then((st) => st.isFile(), () => false));
-  return { rtlFiles: [...list.files, ...needed.files], includeDirs: list.includeDirs, defines: list.defines, parameters: { ...design.parameters, ...opts.parameters } };
+  const needed = await libraryFilesNeeded(list.files, libraries, readSourceText, (f) =>
+    stat(f).then(
+      (st) => st.isFile(),
+      () => false,
+    ),
+  );
+  return {
+    rtlFiles: [...list.files, ...needed.files],
+    includeDirs: list.includeDirs,
+    defines: list.defines,
+    parameters: { ...design.parameters, ...opts.parameters },
+  };
 }
 
-async function runSample(item: BenchItem, k: number, opts: BenchOptions, services: EngineServices): Promise<SampleResult> {
+async function runSample(
+  item: BenchItem,
+  k: number,
+  opts: BenchOptions,
+  services: EngineServices,
+): Promise<SampleResult> {
   const dir = join(opts.workDir, safe(item.id), `s${k}`);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
@@ -219,7 +258,8 @@ async function runSample(item: BenchItem, k: number, opts: BenchOptions, service
     } catch (err) {
       // A full or read-only disk would fail every later item too, and says nothing of the model: the bench stops.
       if (isAbortError(err) || services.signal.aborted || isInfrastructureError(err)) throw err;
-      error = err instanceof Error ? (err as Error & { describe?: () => string }).describe?.() ?? err.message : String(err);
+      error =
+        err instanceof Error ? ((err as Error & { describe?: () => string }).describe?.() ?? err.message) : String(err);
     }
     const targets = evaluateTargets(item, result);
     const experts = sampleExperts(result, engineTargets(item));
@@ -239,7 +279,12 @@ async function runSample(item: BenchItem, k: number, opts: BenchOptions, service
       closed: result?.closed === true,
       ...(result?.formal ? { formal: result.formal } : {}),
       ...(structural.some((h) => !h.proof)
-        ? { open: structural.filter((h) => !h.proof).slice(0, 5).map((h) => `${basename(h.file)}:${h.line} ${h.detail}${h.formal ? `: ${h.formal}` : ''}`) }
+        ? {
+            open: structural
+              .filter((h) => !h.proof)
+              .slice(0, 5)
+              .map((h) => `${basename(h.file)}:${h.line} ${h.detail}${h.formal ? `: ${h.formal}` : ''}`),
+          }
         : {}),
       openPoints: structural.filter((h) => !h.proof).length,
       unreachableOnly: !pass && Boolean(result) && structural.length > 0 && structural.every((h) => h.unreachable),
@@ -260,7 +305,23 @@ async function runSample(item: BenchItem, k: number, opts: BenchOptions, service
 
 function failedItem(id: string, error: string, samples: number): ItemResult {
   const coverage = { ...emptySummary(), overall: 0 };
-  return { id, pass: false, closed: false, open_points: 0, unreachable_only: false, passes: 0, samples, coverage, ms: { generate: 0, build: 0, sim: 0, total: 0 }, rounds: 0, tokens: 0, targets: [], error, overall_samples: [], all: [] };
+  return {
+    id,
+    pass: false,
+    closed: false,
+    open_points: 0,
+    unreachable_only: false,
+    passes: 0,
+    samples,
+    coverage,
+    ms: { generate: 0, build: 0, sim: 0, total: 0 },
+    rounds: 0,
+    tokens: 0,
+    targets: [],
+    error,
+    overall_samples: [],
+    all: [],
+  };
 }
 
 export async function runBench(
@@ -316,7 +377,9 @@ export async function runBench(
   );
   const finished = results.filter(Boolean);
   const mapping: Record<string, string> = {};
-  for (const l of lines) if (l.ok) for (const t of l.item.targets) mapping[t.metric] = mapMetric(t.metric) ?? 'unmapped (counted as not met)';
+  for (const l of lines)
+    if (l.ok)
+      for (const t of l.item.targets) mapping[t.metric] = mapMetric(t.metric) ?? 'unmapped (counted as not met)';
   // Over attempted samples: items rejected by the schema never ran.
   const samples = finished.flatMap((r) => r.all);
   const tokens = finished.reduce((a, r) => a + r.all.reduce((b, s) => b + s.tokens, 0), 0);

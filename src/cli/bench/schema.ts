@@ -120,7 +120,8 @@ function fromRealIp(d: RealIpItem, baseDir: string): BenchItem {
   };
 }
 
-export type ParsedLine = { ok: true; item: BenchItem; line: number } | { ok: false; id: string; line: number; error: string };
+export type ParsedLine =
+  { ok: true; item: BenchItem; line: number } | { ok: false; id: string; line: number; error: string };
 
 /**
  * Parses every non-empty line; a bad line becomes an error entry, never an exception. Lines in the real-IP shape

@@ -47,7 +47,12 @@ async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Prom
   try {
     text = await readUserText(resolve(dataset), { what: 'dataset' });
   } catch (err) {
-    throw new ChorusError('bad_input', `Cannot read the dataset ${dataset}: ${(err as Error).message}`, { file: dataset }, { cause: err });
+    throw new ChorusError(
+      'bad_input',
+      `Cannot read the dataset ${dataset}: ${(err as Error).message}`,
+      { file: dataset },
+      { cause: err },
+    );
   }
   // A real-IP item names its filelist relative to the dataset's folder.
   let lines = parseItems(text, dirname(resolve(dataset)));
@@ -59,11 +64,19 @@ async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Prom
   const models = cliModels(flags, ctx);
   const backend = flags.engine !== 'random' ? await models.open(ctx.signal) : undefined;
   const opened = flags.engine !== 'random' ? await models.experts?.(ctx.signal) : undefined;
-  for (const f of opened?.failures ?? []) ctx.logger.error(`Expert ${f.expert} could not be opened: ${f.message}. The other experts go on.`);
+  for (const f of opened?.failures ?? [])
+    ctx.logger.error(`Expert ${f.expert} could not be opened: ${f.message}. The other experts go on.`);
   const workDir = await mkdtemp(join(tmpdir(), 'chorus-bench-'));
   const bar =
     !flags.json && process.stderr.isTTY
-      ? new cliProgress.SingleBar({ format: 'bench {bar} {value}/{total} items | passed {passed} | {id}', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic)
+      ? new cliProgress.SingleBar(
+          {
+            format: 'bench {bar} {value}/{total} items | passed {passed} | {id}',
+            stream: process.stderr,
+            hideCursor: true,
+          },
+          cliProgress.Presets.shades_classic,
+        )
       : null;
   let passed = 0;
   bar?.start(lines.length, 0, { passed: 0, id: '' });
@@ -83,28 +96,48 @@ async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Prom
         parameters: parameterPairs(flags.param),
         formal: flags.formal !== false,
       },
-      { logger: ctx.logger, signal: ctx.signal, backend, experts: opened?.experts.length ? opened.experts : undefined, memoryLimitBytes: flags.memoryLimit, cacheMaxBytes: flags.cacheMax },
+      {
+        logger: ctx.logger,
+        signal: ctx.signal,
+        backend,
+        experts: opened?.experts.length ? opened.experts : undefined,
+        memoryLimitBytes: flags.memoryLimit,
+        cacheMaxBytes: flags.cacheMax,
+      },
       (e) => {
         if (e.type === 'itemStart') bar?.update({ id: e.id });
         if (e.type === 'itemEnd') {
           if (e.result.pass) passed++;
           if (bar) bar.update(e.done, { passed });
           else if (!flags.json) {
-            const closure = e.result.error ? '' : e.result.closed ? ', closed' : `, ${e.result.open_points} line/branch point(s) neither covered nor proven`;
-            ctx.logger.info(`[${e.done}/${e.total}] ${e.result.id}: ${e.result.pass ? 'pass' : 'fail'} (overall ${e.result.coverage.overall}%${closure})${e.result.error ? ` — ${e.result.error.split('\n')[0]}` : ''}`);
+            const closure = e.result.error
+              ? ''
+              : e.result.closed
+                ? ', closed'
+                : `, ${e.result.open_points} line/branch point(s) neither covered nor proven`;
+            ctx.logger.info(
+              `[${e.done}/${e.total}] ${e.result.id}: ${e.result.pass ? 'pass' : 'fail'} (overall ${e.result.coverage.overall}%${closure})${e.result.error ? ` — ${e.result.error.split('\n')[0]}` : ''}`,
+            );
           }
         }
       },
     );
     bar?.stop();
     const experts = expertStats(report.results);
-    const slim = { ...report, ...(experts ? { experts } : {}), results: report.results.map(({ all: _all, ...r }) => r) };
+    const slim = {
+      ...report,
+      ...(experts ? { experts } : {}),
+      results: report.results.map(({ all: _all, ...r }) => r),
+    };
     if (flags.out) {
       const out = resolve(flags.out);
       await mkdir(out, { recursive: true });
       await checkBenchOutputs(out, Boolean(flags.force), [resolve(dataset)]);
       await writeFileAtomic(join(out, 'results.json'), JSON.stringify(slim, null, 2) + '\n');
-      await writeFileAtomic(join(out, 'summary.md'), benchMarkdown(report, `chorus bench: ${dataset}`) + (experts ? `\n${expertMarkdown(experts)}` : ''));
+      await writeFileAtomic(
+        join(out, 'summary.md'),
+        benchMarkdown(report, `chorus bench: ${dataset}`) + (experts ? `\n${expertMarkdown(experts)}` : ''),
+      );
       await writeFileAtomic(join(out, 'chart.svg'), benchSvg(report));
     }
     if (flags.json) ctx.out(JSON.stringify(slim, null, 2));
@@ -126,25 +159,55 @@ export const registerBench: RegisterCommand = (program: Command, ctx: CliContext
     .command('bench')
     .description('Run an ECov-schema JSONL dataset through an engine: Pass@1, Pass@k, Cov@1, compile rate and times.')
     .argument('<items.jsonl>', 'benchmark items, one JSON object per line (CVDP-ECov schema)')
-    .option('--engine <name>', 'random | llm | hybrid', oneOf('--engine', ['random', 'llm', 'hybrid'] as const), 'random')
+    .option(
+      '--engine <name>',
+      'random | llm | hybrid',
+      oneOf('--engine', ['random', 'llm', 'hybrid'] as const),
+      'random',
+    )
     .option('--model <uri>', 'model for llm/hybrid: a .gguf path, manifest id or replay:<file>')
     .option('--endpoint <url>', 'OpenAI-compatible endpoint base URL')
     .option('--api-model <name>', 'model name at the endpoint')
-    .option('--candidates <k>', 'candidate testbenches per round, the simulator keeps the best (default: 1; 4 on a local GPU; one per expert)', positiveInt('--candidates'))
-    .option('--expert <uri>', 'an expert for the candidates (repeatable): a .gguf, lora:<adapter.gguf> on --model, endpoint:<model>, http(s)://…/v1#<model>, replay:<file>', collect, [])
+    .option(
+      '--candidates <k>',
+      'candidate testbenches per round, the simulator keeps the best (default: 1; 4 on a local GPU; one per expert)',
+      positiveInt('--candidates'),
+    )
+    .option(
+      '--expert <uri>',
+      'an expert for the candidates (repeatable): a .gguf, lora:<adapter.gguf> on --model, endpoint:<model>, http(s)://…/v1#<model>, replay:<file>',
+      collect,
+      [],
+    )
     .option('--samples <k>', 'samples per item (Pass@k uses k = samples)', positiveInt('--samples'), 1)
-    .option('--rounds <n>', 'LLM refinement rounds per sample after the first generation (default 3: 1 + 3 generations)', positiveInt('--rounds'))
+    .option(
+      '--rounds <n>',
+      'LLM refinement rounds per sample after the first generation (default 3: 1 + 3 generations)',
+      positiveInt('--rounds'),
+    )
     .option('--concurrency <n>', 'items run at once', positiveInt('--concurrency'), 1)
     .option('--budget-seconds <n>', 'model-free search budget per sample', positiveNumber('--budget-seconds'))
     .option('--no-formal', 'do not hand the holes the search leaves to the formal engine (Yosys)')
     .option('--timeout <seconds>', 'wall-clock bound per simulation', positiveNumber('--timeout'))
     .option('--seed <n>', 'base seed (sample k uses seed + k)', nonNegativeInt('--seed'), 1)
     .option('--limit <n>', 'only the first n items', positiveInt('--limit'))
-    .option('-G, --param <NAME=VALUE>', "top parameter override for every item, over an item's own parameters (repeatable)", parameterArg, [])
+    .option(
+      '-G, --param <NAME=VALUE>',
+      "top parameter override for every item, over an item's own parameters (repeatable)",
+      parameterArg,
+      [],
+    )
     .option('--out <dir>', 'write results.json, summary.md and chart.svg here')
-    .option('--force', 'replace results.json, summary.md and chart.svg in --out even when chorus bench did not write them')
+    .option(
+      '--force',
+      'replace results.json, summary.md and chart.svg in --out even when chorus bench did not write them',
+    )
     .option('--json', 'print only the JSON result')
-    .option('--memory-limit <size>', 'most memory CHORUS and the tool building or running a testbench may hold, e.g. 4G, 2048M (default 4G)', byteSize('--memory-limit'))
+    .option(
+      '--memory-limit <size>',
+      'most memory CHORUS and the tool building or running a testbench may hold, e.g. 4G, 2048M (default 4G)',
+      byteSize('--memory-limit'),
+    )
     .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'))
     .action((dataset: string, flags: BenchFlags) => action(dataset, flags, ctx));
 };

@@ -44,7 +44,9 @@ async function clear(flags: CacheFlags, ctx: CliContext): Promise<void> {
     ctx.out(JSON.stringify(result, null, 2));
     return;
   }
-  const kept = result.keptInUse ? `; ${result.keptInUse} build${result.keptInUse === 1 ? '' : 's'} in use by a running CHORUS kept` : '';
+  const kept = result.keptInUse
+    ? `; ${result.keptInUse} build${result.keptInUse === 1 ? '' : 's'} in use by a running CHORUS kept`
+    : '';
   ctx.out(`Freed ${formatBytes(result.freedBytes)}${kept}.`);
 }
 
@@ -53,9 +55,20 @@ export const registerCache: RegisterCommand = (program: Command, ctx: CliContext
     .command('cache')
     .description('Show or clear the build cache (simulators, Verilator runtime objects, precompiled headers, ccache).');
   const where = (c: Command): Command =>
-    c.option('--cache-dir <dir>', 'the cache folder (default: CHORUS_CACHE_DIR, else $XDG_CACHE_HOME/chorus, else ~/.cache/chorus)').option('--json', 'print JSON');
+    c
+      .option(
+        '--cache-dir <dir>',
+        'the cache folder (default: CHORUS_CACHE_DIR, else $XDG_CACHE_HOME/chorus, else ~/.cache/chorus)',
+      )
+      .option('--json', 'print JSON');
   where(cache.command('info').description('Print the cache size against its cap, by part.'))
-    .option('--cache-max <size>', 'the cap to compare with (default: CHORUS_CACHE_MAX, else 2G)', byteSize('--cache-max'))
+    .option(
+      '--cache-max <size>',
+      'the cap to compare with (default: CHORUS_CACHE_MAX, else 2G)',
+      byteSize('--cache-max'),
+    )
     .action((flags: CacheFlags) => info(flags, ctx));
-  where(cache.command('clear').description('Remove everything not in use by a running CHORUS.')).action((flags: CacheFlags) => clear(flags, ctx));
+  where(cache.command('clear').description('Remove everything not in use by a running CHORUS.')).action(
+    (flags: CacheFlags) => clear(flags, ctx),
+  );
 };

@@ -34,8 +34,11 @@ export function exitCodeForStatus(status: CoverageReport['status']): number {
 }
 
 function diagnosticLine(d: Diagnostic): string {
-  const where = [d.file, d.line || undefined, d.line && d.column ? d.column : undefined].filter((x) => x !== undefined).join(':');
-  const sev = d.severity === 'error' ? pc.red('error') : d.severity === 'warning' ? pc.yellow('warning') : pc.dim('info');
+  const where = [d.file, d.line || undefined, d.line && d.column ? d.column : undefined]
+    .filter((x) => x !== undefined)
+    .join(':');
+  const sev =
+    d.severity === 'error' ? pc.red('error') : d.severity === 'warning' ? pc.yellow('warning') : pc.dim('info');
   return `  ${pc.cyan(where)}: ${sev}: ${d.message}`;
 }
 
@@ -60,7 +63,8 @@ function render(report: MeasureResult, rtl: string[], flags: CoverageFlags): str
   }
   for (const note of report.notes ?? []) out.push(pc.dim(`  note: ${note}`));
   if (report.diagnostics.length) out.push('', pc.bold('Diagnostics'), ...report.diagnostics.map(diagnosticLine));
-  if (report.designWarnings?.length) out.push('', pc.bold('Warnings in the design (lint, not fatal)'), ...report.designWarnings.map(diagnosticLine));
+  if (report.designWarnings?.length)
+    out.push('', pc.bold('Warnings in the design (lint, not fatal)'), ...report.designWarnings.map(diagnosticLine));
   if (report.status !== 'ok' && report.simOutput?.trim()) {
     const tail = report.simOutput.trimEnd().split('\n').slice(-20);
     out.push('', pc.bold('Simulator output (last lines)'), ...tail.map((l) => pc.dim(`  ${l}`)));
@@ -74,7 +78,13 @@ async function run(given: string[], flags: CoverageFlags, ctx: CliContext): Prom
   const rtl = design.files;
   // Refused before the build, not after it: a user's file needs --force, the design's own files are never replaced.
   const lcovTarget: OutputTarget | undefined = flags.lcov
-    ? { path: resolve(flags.lcov), option: '--lcov', kind: 'lcov', force: Boolean(flags.force), inputs: [...rtl, flags.tb, ...(flags.filelist ?? [])] }
+    ? {
+        path: resolve(flags.lcov),
+        option: '--lcov',
+        kind: 'lcov',
+        force: Boolean(flags.force),
+        inputs: [...rtl, flags.tb, ...(flags.filelist ?? [])],
+      }
     : undefined;
   if (lcovTarget) await checkOutputTarget(lcovTarget);
   const measured = await measure(
@@ -123,7 +133,9 @@ async function run(given: string[], flags: CoverageFlags, ctx: CliContext): Prom
 export const registerCoverage: RegisterCommand = (program: Command, ctx: CliContext) => {
   const command = program
     .command('coverage')
-    .description('Build and run a testbench against the DUT with Verilator and report its line, branch and toggle coverage.')
+    .description(
+      'Build and run a testbench against the DUT with Verilator and report its line, branch and toggle coverage.',
+    )
     .argument('[rtl...]', 'DUT source files (Verilog/SystemVerilog); or give --filelist')
     .requiredOption('--tb <testbench>', 'the testbench file; its top module is found from the file')
     .option('--top <module>', 'DUT top module: coverage is scoped to its instances')
@@ -131,11 +143,19 @@ export const registerCoverage: RegisterCommand = (program: Command, ctx: CliCont
     .option('--lcov <out.info>', 'also write an lcov tracefile (for Coverage Gutters, Codecov)')
     .option('--force', 'overwrite --lcov even when CHORUS did not write it (never a design or testbench file)')
     .option('--timeout <seconds>', 'wall-clock bound of the simulation (default 60)', positiveNumber('--timeout'))
-    .option('--max-sim-time <units>', 'simulated-time bound in the testbench time unit (default 10000000; 0: none)', nonNegativeInt('--max-sim-time'))
+    .option(
+      '--max-sim-time <units>',
+      'simulated-time bound in the testbench time unit (default 10000000; 0: none)',
+      nonNegativeInt('--max-sim-time'),
+    )
     .option('--verilator <path>', 'Verilator executable (default: CHORUS_VERILATOR or verilator on PATH)')
     .option('-I, --include-dir <dir>', 'include folder for `include (repeatable)', collect, [])
     .option('--plusarg <arg>', 'plusarg passed to the simulation, such as +seed=3 (repeatable)', collect, [])
-    .option('--memory-limit <size>', 'most memory CHORUS and the tool building or running a testbench may hold, e.g. 4G, 2048M (default 4G)', byteSize('--memory-limit'))
+    .option(
+      '--memory-limit <size>',
+      'most memory CHORUS and the tool building or running a testbench may hold, e.g. 4G, 2048M (default 4G)',
+      byteSize('--memory-limit'),
+    )
     .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'));
   addDesignOptions(command, false, true).action((rtl: string[], flags: CoverageFlags) => run(rtl, flags, ctx));
 };

@@ -3,7 +3,16 @@ import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import pc from 'picocolors';
-import { checkOutputTarget, generateToEnd, parseTargets, planRun, writeTestbench, formatSummary, overallPct, type OutputTarget } from '../../engine';
+import {
+  checkOutputTarget,
+  generateToEnd,
+  parseTargets,
+  planRun,
+  writeTestbench,
+  formatSummary,
+  overallPct,
+  type OutputTarget,
+} from '../../engine';
 import { DEFAULT_TARGETS, type EngineName, type GenerateResult, type LoopEvent } from '../../protocol';
 import type { CliContext } from '../context';
 import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
@@ -51,7 +60,8 @@ function progressRenderer(ctx: CliContext, json: boolean): { onEvent(e: LoopEven
     return {
       onEvent(e) {
         if (json) return;
-        if (e.type === 'roundEnd') ctx.logger.info(`round ${e.round.index}: ${e.round.status}, ${formatSummary(e.round.coverage)}`);
+        if (e.type === 'roundEnd')
+          ctx.logger.info(`round ${e.round.index}: ${e.round.status}, ${formatSummary(e.round.coverage)}`);
         if (e.type === 'log') ctx.logger[e.level](e.message);
       },
       stop() {},
@@ -100,9 +110,19 @@ function progressRenderer(ctx: CliContext, json: boolean): { onEvent(e: LoopEven
 }
 
 function printResult(ctx: CliContext, r: GenerateResult, name: FileNamer): void {
-  ctx.out(`${pc.bold(r.top)} — ${r.engine} engine, ${r.rounds.length} round(s), stopped: ${r.stopReason}${r.stopDetail ? ` (${r.stopDetail})` : ''}`);
+  ctx.out(
+    `${pc.bold(r.top)} — ${r.engine} engine, ${r.rounds.length} round(s), stopped: ${r.stopReason}${r.stopDetail ? ` (${r.stopDetail})` : ''}`,
+  );
   ctx.out(coverageTable(r.coverage, r.targets));
-  ctx.out(r.pass ? pc.green('Targets met.') : pc.red(`Targets not met (${Object.entries(r.targets).map(([k, v]) => `${k} ${v}%`).join(', ')}).`));
+  ctx.out(
+    r.pass
+      ? pc.green('Targets met.')
+      : pc.red(
+          `Targets not met (${Object.entries(r.targets)
+            .map(([k, v]) => `${k} ${v}%`)
+            .join(', ')}).`,
+        ),
+  );
   if (r.holes.length) {
     ctx.out(pc.bold('Holes:'));
     ctx.out(holesList(namedHoles(r.holes, name)));
@@ -110,7 +130,10 @@ function printResult(ctx: CliContext, r: GenerateResult, name: FileNamer): void 
   ctx.out(closureLine(r));
   if (r.designWarnings?.length) {
     ctx.out(pc.bold(`Warnings in the design (lint, not fatal): ${r.designWarnings.length}`));
-    for (const d of r.designWarnings) ctx.out(`  ${name(d.file)}${d.line ? `:${d.line}` : ''}${d.column ? `:${d.column}` : ''}: ${pc.yellow('warning')}: ${d.message}`);
+    for (const d of r.designWarnings)
+      ctx.out(
+        `  ${name(d.file)}${d.line ? `:${d.line}` : ''}${d.column ? `:${d.column}` : ''}: ${pc.yellow('warning')}: ${d.message}`,
+      );
   }
   if (r.testbenchPath) ctx.out(`Testbench: ${r.testbenchPath}`);
 }
@@ -119,8 +142,19 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
   const targets = flags.target ? parseTargets(flags.target) : DEFAULT_TARGETS;
   const design = await designInput(files, flags);
   // Refuse an --out CHORUS may not replace before the run, not after minutes of work (checked again on write).
-  const inputs = [...design.files, ...(flags.filelist ?? []), ...flags.spec, ...(flags.promptTemplates ? [flags.promptTemplates] : [])];
-  const target = (path: string): OutputTarget => ({ path, option: '--out', kind: 'testbench', force: Boolean(flags.force), inputs });
+  const inputs = [
+    ...design.files,
+    ...(flags.filelist ?? []),
+    ...flags.spec,
+    ...(flags.promptTemplates ? [flags.promptTemplates] : []),
+  ];
+  const target = (path: string): OutputTarget => ({
+    path,
+    option: '--out',
+    kind: 'testbench',
+    force: Boolean(flags.force),
+    inputs,
+  });
   if (flags.out) await checkOutputTarget(target(resolve(flags.out)));
   const models = cliModels(flags, ctx);
   let result: GenerateResult;
@@ -154,13 +188,22 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
     // The default testbench path is known once the top is: refused now too, not after the run.
     if (!flags.out && request.top) await checkOutputTarget(target(resolve(`tb_${request.top}.sv`)));
     if (!flags.engine && request.engine === 'random' && !flags.json) {
-      ctx.logger.info('No model configured or found in models/: using the model-free engine (pass --model or --endpoint to use the LLM).');
+      ctx.logger.info(
+        'No model configured or found in models/: using the model-free engine (pass --model or --endpoint to use the LLM).',
+      );
     }
     const progress = progressRenderer(ctx, Boolean(flags.json));
     try {
       const { points: _points, ...wire } = await generateToEnd(
         { ...request, formal: flags.formal !== false },
-        { logger: ctx.logger, signal: ctx.signal, models, verilatorPath: process.env.CHORUS_VERILATOR, memoryLimitBytes: flags.memoryLimit, cacheMaxBytes: flags.cacheMax },
+        {
+          logger: ctx.logger,
+          signal: ctx.signal,
+          models,
+          verilatorPath: process.env.CHORUS_VERILATOR,
+          memoryLimitBytes: flags.memoryLimit,
+          cacheMaxBytes: flags.cacheMax,
+        },
         (e) => progress.onEvent(e),
       );
       result = wire;
@@ -180,7 +223,18 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
   const name = givenNames(design.files, (f) => basename(f));
   if (flags.json) {
     const { lines: _lines, ...rest } = result;
-    ctx.out(JSON.stringify({ ...rest, holes: namedHoles(rest.holes, name), diagnostics: rest.diagnostics.map((d) => ({ ...d, file: name(d.file) })), designWarnings: (rest.designWarnings ?? []).map((d) => ({ ...d, file: name(d.file) })) }, null, 2));
+    ctx.out(
+      JSON.stringify(
+        {
+          ...rest,
+          holes: namedHoles(rest.holes, name),
+          diagnostics: rest.diagnostics.map((d) => ({ ...d, file: name(d.file) })),
+          designWarnings: (rest.designWarnings ?? []).map((d) => ({ ...d, file: name(d.file) })),
+        },
+        null,
+        2,
+      ),
+    );
   } else {
     printResult(ctx, result, name);
   }
@@ -194,9 +248,17 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
     .argument('[rtl...]', 'DUT source files (Verilog/SystemVerilog); or give --filelist')
     .option('--top <module>', 'DUT top module (found by analysis when omitted)')
     .option('--spec <file>', 'specification file given to the model (repeatable)', collect, [])
-    .option('--engine <name>', 'random | llm | hybrid (default: llm when a model is configured or found, else random)', oneOf('--engine', ['random', 'llm', 'hybrid'] as const))
+    .option(
+      '--engine <name>',
+      'random | llm | hybrid (default: llm when a model is configured or found, else random)',
+      oneOf('--engine', ['random', 'llm', 'hybrid'] as const),
+    )
     .option('--target <targets>', 'coverage targets, e.g. line=100,branch=100,toggle=80,fsm=100', undefined)
-    .option('--rounds <n>', 'LLM refinement rounds after the first generation (default 3: 1 + 3 generations, as LLM4Cov)', positiveInt('--rounds'))
+    .option(
+      '--rounds <n>',
+      'LLM refinement rounds after the first generation (default 3: 1 + 3 generations, as LLM4Cov)',
+      positiveInt('--rounds'),
+    )
     .option('--out <path>', 'where to write the testbench (default ./tb_<top>.sv)')
     .option('--force', 'overwrite --out even when CHORUS did not write it (never a design, filelist or spec file)')
     .option('--seed <n>', 'random seed for reproducible runs', nonNegativeInt('--seed'))
@@ -205,20 +267,56 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
     .option('--model <uri>', 'model: a .gguf path, a manifest id, hf:… (downloaded), or replay:<file.json>')
     .option('--endpoint <url>', 'OpenAI-compatible endpoint base URL (vLLM, SGLang, llama.cpp server, Ollama)')
     .option('--api-model <name>', 'model name at the endpoint')
-    .option('--candidates <k>', 'candidate testbenches per round, the simulator keeps the best (default: 1; 4 on a local GPU; one per expert)', positiveInt('--candidates'))
-    .option('--expert <uri>', 'an expert for the candidates (repeatable): a .gguf, lora:<adapter.gguf> on --model, endpoint:<model>, http(s)://…/v1#<model>, replay:<file>', collect, [])
-    .option('--context-size <tokens>', 'model context to allocate (local) or assume (endpoint), in tokens; prompts are fitted into it', positiveInt('--context-size'))
-    .option('--gpu <kind>', 'local model compute: auto | cuda | vulkan | metal | cpu (default auto)', oneOf('--gpu', ['auto', 'cuda', 'vulkan', 'metal', 'cpu'] as const))
+    .option(
+      '--candidates <k>',
+      'candidate testbenches per round, the simulator keeps the best (default: 1; 4 on a local GPU; one per expert)',
+      positiveInt('--candidates'),
+    )
+    .option(
+      '--expert <uri>',
+      'an expert for the candidates (repeatable): a .gguf, lora:<adapter.gguf> on --model, endpoint:<model>, http(s)://…/v1#<model>, replay:<file>',
+      collect,
+      [],
+    )
+    .option(
+      '--context-size <tokens>',
+      'model context to allocate (local) or assume (endpoint), in tokens; prompts are fitted into it',
+      positiveInt('--context-size'),
+    )
+    .option(
+      '--gpu <kind>',
+      'local model compute: auto | cuda | vulkan | metal | cpu (default auto)',
+      oneOf('--gpu', ['auto', 'cuda', 'vulkan', 'metal', 'cpu'] as const),
+    )
     .option('--threads <n>', 'CPU threads for a local model', positiveInt('--threads'))
-    .option('--max-tokens <n>', 'longest reply in tokens (default 16384, the paper protocol)', positiveInt('--max-tokens'))
+    .option(
+      '--max-tokens <n>',
+      'longest reply in tokens (default 16384, the paper protocol)',
+      positiveInt('--max-tokens'),
+    )
     .option('--temperature <t>', 'sampling temperature, 0 to 2 (default 0.7)', numberIn('--temperature', 0, 2))
-    .option('--thinking <on|off>', 'Qwen3-style models: let the model think before answering, or not', oneOf('--thinking', ['on', 'off'] as const))
-    .option('--request-timeout <seconds>', 'endpoint: longest wait for an answer to start, and longest silence mid-reply', positiveNumber('--request-timeout'))
-    .option('--prompt-templates <file.json>', 'prompt wording over the built-in templates (for a model trained on other words)')
+    .option(
+      '--thinking <on|off>',
+      'Qwen3-style models: let the model think before answering, or not',
+      oneOf('--thinking', ['on', 'off'] as const),
+    )
+    .option(
+      '--request-timeout <seconds>',
+      'endpoint: longest wait for an answer to start, and longest silence mid-reply',
+      positiveNumber('--request-timeout'),
+    )
+    .option(
+      '--prompt-templates <file.json>',
+      'prompt wording over the built-in templates (for a model trained on other words)',
+    )
     .option('--instance <name>', 'DUT instance name in the testbench (default uut)')
     .option('--no-formal', 'do not hand the holes the search leaves to the formal engine (Yosys)')
     .option('--json', 'print only the result as JSON')
-    .option('--memory-limit <size>', 'most memory CHORUS and the tool building or running a testbench may hold, e.g. 4G, 2048M (default 4G)', byteSize('--memory-limit'))
+    .option(
+      '--memory-limit <size>',
+      'most memory CHORUS and the tool building or running a testbench may hold, e.g. 4G, 2048M (default 4G)',
+      byteSize('--memory-limit'),
+    )
     .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'));
   addDesignOptions(command).action((files: string[], flags: GenerateFlags) => action(files, flags, ctx));
 };

@@ -13,4 +13,13 @@ import { registerProve } from './prove';
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
 // Each subcommand lives in its own file and is listed here once.
-export const commands: RegisterCommand[] = [registerGenerate, registerPrompt, registerBench, registerCoverage, registerModel, registerInspect, registerCache, registerProve];
+export const commands: RegisterCommand[] = [
+  registerGenerate,
+  registerPrompt,
+  registerBench,
+  registerCoverage,
+  registerModel,
+  registerInspect,
+  registerCache,
+  registerProve,
+];

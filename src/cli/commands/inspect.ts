@@ -56,13 +56,21 @@ function moduleText(m: ModuleInfo, isTop: boolean): string[] {
 
 async function action(given: string[], flags: InspectFlags, ctx: CliContext): Promise<void> {
   const { files, includeDirs, defines, parameters, top: sourcesTop } = await designInput(given, flags);
-  const analysis = await analyzeDesign(files, { top: flags.top ?? sourcesTop, design: { includeDirs, defines, parameters }, verilatorPath: process.env.CHORUS_VERILATOR });
+  const analysis = await analyzeDesign(files, {
+    top: flags.top ?? sourcesTop,
+    design: { includeDirs, defines, parameters },
+    verilatorPath: process.env.CHORUS_VERILATOR,
+  });
   if (analysis.errors.length) {
     for (const e of analysis.errors) ctx.logger.info(`${e.file}:${e.line}:${e.column}: ${e.message}`);
     const n = analysis.errors.length;
-    throw new ChorusError('bad_input', `${n} syntax error${n === 1 ? '' : 's'} in the RTL: fix ${n === 1 ? 'it' : 'them'} and run again.`);
+    throw new ChorusError(
+      'bad_input',
+      `${n} syntax error${n === 1 ? '' : 's'} in the RTL: fix ${n === 1 ? 'it' : 'them'} and run again.`,
+    );
   }
-  if (!analysis.modules.length) throw new ChorusError('bad_input', 'No module found in the given files: pass the RTL that defines the DUT.');
+  if (!analysis.modules.length)
+    throw new ChorusError('bad_input', 'No module found in the given files: pass the RTL that defines the DUT.');
   if (flags.top !== undefined && !moduleByName(analysis, flags.top)) {
     throw new ChorusError(
       'bad_input',
@@ -71,11 +79,17 @@ async function action(given: string[], flags: InspectFlags, ctx: CliContext): Pr
   }
   const top = analysis.top !== null ? moduleByName(analysis, analysis.top) : undefined;
   if (Object.keys(parameters).length) {
-    if (!top) throw new ChorusError('bad_input', `-G overrides the top's parameters, and the top is not known: pass --top <module>.`);
+    if (!top)
+      throw new ChorusError(
+        'bad_input',
+        `-G overrides the top's parameters, and the top is not known: pass --top <module>.`,
+      );
     checkOverrides(top, parameters);
   }
   if (analysis.top === null && analysis.topCandidates.length > 1) {
-    ctx.logger.warn(`Several modules could be the top (${analysis.topCandidates.join(', ')}): pass --top <module> to pick one.`);
+    ctx.logger.warn(
+      `Several modules could be the top (${analysis.topCandidates.join(', ')}): pass --top <module> to pick one.`,
+    );
   }
   if (flags.json) {
     ctx.out(JSON.stringify(toJson(analysis), null, 2));
@@ -83,7 +97,9 @@ async function action(given: string[], flags: InspectFlags, ctx: CliContext): Pr
   }
   const out: string[] = [];
   for (const m of analysis.modules) out.push(...moduleText(m, m.name === analysis.top), '');
-  out.push(`top: ${analysis.top ?? (analysis.topCandidates.length ? `ambiguous (${analysis.topCandidates.join(', ')})` : 'none')}`);
+  out.push(
+    `top: ${analysis.top ?? (analysis.topCandidates.length ? `ambiguous (${analysis.topCandidates.join(', ')})` : 'none')}`,
+  );
   out.push(`clock: ${analysis.clock ?? 'none'}`);
   out.push(`reset: ${describeReset(analysis.reset)}`);
   ctx.out(out.join('\n'));

@@ -38,10 +38,18 @@ function listText(choices: ModelChoice[]): string {
   if (!choices.length) return 'No models known or found. Put a .gguf into models/ or run `chorus model pull <id|uri>`.';
   const rows = choices.map((c) => {
     const state = c.present ? pc.green('present') : pc.yellow(c.source === 'endpoint' ? 'unreachable' : 'missing');
-    const hint = c.present ? (c.path ?? '') : c.downloadable ? pc.dim(`chorus model pull ${c.id}`) : c.source === 'manifest' ? pc.dim('put its .gguf into models/') : '';
+    const hint = c.present
+      ? (c.path ?? '')
+      : c.downloadable
+        ? pc.dim(`chorus model pull ${c.id}`)
+        : c.source === 'manifest'
+          ? pc.dim('put its .gguf into models/')
+          : '';
     return `  ${c.id.padEnd(28)} ${c.source.padEnd(8)} ${formatBytes(c.sizeBytes).padStart(10)}  ${state.padEnd(7)}  ${hint}`;
   });
-  return [pc.bold(`  ${'id'.padEnd(28)} ${'source'.padEnd(8)} ${'size'.padStart(10)}  state    where`), ...rows].join('\n');
+  return [pc.bold(`  ${'id'.padEnd(28)} ${'source'.padEnd(8)} ${'size'.padStart(10)}  state    where`), ...rows].join(
+    '\n',
+  );
 }
 
 function infoText(path: string, i: ModelInfo): string {
@@ -60,7 +68,11 @@ function infoText(path: string, i: ModelInfo): string {
 /** A progress bar on an interactive terminal, a line per 10% otherwise. */
 function progressReporter(ctx: CliContext, label: string): { update(done: number, total: number): void; stop(): void } {
   if (ctx.interactive && process.stderr.isTTY) {
-    const bar = new SingleBar({ format: `${label} [{bar}] {percentage}% {doneText}/{totalText}`, stream: process.stderr, hideCursor: true });
+    const bar = new SingleBar({
+      format: `${label} [{bar}] {percentage}% {doneText}/{totalText}`,
+      stream: process.stderr,
+      hideCursor: true,
+    });
     let started = false;
     return {
       update(done, total) {
@@ -110,7 +122,9 @@ export const registerModel: RegisterCommand = (program: Command, ctx: CliContext
 
   model
     .command('pull')
-    .description('Download a model (a manifest id, hf:<user>/<repo>/<file>.gguf or an https URL); resumes partial downloads.')
+    .description(
+      'Download a model (a manifest id, hf:<user>/<repo>/<file>.gguf or an https URL); resumes partial downloads.',
+    )
     .argument('<id|uri>', 'what to download')
     .option('--dir <folder>', 'where to save it (default: the models/ folder of this installation)')
     .option('--sha256 <hex>', 'expected checksum (the manifest entry has its own)')

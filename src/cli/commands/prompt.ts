@@ -15,7 +15,8 @@ export const registerPrompt: RegisterCommand = (program: Command, ctx: CliContex
     .option('--top <module>', 'DUT top module')
     .option('--spec <file>', 'specification file (repeatable)', collect, [])
     .option('--instance <name>', 'DUT instance name (default uut)');
-  addDesignOptions(command).action(async (files: string[], flags: DesignCliFlags & { top?: string; spec: string[]; instance?: string }) => {
+  addDesignOptions(command).action(
+    async (files: string[], flags: DesignCliFlags & { top?: string; spec: string[]; instance?: string }) => {
       const design = await designInput(files, flags);
       const run = await prepareRun({
         rtlFiles: design.files.map((f) => resolve(f)),
@@ -30,7 +31,16 @@ export const registerPrompt: RegisterCommand = (program: Command, ctx: CliContex
         // Nothing is written for a prompt; the run folder only has to exist.
         workDir: process.cwd(),
       });
-      const messages = buildOpeningMessages({ rtl: run.rtl, specs: run.specs, top: run.top.name, instance: run.instance, clock: run.top.clock, reset: run.top.reset, parameters: run.design.parameters });
+      const messages = buildOpeningMessages({
+        rtl: run.rtl,
+        specs: run.specs,
+        top: run.top.name,
+        instance: run.instance,
+        clock: run.top.clock,
+        reset: run.top.reset,
+        parameters: run.design.parameters,
+      });
       ctx.out(JSON.stringify(messages, null, 2));
-    });
+    },
+  );
 };

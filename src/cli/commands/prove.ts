@@ -39,9 +39,15 @@ function render(r: ProveHolesReport, name: (f: string) => string): string {
   for (const v of r.verdicts) {
     const t = v.target;
     const where = `${name(t.file)}:${t.line}${t.instance ? ` (${t.instance})` : ''}`;
-    out.push(`  ${pc.cyan(where)} ${t.kind} ${t.comment}${v.site ? pc.dim(` — ${v.site}`) : ''}`, `    ${verdictText(v)}`);
+    out.push(
+      `  ${pc.cyan(where)} ${t.kind} ${t.comment}${v.site ? pc.dim(` — ${v.site}`) : ''}`,
+      `    ${verdictText(v)}`,
+    );
   }
-  out.push('', `${count('unreachable')} proven unreachable, ${count('witness')} witness(es), ${count('unknown')} unknown.`);
+  out.push(
+    '',
+    `${count('unreachable')} proven unreachable, ${count('witness')} witness(es), ${count('unknown')} unknown.`,
+  );
   if (r.failure) out.push(pc.yellow(`note: ${r.failure}`));
   return out.join('\n');
 }
@@ -67,20 +73,35 @@ async function run(given: string[], flags: ProveFlags, ctx: CliContext): Promise
   );
   const name = givenNames(rtl);
   if (flags.json) {
-    ctx.out(JSON.stringify({ ...report, verdicts: report.verdicts.map((v) => ({ ...v, target: { ...v.target, file: name(v.target.file) } })) }, null, 2));
+    ctx.out(
+      JSON.stringify(
+        {
+          ...report,
+          verdicts: report.verdicts.map((v) => ({ ...v, target: { ...v.target, file: name(v.target.file) } })),
+        },
+        null,
+        2,
+      ),
+    );
   } else ctx.out(render(report, name));
 }
 
 export const registerProve: RegisterCommand = (program: Command, ctx: CliContext) => {
   const command = program
     .command('prove')
-    .description('Decide each line/branch hole with Yosys: proven unreachable (k-induction), a witness trace, or why neither.')
+    .description(
+      'Decide each line/branch hole with Yosys: proven unreachable (k-induction), a witness trace, or why neither.',
+    )
     .argument('[rtl...]', 'DUT source files (Verilog/SystemVerilog); or give --filelist')
     .option('--top <module>', 'DUT top module (found by analysis when omitted)')
     .option('--tb <testbench>', 'measure this testbench for the holes (default: the model-free search finds them)')
     .option('--json', 'print one JSON object (coverage, verdicts with witness rows, times)')
     .option('--timeout <seconds>', 'wall-clock bound of the formal run (default 120)', positiveNumber('--timeout'))
-    .option('--budget <seconds>', 'model-free search budget when no --tb is given (default 20)', positiveNumber('--budget'))
+    .option(
+      '--budget <seconds>',
+      'model-free search budget when no --tb is given (default 20)',
+      positiveNumber('--budget'),
+    )
     .option('--depth <cycles>', 'longest induction and witness search (default 24)', positiveInt('--depth'))
     .option('--seed <n>', 'search seed', positiveInt('--seed'))
     .option('--verilator <path>', 'Verilator executable (default: CHORUS_VERILATOR or verilator on PATH)');

@@ -44,8 +44,19 @@ function withClosure(inner: Generator, settings: RunSettings): Generator {
   };
 }
 
-async function proveAtEnd(ctx: RunContext, services: EngineServices, outcome: Outcome, settings: RunSettings): Promise<void> {
-  if (formalRan(ctx) || outcome.report?.status !== 'ok' || !hasStructuralHoles(outcome.points, ctx.targets) || services.signal.aborted) return;
+async function proveAtEnd(
+  ctx: RunContext,
+  services: EngineServices,
+  outcome: Outcome,
+  settings: RunSettings,
+): Promise<void> {
+  if (
+    formalRan(ctx) ||
+    outcome.report?.status !== 'ok' ||
+    !hasStructuralHoles(outcome.points, ctx.targets) ||
+    services.signal.aborted
+  )
+    return;
   await proveSearchHoles(ctx, services, outcome.points, formalBounds(settings.budgetMs ?? 60_000));
   formalLedger(ctx).takeWitnesses();
   outcome.result.holes = explainHoles(ctx, outcome.result.holes);

@@ -2,7 +2,15 @@
  * Two generators in a row: the second continues from the first's outcome unless that already met the targets,
  * or all that keeps it from them is proven unreachable (nothing is left for the second to chase).
  */
-import { isProven, OVERALL_KINDS, unmetTargets, type CoverageKind, type EngineName, type GenerateResult, type Targets } from '../../protocol';
+import {
+  isProven,
+  OVERALL_KINDS,
+  unmetTargets,
+  type CoverageKind,
+  type EngineName,
+  type GenerateResult,
+  type Targets,
+} from '../../protocol';
 import type { Generator, Outcome } from './types';
 
 /** True when every hole of a kind whose target is unmet is proven unreachable. */
@@ -19,7 +27,10 @@ export function sequence(name: EngineName, first: Generator, next: (prior: Outco
     name,
     async generate(ctx, services, emit) {
       const prior = await first.generate(ctx, services, emit);
-      const done = prior.result.pass || services.signal.aborted || (prior.report !== null && nothingLeftToChase(prior.result, ctx.targets));
+      const done =
+        prior.result.pass ||
+        services.signal.aborted ||
+        (prior.report !== null && nothingLeftToChase(prior.result, ctx.targets));
       const outcome = done ? prior : await next(prior).generate(ctx, services, emit);
       return { ...outcome, result: { ...outcome.result, engine: name } };
     },

@@ -24,7 +24,7 @@ export interface Attempt {
 function rank(a: Attempt, targets: Targets): number[] {
   const r = a.report;
   const ran = r?.status === 'ok' ? 1 : 0;
-  const hasCov = ran && r && (r.coverage.line.total + r.coverage.branch.total + r.coverage.toggle.total) > 0 ? 1 : 0;
+  const hasCov = ran && r && r.coverage.line.total + r.coverage.branch.total + r.coverage.toggle.total > 0 ? 1 : 0;
   const met = hasCov && r && meetsTargets(r.coverage, targets) ? 1 : 0;
   return [ran, hasCov, met, r && hasCov ? overallPct(r.coverage) : 0, r && a.testbench !== null ? 1 : 0];
 }

@@ -18,7 +18,10 @@ export function buildRoundPrompt(
 ): ChatMessage[] {
   const messages: ChatMessage[] = [...opening];
   if (best) {
-    const reply = detail.testbenchLines !== undefined && best.testbench ? asFileReply(best.filename, shortenTestbench(best.testbench, detail.testbenchLines)) : best.reply;
+    const reply =
+      detail.testbenchLines !== undefined && best.testbench
+        ? asFileReply(best.filename, shortenTestbench(best.testbench, detail.testbenchLines))
+        : best.reply;
     messages.push({ role: 'assistant', content: reply }, best.feedback(detail, steering));
   } else if (steering.length) {
     messages.push({ role: 'user', content: instructionSection(nextInstruction(null, steering), templates) });

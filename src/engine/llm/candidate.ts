@@ -60,7 +60,14 @@ export async function runCandidate(input: CandidateInput): Promise<CandidateOutc
       const seed = input.seed ? { seed: input.seed(ask) } : {};
       // Only the first candidate streams: several interleaved streams would read as one garbled reply.
       const tokens: Emit<LoopEvent> = slot === 0 ? emit : () => {};
-      reply = await generateReply(expert, input.messages, round, { ...input.sampling, ...seed }, input.services.signal, tokens);
+      reply = await generateReply(
+        expert,
+        input.messages,
+        round,
+        { ...input.sampling, ...seed },
+        input.services.signal,
+        tokens,
+      );
     } catch (err) {
       if (isAbortError(err) || input.services.signal.aborted) return { ...base, cancelled: true };
       return { ...base, failure: { stage: 'generate', error: err } };
@@ -71,10 +78,20 @@ export async function runCandidate(input: CandidateInput): Promise<CandidateOutc
     spent.prompt += reply.evaluatedPromptTokens;
     if (reply.note) input.log('warn', `Round ${round}: ${reply.note}.`);
     candidate = parseAndPatch(reply.text, input.best.attempt, input.ctx.top.name, reply, input.ctx.design.parameters);
-    if (live) emit({ type: 'parsed', round, outcome: candidate.outcome, testbench: candidate.testbench ?? undefined, patch: candidate.parsed.type === 'patch' });
+    if (live)
+      emit({
+        type: 'parsed',
+        round,
+        outcome: candidate.outcome,
+        testbench: candidate.testbench ?? undefined,
+        patch: candidate.parsed.type === 'patch',
+      });
     const unparsed = candidate.status === 'no_code' || candidate.status === 'empty_reply';
     if (!unparsed || ask >= input.parseRetries || input.stopping()) break;
-    input.log('info', `Round ${round}: ${candidate.outcome}; asked again with the same prompt (${ask + 1} of ${input.parseRetries}).`);
+    input.log(
+      'info',
+      `Round ${round}: ${candidate.outcome}; asked again with the same prompt (${ask + 1} of ${input.parseRetries}).`,
+    );
   }
   reply = { ...reply, ms: spent.ms, completionTokens: spent.tokens, evaluatedPromptTokens: spent.prompt };
   if (candidate.testbench === null) return { ...base, reply, candidate };
@@ -85,7 +102,13 @@ export async function runCandidate(input: CandidateInput): Promise<CandidateOutc
   let measured: Measurement | null;
   try {
     measured = await input.measureSlot(() =>
-      evaluateCandidate(input.ctx, input.services, { ...candidate, testbench, filename }, input.best, input.simTimeoutMs),
+      evaluateCandidate(
+        input.ctx,
+        input.services,
+        { ...candidate, testbench, filename },
+        input.best,
+        input.simTimeoutMs,
+      ),
     );
   } catch (err) {
     return { ...base, reply, candidate, failure: { stage: 'measure', error: err } };
@@ -99,5 +122,12 @@ export async function runCandidate(input: CandidateInput): Promise<CandidateOutc
 export function emitMeasured(emit: Emit<LoopEvent>, round: number, measured: Measurement): void {
   const { report, points } = measured;
   emit({ type: 'build', round, status: report.status, ms: report.ms.build, diagnostics: report.diagnostics });
-  emit({ type: 'coverage', round, coverage: report.coverage, holes: report.holes, status: report.status, lines: points.length ? lineCoverage(points) : undefined });
+  emit({
+    type: 'coverage',
+    round,
+    coverage: report.coverage,
+    holes: report.holes,
+    status: report.status,
+    lines: points.length ? lineCoverage(points) : undefined,
+  });
 }

@@ -29,23 +29,36 @@ export function estimateTokens(messages: ChatMessage[]): number {
 }
 
 /** The budget when the context size is known (given, or from a loaded local model); undefined when it is not. */
-export async function contextBudget(backend: ChatBackend, contextSize: number | undefined, maxTokens: number | undefined, signal: AbortSignal): Promise<ContextBudget | undefined> {
+export async function contextBudget(
+  backend: ChatBackend,
+  contextSize: number | undefined,
+  maxTokens: number | undefined,
+  signal: AbortSignal,
+): Promise<ContextBudget | undefined> {
   const contextTokens = contextSize ?? (await backend.contextSize?.(signal));
   if (!contextTokens) return undefined;
   const wanted = maxTokens ?? DEFAULT_SAMPLING.maxTokens;
   // Half the context at most: a prompt must still hold the design, the best testbench and its feedback.
   const replyTokens = Math.max(1, Math.min(wanted, Math.floor(contextTokens / 2)));
-  const count: TokenCounter = backend.countTokens ? (m) => (backend.countTokens as (x: ChatMessage[], s?: AbortSignal) => Promise<number>)(m, signal) : async (m) => estimateTokens(m);
+  const count: TokenCounter = backend.countTokens
+    ? (m) => (backend.countTokens as (x: ChatMessage[], s?: AbortSignal) => Promise<number>)(m, signal)
+    : async (m) => estimateTokens(m);
   return { contextTokens, replyTokens, promptTokens: contextTokens - replyTokens, count };
 }
 
 /** What the run says up front about its context, before round 1; `fits: false` when not even the opening fits. */
-export async function contextPlan(budget: ContextBudget, opening: ChatMessage[], maxTokens: number | undefined): Promise<{ fits: boolean; notes: string[]; openingTokens: number }> {
+export async function contextPlan(
+  budget: ContextBudget,
+  opening: ChatMessage[],
+  maxTokens: number | undefined,
+): Promise<{ fits: boolean; notes: string[]; openingTokens: number }> {
   const openingTokens = await budget.count(opening);
   const notes: string[] = [];
   const wanted = maxTokens ?? DEFAULT_SAMPLING.maxTokens;
   if (budget.replyTokens < wanted) {
-    notes.push(`Replies are limited to ${budget.replyTokens} tokens (asked ${wanted}) so that a prompt still fits the ${budget.contextTokens}-token context.`);
+    notes.push(
+      `Replies are limited to ${budget.replyTokens} tokens (asked ${wanted}) so that a prompt still fits the ${budget.contextTokens}-token context.`,
+    );
   }
   if (openingTokens > budget.promptTokens) {
     return { fits: false, notes, openingTokens };
@@ -69,7 +82,10 @@ export interface FittedPrompt {
 }
 
 /** The most detailed prompt that fits, or null with the smallest prompt's size when none does. */
-export async function fitPrompt(build: (detail: PromptDetail) => ChatMessage[], budget: ContextBudget | undefined): Promise<FittedPrompt | { tokens: number }> {
+export async function fitPrompt(
+  build: (detail: PromptDetail) => ChatMessage[],
+  budget: ContextBudget | undefined,
+): Promise<FittedPrompt | { tokens: number }> {
   if (!budget) return { messages: build(DETAIL_LEVELS[0]), tokens: 0, detail: DETAIL_LEVELS[0], level: 0 };
   let tokens = 0;
   for (let level = 0; level < DETAIL_LEVELS.length; level++) {

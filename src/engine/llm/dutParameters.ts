@@ -63,7 +63,11 @@ export interface DutParameterPatch {
 }
 
 /** Every `top [#(…)] name (` in the testbench carries the overrides. Nothing to do without overrides. */
-export function withDutParameters(testbench: string, top: string, parameters: Record<string, string> | undefined): DutParameterPatch {
+export function withDutParameters(
+  testbench: string,
+  top: string,
+  parameters: Record<string, string> | undefined,
+): DutParameterPatch {
   if (!parameters || !Object.keys(parameters).length) return { testbench, instances: 0 };
   const search = masked(testbench);
   const edits: { from: number; to: number; text: string }[] = [];
@@ -89,7 +93,11 @@ export function withDutParameters(testbench: string, top: string, parameters: Re
     const paren = skipSpace(search, i + inst[0].length);
     // `top name (` or `top name [N] (`: an instantiation, not a declaration or a hierarchical name.
     if (search[paren] !== '(' && search[paren] !== '[') continue;
-    edits.push({ from: afterName, to: list === undefined ? afterName : listEnd, text: ` ${mergedList(list, parameters)}` });
+    edits.push({
+      from: afterName,
+      to: list === undefined ? afterName : listEnd,
+      text: ` ${mergedList(list, parameters)}`,
+    });
   }
   let out = testbench;
   for (const e of edits.reverse()) {

@@ -33,7 +33,8 @@ export async function evaluateCandidate(
 ): Promise<Measurement | null> {
   const problem = instantiationProblem(candidate.testbench, ctx.top.name, ctx.instance);
   if (problem) return { report: failedReport('compile_error', candidate.filename, problem), points: [] };
-  if (candidate.parsed.type === 'no_changes' && best.attempt?.report) return { report: best.attempt.report, points: best.points };
+  if (candidate.parsed.type === 'no_changes' && best.attempt?.report)
+    return { report: best.attempt.report, points: best.points };
   try {
     const ev = await evaluateTestbench(ctx, candidate.testbench, {
       filename: candidate.filename,

@@ -17,7 +17,11 @@ export interface ExpertFailure {
 }
 
 /** The run's experts: the caller's, the provider's (`--expert`, `chorus.experts`), else the one backend. */
-export async function runExperts(services: EngineServices, primary: ChatBackend, signal: AbortSignal): Promise<{ experts: ChatBackend[]; failures: ExpertFailure[] }> {
+export async function runExperts(
+  services: EngineServices,
+  primary: ChatBackend,
+  signal: AbortSignal,
+): Promise<{ experts: ChatBackend[]; failures: ExpertFailure[] }> {
   if (services.experts?.length) return { experts: services.experts, failures: [] };
   const opened = await services.models?.experts?.(signal);
   if (!opened) return { experts: [primary], failures: [] };

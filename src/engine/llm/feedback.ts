@@ -19,7 +19,9 @@ export interface FeedbackDetail {
 export const FULL_DETAIL: FeedbackDetail = { holeLines: 40, logChars: LOG_LIMIT };
 
 export function diagnosticsLog(diags: Diagnostic[], output = '', name: FileName = basename, limit = LOG_LIMIT): string {
-  const lines = diags.map((d) => `${name(d.file)}${d.line ? `:${d.line}` : ''}${d.column ? `:${d.column}` : ''}: ${d.severity}: ${d.message}`);
+  const lines = diags.map(
+    (d) => `${name(d.file)}${d.line ? `:${d.line}` : ''}${d.column ? `:${d.column}` : ''}: ${d.severity}: ${d.message}`,
+  );
   let text = lines.join('\n');
   if (!text && output) text = output;
   if (text.length > limit) text = `${text.slice(0, limit)}\n… (${text.length - limit} more characters left out)`;
@@ -33,7 +35,12 @@ function indent(text: string): string {
     .join('\n');
 }
 
-export function edaBullets(report: CoverageReport, targets: Targets, name: FileName = basename, detail: FeedbackDetail = FULL_DETAIL): Bullets {
+export function edaBullets(
+  report: CoverageReport,
+  targets: Targets,
+  name: FileName = basename,
+  detail: FeedbackDetail = FULL_DETAIL,
+): Bullets {
   const log = (diags: Diagnostic[]) => diagnosticsLog(diags, '', name, detail.logChars);
   switch (report.status) {
     case 'ok': {
@@ -43,8 +50,12 @@ export function edaBullets(report: CoverageReport, targets: Targets, name: FileN
         stage: 'coverage',
         coverage: formatSummary(report.coverage),
         targets: unmet.length ? `not met (${unmet.map((m) => `${m} < ${targets[m]}%`).join(', ')})` : 'met',
-        ...(report.holes.length ? { uncovered: `\n${indent(holesForModel(report.holes, detail.holeLines, name))}` } : {}),
-        ...(report.bounded ? { note: 'the simulation hit the time bound before $finish; end the stimulus with $finish' } : {}),
+        ...(report.holes.length
+          ? { uncovered: `\n${indent(holesForModel(report.holes, detail.holeLines, name))}` }
+          : {}),
+        ...(report.bounded
+          ? { note: 'the simulation hit the time bound before $finish; end the stimulus with $finish' }
+          : {}),
       };
     }
     case 'compile_error':
@@ -52,7 +63,11 @@ export function edaBullets(report: CoverageReport, targets: Targets, name: FileN
     case 'rejected':
       return { status: 'rejected', stage: 'sandbox check', log: `\n${indent(log(report.diagnostics))}` };
     case 'resource_limit':
-      return { status: 'resource_limit', stage: report.ms.sim ? 'simulate' : 'build', log: `\n${indent(log(report.diagnostics))}` };
+      return {
+        status: 'resource_limit',
+        stage: report.ms.sim ? 'simulate' : 'build',
+        log: `\n${indent(log(report.diagnostics))}`,
+      };
     case 'timeout':
       return {
         status: 'sim_failed',
@@ -67,10 +82,14 @@ export function edaBullets(report: CoverageReport, targets: Targets, name: FileN
 export function nextInstruction(report: CoverageReport | null, steering: string[]): string {
   let base: string;
   if (!report) base = 'Answer with a filename line and one ```systemverilog code block holding the complete testbench.';
-  else if (report.status === 'ok') base = 'Improve coverage toward 100% by editing the testbench; drive the uncovered items listed above.';
+  else if (report.status === 'ok')
+    base = 'Improve coverage toward 100% by editing the testbench; drive the uncovered items listed above.';
   else if (report.status === 'compile_error') base = 'Fix the compile failure by editing the testbench.';
-  else if (report.status === 'resource_limit') base = 'Use much smaller arrays, loops and stimulus: the testbench needed more memory or time than allowed.';
-  else if (report.status === 'rejected') base = 'Remove the forbidden constructs from the testbench: it may only drive stimulus (no file output, no $system, no DPI).';
+  else if (report.status === 'resource_limit')
+    base = 'Use much smaller arrays, loops and stimulus: the testbench needed more memory or time than allowed.';
+  else if (report.status === 'rejected')
+    base =
+      'Remove the forbidden constructs from the testbench: it may only drive stimulus (no file output, no $system, no DPI).';
   else base = 'Fix the simulation failure by editing the testbench; make sure the stimulus ends with $finish.';
   return withSteering(base, steering);
 }

@@ -7,7 +7,16 @@
  */
 import { lineCoverage, machineFault } from '../../sim';
 import type { ChatBackend, SamplingOptions } from '../../llm';
-import { ChorusError, coveredGain, emptySummary, isAbortError, meetsTargets, type CoveragePoint, type LoopEvent, type RoundSummary } from '../../protocol';
+import {
+  ChorusError,
+  coveredGain,
+  emptySummary,
+  isAbortError,
+  meetsTargets,
+  type CoveragePoint,
+  type LoopEvent,
+  type RoundSummary,
+} from '../../protocol';
 import type { EngineServices } from '../api';
 import type { Emit } from '../channel';
 import type { RunContext } from '../context';
@@ -59,9 +68,18 @@ function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts: LlmLoopOptions, emit: Emit<LoopEvent>): Promise<Outcome> {
+export async function runLlmLoop(
+  ctx: RunContext,
+  services: EngineServices,
+  opts: LlmLoopOptions,
+  emit: Emit<LoopEvent>,
+): Promise<Outcome> {
   const backend = services.backend;
-  if (!backend) throw new ChorusError('bad_input', 'No model configured: pass --model <path|id|replay:file> or --endpoint <url>, or use --engine random.');
+  if (!backend)
+    throw new ChorusError(
+      'bad_input',
+      'No model configured: pass --model <path|id|replay:file> or --endpoint <url>, or use --engine random.',
+    );
   // A bad templates file is the run's error, unless an earlier generator measured a testbench (kept below).
   let templates = DEFAULT_TEMPLATES;
   let templatesError: unknown;
@@ -72,7 +90,16 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
     templatesError = err;
   }
   const opening = buildOpeningMessages(
-    { rtl: ctx.rtl, specs: ctx.specs, top: ctx.top.name, instance: ctx.instance, clock: ctx.top.clock, reset: ctx.top.reset, extra: opts.instruction, parameters: ctx.design.parameters },
+    {
+      rtl: ctx.rtl,
+      specs: ctx.specs,
+      top: ctx.top.name,
+      instance: ctx.instance,
+      clock: ctx.top.clock,
+      reset: ctx.top.reset,
+      extra: opts.instruction,
+      parameters: ctx.design.parameters,
+    },
     templates,
   );
   const rounds: RoundSummary[] = [...(opts.from?.result.rounds ?? [])];
@@ -135,12 +162,15 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
       try {
         const opened = await runExperts(services, backend, run.signal);
         experts = opened.experts;
-        for (const f of opened.failures) log('error', `Expert ${f.expert} could not be opened: ${f.message}. The other experts go on.`);
+        for (const f of opened.failures)
+          log('error', `Expert ${f.expert} could not be opened: ${f.message}. The other experts go on.`);
         candidates = opts.candidates ?? (await defaultCandidates(experts, run.signal));
       } catch (err) {
-        if (!(isAbortError(err) || run.signal.aborted)) failAfterBest('error', `The experts could not be opened: ${errorMessage(err)}.`, err);
+        if (!(isAbortError(err) || run.signal.aborted))
+          failAfterBest('error', `The experts could not be opened: ${errorMessage(err)}.`, err);
       }
-      if (experts.length > 1 || candidates > 1) log('info', `${candidates} candidate(s) per round from ${experts.map((e) => e.label).join(', ')}.`);
+      if (experts.length > 1 || candidates > 1)
+        log('info', `${candidates} candidate(s) per round from ${experts.map((e) => e.label).join(', ')}.`);
     }
     let going = experts;
     const measureSlot = limiter(measureSlots(candidates));
@@ -155,7 +185,10 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
       }
       const steering = services.steering?.take() ?? [];
       const current = best;
-      const fitted = await fitPrompt((detail) => buildRoundPrompt(opening, current, steering, detail, templates), budget);
+      const fitted = await fitPrompt(
+        (detail) => buildRoundPrompt(opening, current, steering, detail, templates),
+        budget,
+      );
       if (!('messages' in fitted)) {
         failAfterBest(
           'context',
@@ -163,7 +196,11 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
         );
         break;
       }
-      if (fitted.level > 0) log('info', `Round ${index}: the prompt was shortened to fit the context (${fitted.tokens} of ${budget?.promptTokens} tokens).`);
+      if (fitted.level > 0)
+        log(
+          'info',
+          `Round ${index}: the prompt was shortened to fit the context (${fitted.tokens} of ${budget?.promptTokens} tokens).`,
+        );
       emit({ type: 'roundStart', round: index, instruction: steering.join('\n') || undefined });
 
       // K candidates, spread over the experts still going, written and measured side by side; the best is kept.
@@ -206,12 +243,19 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
         if (o.failure?.stage !== 'generate') continue;
         if (going.includes(o.expert) && going.length > 1) {
           going = going.filter((e) => e !== o.expert);
-          log('error', `Expert ${o.expert.label} failed in round ${index}: ${errorMessage(o.failure.error)}. The other experts go on without it.`);
-        } else if (answered.length) log('warn', `Round ${index}: a candidate from ${o.expert.label} failed: ${errorMessage(o.failure.error)}.`);
+          log(
+            'error',
+            `Expert ${o.expert.label} failed in round ${index}: ${errorMessage(o.failure.error)}. The other experts go on without it.`,
+          );
+        } else if (answered.length)
+          log('warn', `Round ${index}: a candidate from ${o.expert.label} failed: ${errorMessage(o.failure.error)}.`);
       }
       if (!answered.length) {
         const failed = outcomes.find((o) => o.failure);
-        const what = failed?.failure?.stage === 'measure' ? `Measuring round ${index}'s testbench failed` : `The model failed in round ${index}`;
+        const what =
+          failed?.failure?.stage === 'measure'
+            ? `Measuring round ${index}'s testbench failed`
+            : `The model failed in round ${index}`;
         failAfterBest('error', `${what}: ${errorMessage(failed?.failure?.error)}.`, failed?.failure?.error);
         break;
       }
@@ -220,7 +264,14 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
         const candidate = o.candidate as Candidate;
         const report = o.measured?.report ?? null;
         const feedback = roundFeedback(candidate, report, best, ctx.targets, ctx.displayName, templates);
-        const attempt: Attempt = { reply: cleanReply(candidate, (o.reply as Reply).text), feedback, testbench: candidate.testbench, filename: candidate.filename, report, expert: o.expert.label };
+        const attempt: Attempt = {
+          reply: cleanReply(candidate, (o.reply as Reply).text),
+          feedback,
+          testbench: candidate.testbench,
+          filename: candidate.filename,
+          report,
+          expert: o.expert.label,
+        };
         return { outcome: o, attempt };
       });
       // The kept one: the best by the loop's ranking, the earlier candidate on a tie.
@@ -230,7 +281,13 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
       const chosenReply = chosen.outcome.reply as Reply;
       const chosenCandidate = chosen.outcome.candidate as Candidate;
       if (!live) {
-        emit({ type: 'parsed', round: index, outcome: chosenCandidate.outcome, testbench: chosenCandidate.testbench ?? undefined, patch: chosenCandidate.parsed.type === 'patch' });
+        emit({
+          type: 'parsed',
+          round: index,
+          outcome: chosenCandidate.outcome,
+          testbench: chosenCandidate.testbench ?? undefined,
+          patch: chosenCandidate.parsed.type === 'patch',
+        });
         if (chosen.outcome.measured) emitMeasured(emit, index, chosen.outcome.measured);
       }
       const runs = slots > 1 || experts.length > 1 ? candidateRuns(outcomes, chosen.outcome) : undefined;
@@ -242,9 +299,21 @@ export async function runLlmLoop(ctx: RunContext, services: EngineServices, opts
         best = attempt;
         bestPoints = chosen.outcome.measured?.points ?? [];
       }
-      const spent = outcomes.reduce((n, o) => ({ tokens: n.tokens + (o.reply?.completionTokens ?? 0), prompt: n.prompt + (o.reply?.evaluatedPromptTokens ?? 0), ms: Math.max(n.ms, o.reply?.ms ?? 0) }), { tokens: 0, prompt: 0, ms: 0 });
+      const spent = outcomes.reduce(
+        (n, o) => ({
+          tokens: n.tokens + (o.reply?.completionTokens ?? 0),
+          prompt: n.prompt + (o.reply?.evaluatedPromptTokens ?? 0),
+          ms: Math.max(n.ms, o.reply?.ms ?? 0),
+        }),
+        { tokens: 0, prompt: 0, ms: 0 },
+      );
       const summary: RoundSummary = {
-        ...roundSummary(index, { ...chosenReply, ms: spent.ms, completionTokens: spent.tokens, evaluatedPromptTokens: spent.prompt }, chosenCandidate, report),
+        ...roundSummary(
+          index,
+          { ...chosenReply, ms: spent.ms, completionTokens: spent.tokens, evaluatedPromptTokens: spent.prompt },
+          chosenCandidate,
+          report,
+        ),
         ...(runs ? { expert: attempt.expert, candidateRuns: runs.map(({ testbench: _testbench, ...r }) => r) } : {}),
       };
       rounds.push(summary);

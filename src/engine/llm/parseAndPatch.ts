@@ -34,10 +34,18 @@ export interface Candidate {
 const ANSWER_FORMAT = 'a filename line, then one ```systemverilog code block holding the complete testbench';
 
 /** A reply that cannot be measured as it stands: empty, or cut before its code was complete. */
-function unusable(replyText: string, parsed: ParsedReply, ending: ReplyEnding | undefined, filename: string): Candidate | null {
+function unusable(
+  replyText: string,
+  parsed: ParsedReply,
+  ending: ReplyEnding | undefined,
+  filename: string,
+): Candidate | null {
   const cut = ending && (ending.finishReason === 'length' || ending.finishReason === 'interrupted');
   const answer = stripThinking(replyText).text.trim();
-  const why = ending?.finishReason === 'interrupted' ? (ending.note ?? 'the reply stream was cut short') : `the reply reached the token limit (${ending?.completionTokens ?? 0} tokens)`;
+  const why =
+    ending?.finishReason === 'interrupted'
+      ? (ending.note ?? 'the reply stream was cut short')
+      : `the reply reached the token limit (${ending?.completionTokens ?? 0} tokens)`;
   const incompleteCode = parsed.type === 'file' && parsed.notes.includes('the code block was not closed');
   if (cut && (parsed.type === 'none' || incompleteCode)) {
     const where = answer ? 'before the code was complete' : 'while still thinking, before any answer';
@@ -58,7 +66,11 @@ function unusable(replyText: string, parsed: ParsedReply, ending: ReplyEnding | 
       testbench: null,
       filename,
       status: 'empty_reply',
-      parseBullets: { status: 'failed', type: 'file', reason: onlyThinking ? 'the reply held only thinking and no answer' : 'the reply was empty' },
+      parseBullets: {
+        status: 'failed',
+        type: 'file',
+        reason: onlyThinking ? 'the reply held only thinking and no answer' : 'the reply was empty',
+      },
       outcome: onlyThinking ? 'reply held only thinking' : 'empty reply',
       instruction: `Your reply had no answer. Answer with ${ANSWER_FORMAT}.`,
     };
@@ -75,7 +87,13 @@ function safeFilename(name: string | null, top: string): string {
  * `parameters`: the top parameter overrides (`-G`); every DUT instantiation in the candidate is given them
  * (withDutParameters), whatever the model wrote for them.
  */
-export function parseAndPatch(replyText: string, best: Attempt | null, top: string, ending?: ReplyEnding, parameters?: Record<string, string>): Candidate {
+export function parseAndPatch(
+  replyText: string,
+  best: Attempt | null,
+  top: string,
+  ending?: ReplyEnding,
+  parameters?: Record<string, string>,
+): Candidate {
   const candidate = parseOnly(replyText, best, top, ending);
   if (!candidate.testbench || !parameters || !Object.keys(parameters).length) return candidate;
   return { ...candidate, testbench: withDutParameters(candidate.testbench, top, parameters).testbench };
@@ -93,7 +111,12 @@ function parseOnly(replyText: string, best: Attempt | null, top: string, ending?
         parsed,
         testbench: parsed.code,
         filename: name,
-        parseBullets: { status: 'success', type: 'file', filename: name, ...(parsed.notes.length ? { notes: parsed.notes.join('; ') } : {}) },
+        parseBullets: {
+          status: 'success',
+          type: 'file',
+          filename: name,
+          ...(parsed.notes.length ? { notes: parsed.notes.join('; ') } : {}),
+        },
         outcome: `parsed a whole testbench (${name})`,
       };
     }
@@ -118,7 +141,12 @@ function parseOnly(replyText: string, best: Attempt | null, top: string, ending?
         parsed,
         testbench: applied.applied ? applied.content : null,
         filename,
-        ...(applied.applied ? {} : { status: 'patch_failed' as const, instruction: `No hunk applied: copy the context lines exactly from the current testbench, or answer with ${ANSWER_FORMAT}.` }),
+        ...(applied.applied
+          ? {}
+          : {
+              status: 'patch_failed' as const,
+              instruction: `No hunk applied: copy the context lines exactly from the current testbench, or answer with ${ANSWER_FORMAT}.`,
+            }),
         parseBullets,
         applyBullets: {
           status: applied.failures.length === 0 ? 'success' : applied.applied ? 'partial' : 'failed',
@@ -140,7 +168,13 @@ function parseOnly(replyText: string, best: Attempt | null, top: string, ending?
           instruction: `There is no testbench yet: answer with ${ANSWER_FORMAT}.`,
         };
       }
-      return { parsed, testbench: best.testbench, filename, parseBullets: { status: 'success', type: 'no_changes' }, outcome: 'NO_CHANGES' };
+      return {
+        parsed,
+        testbench: best.testbench,
+        filename,
+        parseBullets: { status: 'success', type: 'no_changes' },
+        outcome: 'NO_CHANGES',
+      };
     default:
       return {
         parsed,

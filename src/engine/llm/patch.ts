@@ -34,7 +34,8 @@ export function parsePatch(text: string): PatchParse {
       }
       continue;
     }
-    if (!cur) return { ok: false, error: `line ${i + 1}: text before the first '@@': ${JSON.stringify(line.slice(0, 60))}` };
+    if (!cur)
+      return { ok: false, error: `line ${i + 1}: text before the first '@@': ${JSON.stringify(line.slice(0, 60))}` };
     const prefix = line[0];
     const body = line.slice(1);
     if (prefix === ' ') {
@@ -52,7 +53,10 @@ export function parsePatch(text: string): PatchParse {
       state = 'body';
       (prefix === '-' ? cur.removed : cur.added).push(body);
     } else {
-      return { ok: false, error: `line ${i + 1}: expected ' ', '-', '+' or '@@' at the start, got ${JSON.stringify(line.slice(0, 60))}` };
+      return {
+        ok: false,
+        error: `line ${i + 1}: expected ' ', '-', '+' or '@@' at the start, got ${JSON.stringify(line.slice(0, 60))}`,
+      };
     }
   }
   if (cur) hunks.push(cur);
@@ -108,14 +112,18 @@ export function applyPatch(content: string, hunks: PatchHunk[]): PatchOutcome {
       const firstMissing = before.find((l) => !lines.some((x) => x.trimEnd() === l.trimEnd()));
       failures.push({
         hunk: idx + 1,
-        reason: firstMissing !== undefined
-          ? `context line not in the testbench: ${JSON.stringify(firstMissing.trim().slice(0, 80))}`
-          : 'its context and removed lines are not adjacent in the testbench',
+        reason:
+          firstMissing !== undefined
+            ? `context line not in the testbench: ${JSON.stringify(firstMissing.trim().slice(0, 80))}`
+            : 'its context and removed lines are not adjacent in the testbench',
       });
       return;
     }
     if (hits.length > 1) {
-      failures.push({ hunk: idx + 1, reason: `its context matches ${hits.length} places; add context lines to make it unique` });
+      failures.push({
+        hunk: idx + 1,
+        reason: `its context matches ${hits.length} places; add context lines to make it unique`,
+      });
       return;
     }
     const at = hits[0];

@@ -26,7 +26,11 @@ export interface OpeningPromptInput {
   parameters?: Record<string, string>;
 }
 
-function clockResetText(t: PromptTemplates, clock: string | null | undefined, reset: ResetInfo | null | undefined): string[] {
+function clockResetText(
+  t: PromptTemplates,
+  clock: string | null | undefined,
+  reset: ResetInfo | null | undefined,
+): string[] {
   const parts: string[] = [];
   if (clock) parts.push(fill(t.clock, { clock }));
   if (reset) {
@@ -44,7 +48,9 @@ function clockResetText(t: PromptTemplates, clock: string | null | undefined, re
 /** The effective top parameters: the RTL shows the defaults, the build uses these. */
 function parameterText(t: PromptTemplates, top: string, parameters: Record<string, string>): string[] {
   const list = Object.entries(parameters);
-  return list.length ? [fill(t.parameters, { top, parameters: `#(${list.map(([n, v]) => `.${n}(${v})`).join(', ')})` })] : [];
+  return list.length
+    ? [fill(t.parameters, { top, parameters: `#(${list.map(([n, v]) => `.${n}(${v})`).join(', ')})` })]
+    : [];
 }
 
 function fileBlock(files: SourceFile[], t: PromptTemplates): string {
@@ -61,7 +67,13 @@ export function instructionsFor(
   parameters: Record<string, string> = {},
 ): string {
   // Clock and reset, the $finish rule and Verilator's limits: a small model gets these wrong when not told.
-  const lines = [fill(t.instructions, { top, instance }), ...parameterText(t, top, parameters), ...clockResetText(t, clock, reset), t.finish, t.verilatorLimits];
+  const lines = [
+    fill(t.instructions, { top, instance }),
+    ...parameterText(t, top, parameters),
+    ...clockResetText(t, clock, reset),
+    t.finish,
+    t.verilatorLimits,
+  ];
   if (extra) lines.push(extra.trim());
   return lines.filter((l) => l.trim()).join(' ');
 }
@@ -72,7 +84,15 @@ export function buildOpeningMessages(input: OpeningPromptInput, t: PromptTemplat
   const user = fill(t.opening, {
     rtl: fileBlock(input.rtl, t),
     specs,
-    instructions: instructionsFor(input.top, input.instance, input.extra, input.clock, input.reset, t, input.parameters),
+    instructions: instructionsFor(
+      input.top,
+      input.instance,
+      input.extra,
+      input.clock,
+      input.reset,
+      t,
+      input.parameters,
+    ),
   });
   return [
     { role: 'system', content: t.system },
@@ -103,7 +123,8 @@ export interface FollowupInput {
 export function buildFollowupMessage(input: FollowupInput, t: PromptTemplates = DEFAULT_TEMPLATES): ChatMessage {
   const sections: string[] = [bulletSection(t.parseHeader, input.parse)];
   if (input.apply) sections.push(bulletSection(t.applyHeader, input.apply));
-  if (input.testbench !== undefined && input.parse.type === 'patch') sections.push(`${t.testbenchHeader}\n${input.testbench.replace(/\s+$/, '')}`);
+  if (input.testbench !== undefined && input.parse.type === 'patch')
+    sections.push(`${t.testbenchHeader}\n${input.testbench.replace(/\s+$/, '')}`);
   if (input.eda) sections.push(bulletSection(t.edaHeader, input.eda));
   sections.push(instructionSection(input.instruction, t));
   return { role: 'user', content: sections.join('\n\n') };

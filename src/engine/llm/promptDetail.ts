@@ -24,5 +24,9 @@ export function shortenTestbench(testbench: string, lines: number | undefined): 
   if (lines === undefined || all.length <= lines) return all.join('\n');
   const head = Math.ceil(lines * 0.6);
   const tail = lines - head;
-  return [...all.slice(0, head), `  // … ${all.length - head - tail} lines left out to fit the context …`, ...all.slice(all.length - tail)].join('\n');
+  return [
+    ...all.slice(0, head),
+    `  // … ${all.length - head - tail} lines left out to fit the context …`,
+    ...all.slice(all.length - tail),
+  ].join('\n');
 }

@@ -28,13 +28,18 @@ export function parseReply(raw: string): ParsedReply {
   const trimmed = text.trim();
   if (/^NO_CHANGES\s*$/.test(trimmed)) return { type: 'no_changes', notes };
 
-  const blocks = [...text.matchAll(FENCE)].map((m) => ({ lang: m[1].toLowerCase(), body: m[2], closed: m[0].trimEnd().endsWith('```') }));
+  const blocks = [...text.matchAll(FENCE)].map((m) => ({
+    lang: m[1].toLowerCase(),
+    body: m[2],
+    closed: m[0].trimEnd().endsWith('```'),
+  }));
   const code = blocks.filter((b) => CODE_LANGS.has(b.lang) && /\bmodule\b/.test(b.body));
   const filename = /^[ \t>*_`]*filename\s*:\s*[`*_]*([^\s`*]+)/im.exec(text)?.[1] ?? null;
 
   if (code.length) {
     const chosen = code.find((b) => b.lang === 'systemverilog') ?? code[0];
-    if (code.length > 1) notes.push(`${code.length} code blocks found; used the first ${chosen.lang || 'unlabelled'} one`);
+    if (code.length > 1)
+      notes.push(`${code.length} code blocks found; used the first ${chosen.lang || 'unlabelled'} one`);
     if (!chosen.closed) notes.push('the code block was not closed');
     if (!filename) notes.push('no filename line');
     if (chosen.lang && chosen.lang !== 'systemverilog') notes.push(`fence language '${chosen.lang}'`);
@@ -58,7 +63,9 @@ export function parseReply(raw: string): ParsedReply {
   }
   return {
     type: 'none',
-    reason: unterminated ? 'the reply ended while still thinking; no testbench' : 'no SystemVerilog code block and no patch hunks found',
+    reason: unterminated
+      ? 'the reply ended while still thinking; no testbench'
+      : 'no SystemVerilog code block and no patch hunks found',
     notes,
   };
 }

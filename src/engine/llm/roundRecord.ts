@@ -1,5 +1,13 @@
 /** What a finished round leaves behind: the clean reply to replay, the feedback the model reads next, the summary line. */
-import { emptySummary, overallPct, type CandidateRun, type ChatMessage, type CoverageReport, type RoundSummary, type Targets } from '../../protocol';
+import {
+  emptySummary,
+  overallPct,
+  type CandidateRun,
+  type ChatMessage,
+  type CoverageReport,
+  type RoundSummary,
+  type Targets,
+} from '../../protocol';
 import type { CandidateOutcome } from './candidate';
 import { withShortened, type Attempt } from './attempt';
 import { edaBullets, nextInstruction, withSteering } from './feedback';
@@ -16,7 +24,15 @@ const UNUSABLE_REPLAY_CHARS = 1500;
 
 function hunkText(hunks: PatchHunk[]): string {
   return hunks
-    .map((h) => ['@@', ...h.pre.map((l) => ` ${l}`), ...h.removed.map((l) => `-${l}`), ...h.added.map((l) => `+${l}`), ...h.post.map((l) => ` ${l}`)].join('\n'))
+    .map((h) =>
+      [
+        '@@',
+        ...h.pre.map((l) => ` ${l}`),
+        ...h.removed.map((l) => `-${l}`),
+        ...h.added.map((l) => `+${l}`),
+        ...h.post.map((l) => ` ${l}`),
+      ].join('\n'),
+    )
     .join('\n');
 }
 
@@ -27,7 +43,9 @@ export function cleanReply(candidate: Candidate, replyText: string): string {
   if (p.type === 'patch') return hunkText(p.hunks);
   if (p.type === 'no_changes') return 'NO_CHANGES';
   const answer = stripThinking(replyText).text.trim();
-  return answer.length > UNUSABLE_REPLAY_CHARS ? `${answer.slice(0, UNUSABLE_REPLAY_CHARS)}\n… (${answer.length - UNUSABLE_REPLAY_CHARS} more characters left out)` : answer;
+  return answer.length > UNUSABLE_REPLAY_CHARS
+    ? `${answer.slice(0, UNUSABLE_REPLAY_CHARS)}\n… (${answer.length - UNUSABLE_REPLAY_CHARS} more characters left out)`
+    : answer;
 }
 
 /** The follow-up message after this round's reply, at a level of detail: parse, patch, current testbench, EDA, instruction. */
@@ -68,7 +86,12 @@ function bulletsLine(b: Bullets): string {
     .join(', ');
 }
 
-export function roundSummary(index: number, reply: Reply, candidate: Candidate, report: CoverageReport | null): RoundSummary {
+export function roundSummary(
+  index: number,
+  reply: Reply,
+  candidate: Candidate,
+  report: CoverageReport | null,
+): RoundSummary {
   return {
     index,
     // Nothing measured: say why (no code, cut short, empty, patch failed), never a compile status.
@@ -78,7 +101,12 @@ export function roundSummary(index: number, reply: Reply, candidate: Candidate, 
     reward: reward(report),
     tokens: reply.completionTokens,
     promptTokens: reply.evaluatedPromptTokens,
-    parse: [bulletsLine(candidate.parseBullets), candidate.applyBullets ? `apply ${bulletsLine(candidate.applyBullets)}` : ''].filter(Boolean).join('; '),
+    parse: [
+      bulletsLine(candidate.parseBullets),
+      candidate.applyBullets ? `apply ${bulletsLine(candidate.applyBullets)}` : '',
+    ]
+      .filter(Boolean)
+      .join('; '),
   };
 }
 

@@ -35,11 +35,14 @@ export async function findSpecFiles(rtlFiles: string[], top: string): Promise<st
   };
   const topName = top.toLowerCase();
   for (const dir of [...new Set(rtlFiles.map((f) => dirname(f)))]) {
-    const stems = [...new Set([top, ...rtlFiles.filter((f) => dirname(f) === dir).map((f) => basename(f, extname(f)))])];
+    const stems = [
+      ...new Set([top, ...rtlFiles.filter((f) => dirname(f) === dir).map((f) => basename(f, extname(f)))]),
+    ];
     for (const stem of stems) for (const ext of ['.md', '.txt']) await add(join(dir, `${stem}${ext}`));
     for (const sub of ['spec', 'docs']) {
       for (const name of await listDir(join(dir, sub))) {
-        if (SPEC_EXTENSIONS.has(extname(name).toLowerCase()) && name.toLowerCase().includes(topName)) await add(join(dir, sub, name));
+        if (SPEC_EXTENSIONS.has(extname(name).toLowerCase()) && name.toLowerCase().includes(topName))
+          await add(join(dir, sub, name));
       }
     }
   }

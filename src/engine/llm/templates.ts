@@ -45,24 +45,40 @@ function placeholders(text: string): string[] {
 /** Checks a template set (a user's file over the defaults); throws naming the file, the key and the placeholder. */
 export function validateTemplates(data: unknown, file: string): PromptTemplates {
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
-    throw new ChorusError('bad_input', `Prompt templates ${file} must hold a JSON object of template texts by name (${KEYS.join(', ')}).`, { file });
+    throw new ChorusError(
+      'bad_input',
+      `Prompt templates ${file} must hold a JSON object of template texts by name (${KEYS.join(', ')}).`,
+      { file },
+    );
   }
   const out: PromptTemplates = { ...DEFAULT_TEMPLATES };
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
     if (key === '$comment' || key === '$schema') continue;
     if (!(KEYS as string[]).includes(key)) {
-      throw new ChorusError('bad_input', `Prompt templates ${file}: unknown template "${key}"; the templates are ${KEYS.join(', ')}.`, { file });
+      throw new ChorusError(
+        'bad_input',
+        `Prompt templates ${file}: unknown template "${key}"; the templates are ${KEYS.join(', ')}.`,
+        { file },
+      );
     }
-    if (typeof value !== 'string') throw new ChorusError('bad_input', `Prompt templates ${file}: "${key}" must be a string.`, { file });
+    if (typeof value !== 'string')
+      throw new ChorusError('bad_input', `Prompt templates ${file}: "${key}" must be a string.`, { file });
     const spec = PLACEHOLDERS[key as TemplateKey];
     const used = placeholders(value);
     const unknown = used.find((p) => !spec.allowed.includes(p));
     if (unknown !== undefined) {
-      const allowed = spec.allowed.length ? `it accepts ${spec.allowed.map((p) => `{{${p}}}`).join(', ')}` : 'it takes no placeholders';
-      throw new ChorusError('bad_input', `Prompt templates ${file}: "${key}" uses the unknown placeholder {{${unknown}}}; ${allowed}.`, { file });
+      const allowed = spec.allowed.length
+        ? `it accepts ${spec.allowed.map((p) => `{{${p}}}`).join(', ')}`
+        : 'it takes no placeholders';
+      throw new ChorusError(
+        'bad_input',
+        `Prompt templates ${file}: "${key}" uses the unknown placeholder {{${unknown}}}; ${allowed}.`,
+        { file },
+      );
     }
     const missing = spec.required.find((p) => !used.includes(p));
-    if (missing !== undefined) throw new ChorusError('bad_input', `Prompt templates ${file}: "${key}" must use {{${missing}}}.`, { file });
+    if (missing !== undefined)
+      throw new ChorusError('bad_input', `Prompt templates ${file}: "${key}" must use {{${missing}}}.`, { file });
     out[key as TemplateKey] = value;
   }
   return out;
@@ -79,13 +95,19 @@ export async function loadTemplates(path: string | undefined): Promise<PromptTem
   try {
     text = await readUserText(file, { what: 'prompt template file' });
   } catch (err) {
-    throw new ChorusError('bad_input', `Cannot read the prompt templates ${file}: ${(err as Error).message.replace(/\.$/, '')}.`, { file });
+    throw new ChorusError(
+      'bad_input',
+      `Cannot read the prompt templates ${file}: ${(err as Error).message.replace(/\.$/, '')}.`,
+      { file },
+    );
   }
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new ChorusError('bad_input', `Prompt templates ${file} are not valid JSON: ${(err as Error).message}.`, { file });
+    throw new ChorusError('bad_input', `Prompt templates ${file} are not valid JSON: ${(err as Error).message}.`, {
+      file,
+    });
   }
   return validateTemplates(data, file);
 }

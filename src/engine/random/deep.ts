@@ -15,7 +15,11 @@ const MAX_ASSIGNMENTS = 4096;
 const MAX_WRAP_WIDTH = 20;
 
 function period(c: CounterInfo): bigint | undefined {
-  const top = c.limits.length ? c.limits[c.limits.length - 1] : c.width !== undefined && c.width <= MAX_WRAP_WIDTH ? (1n << BigInt(c.width)) - 1n : undefined;
+  const top = c.limits.length
+    ? c.limits[c.limits.length - 1]
+    : c.width !== undefined && c.width <= MAX_WRAP_WIDTH
+      ? (1n << BigInt(c.width)) - 1n
+      : undefined;
   return top === undefined ? undefined : top + 1n;
 }
 
@@ -41,7 +45,10 @@ type Verdict = boolean | undefined;
 function truth(cond: string, values: Map<string, bigint>, params: Map<string, bigint>): Verdict {
   const ids = identifiersOf(cond);
   if (!ids.length || ids.some((id) => !values.has(id) && !params.has(id))) return undefined;
-  const v = evaluate(cond, { value: (name) => (values.has(name) ? { value: values.get(name)! } : params.has(name) ? { value: params.get(name)! } : undefined) });
+  const v = evaluate(cond, {
+    value: (name) =>
+      values.has(name) ? { value: values.get(name)! } : params.has(name) ? { value: params.get(name)! } : undefined,
+  });
   return v === undefined ? undefined : v.value !== 0n;
 }
 
@@ -56,12 +63,18 @@ export interface DeepPlan {
  * Input values that satisfy every input-only conjunct of the counting conditions (the counter's and those it
  * waits on) while each clear or load decided by inputs alone stays false; undefined when none is found.
  */
-function solve(chain: CounterInfo[], inputs: DrivenInput[], literals: bigint[], params: Map<string, bigint>): Cycle | undefined {
+function solve(
+  chain: CounterInfo[],
+  inputs: DrivenInput[],
+  literals: bigint[],
+  params: Map<string, bigint>,
+): Cycle | undefined {
   const need = chain.flatMap((c) => c.countWhen.flatMap(conjuncts));
   const quiet = chain.flatMap((c) => c.loads.map((l) => l.when.flatMap(conjuncts)));
   const inputNames = new Set(inputs.map((i) => i.name));
   const mentioned = new Set<string>();
-  for (const t of [...need, ...quiet.flat()]) for (const id of identifiersOf(t)) if (inputNames.has(id)) mentioned.add(id);
+  for (const t of [...need, ...quiet.flat()])
+    for (const id of identifiersOf(t)) if (inputNames.has(id)) mentioned.add(id);
   const vars = inputs.filter((i) => mentioned.has(i.name));
   const choices = vars.map((i) => {
     const m = (1n << BigInt(i.width)) - 1n;
@@ -81,13 +94,18 @@ function solve(chain: CounterInfo[], inputs: DrivenInput[], literals: bigint[], 
     if (need.some((c) => truth(c, values, params) === false)) continue;
     // A write decided by inputs alone must not happen; one that also reads state (a wrap at a limit) may.
     if (quiet.some((q) => q.length > 0 && q.every((c) => truth(c, values, params) === true))) continue;
-    return inputs.map((i) => values.get(i.name) ?? (i.reset ? (i.reset.active ^ 1n) : 0n));
+    return inputs.map((i) => values.get(i.name) ?? (i.reset ? i.reset.active ^ 1n : 0n));
   }
   return undefined;
 }
 
 /** One hold per counter, shortest first; counters whose condition inputs cannot satisfy are left out. */
-export function deepPlans(counters: CounterInfo[], inputs: DrivenInput[], literals: bigint[], params: Map<string, bigint>): DeepPlan[] {
+export function deepPlans(
+  counters: CounterInfo[],
+  inputs: DrivenInput[],
+  literals: bigint[],
+  params: Map<string, bigint>,
+): DeepPlan[] {
   const byName = new Map(counters.map((c) => [c.name, c]));
   const plans: DeepPlan[] = [];
   for (const c of counters) {
@@ -103,7 +121,9 @@ export function deepPlans(counters: CounterInfo[], inputs: DrivenInput[], litera
     plans.push({ counter: c.name, cycles: Number(cycles), values });
   }
   plans.sort((a, b) => a.cycles - b.cycles);
-  return plans.filter((p, i) => !plans.slice(0, i).some((q) => q.cycles === p.cycles && q.values.every((v, j) => v === p.values[j])));
+  return plans.filter(
+    (p, i) => !plans.slice(0, i).some((q) => q.cycles === p.cycles && q.values.every((v, j) => v === p.values[j])),
+  );
 }
 
 /** Lengths of the holds tried on every clocked design, whatever its counters: a wheel of counters built from bit
@@ -118,12 +138,18 @@ export function enableHolds(inputs: DrivenInput[], counterPlans: DeepPlan[]): De
   if (!inputs.some((i) => !i.reset)) return [];
   const values = inputs.map((i) => (i.reset ? i.reset.active ^ 1n : (1n << BigInt(i.width)) - 1n));
   const same = (p: DeepPlan) => p.values.every((v, j) => v === values[j]);
-  return HOLD_CYCLES.filter((n) => !counterPlans.some((p) => same(p) && p.cycles >= n)).map((cycles) => ({ cycles, values }));
+  return HOLD_CYCLES.filter((n) => !counterPlans.some((p) => same(p) && p.cycles >= n)).map((cycles) => ({
+    cycles,
+    values,
+  }));
 }
 
 export function deepCandidate(plan: DeepPlan, prologue: Row[]): Candidate {
   return {
     rows: mergeRows([...prologue, { count: plan.cycles, values: plan.values }]),
-    origin: plan.counter === undefined ? `every input held high for ${plan.cycles} cycles` : `held for ${plan.cycles} cycles to take counter ${plan.counter} past its limit`,
+    origin:
+      plan.counter === undefined
+        ? `every input held high for ${plan.cycles} cycles`
+        : `held for ${plan.cycles} cycles to take counter ${plan.counter} past its limit`,
   };
 }

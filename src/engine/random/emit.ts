@@ -34,7 +34,8 @@ export function testbenchRows(kept: KeptSequence[]): TableRow[] {
       out.push({
         cycles: r.count,
         values: r.values,
-        comment: i === 0 ? `sequence ${idx + 1}: ${n} cycle(s), ${c.origin}, reached ${k.newPoints} new point(s)` : undefined,
+        comment:
+          i === 0 ? `sequence ${idx + 1}: ${n} cycle(s), ${c.origin}, reached ${k.newPoints} new point(s)` : undefined,
       }),
     );
   });
@@ -44,7 +45,8 @@ export function testbenchRows(kept: KeptSequence[]): TableRow[] {
 /** The harness's stimulus text for a table: one line per row, cycle count then values, hex. */
 export function tableStimulus(table: TableRow[]): string {
   let out = '';
-  for (const r of table) out += `${r.cycles.toString(16)} ${r.values.length ? r.values.map((v) => v.toString(16)).join(' ') : '0'}\n`;
+  for (const r of table)
+    out += `${r.cycles.toString(16)} ${r.values.length ? r.values.map((v) => v.toString(16)).join(' ') : '0'}\n`;
   return out;
 }
 
@@ -75,10 +77,19 @@ export function emitTestbench(plan: HarnessPlan, kept: KeptSequence[], meta: { s
     lines.push(`    {${cells.join(', ')}}${idx < table.length - 1 ? ',' : ''}`);
   });
   lines.push('  };', '');
-  lines.push('  initial begin', '    for (int chorus_row = 0; chorus_row < CHORUS_ROWS; chorus_row++) begin', '      logic [31:0] chorus_cycles;');
-  lines.push(inputs.length ? `      {chorus_cycles, ${inputs.map((i) => i.name).join(', ')}} = CHORUS_STIMULUS[chorus_row];` : '      chorus_cycles = CHORUS_STIMULUS[chorus_row];');
+  lines.push(
+    '  initial begin',
+    '    for (int chorus_row = 0; chorus_row < CHORUS_ROWS; chorus_row++) begin',
+    '      logic [31:0] chorus_cycles;',
+  );
+  lines.push(
+    inputs.length
+      ? `      {chorus_cycles, ${inputs.map((i) => i.name).join(', ')}} = CHORUS_STIMULUS[chorus_row];`
+      : '      chorus_cycles = CHORUS_STIMULUS[chorus_row];',
+  );
   lines.push('      repeat (chorus_cycles) begin');
-  if (plan.clock) lines.push(`        #${HALF_PERIOD} ${plan.clock} = 1'b1;`, `        #${HALF_PERIOD} ${plan.clock} = 1'b0;`);
+  if (plan.clock)
+    lines.push(`        #${HALF_PERIOD} ${plan.clock} = 1'b1;`, `        #${HALF_PERIOD} ${plan.clock} = 1'b0;`);
   else lines.push(`        #${HALF_PERIOD * 2};`);
   lines.push('      end', '    end', '    $finish;', '  end', 'endmodule', '');
   return lines.join('\n');

@@ -27,7 +27,11 @@ export interface FormalStageOptions {
  * costs the whole bound.
  */
 export function formalBounds(budgetMs: number): FormalStageOptions {
-  return { timeoutSeconds: Math.min(60, Math.max(20, Math.round(budgetMs / 2000))), pointTimeoutSeconds: 5, maxDepth: 8 };
+  return {
+    timeoutSeconds: Math.min(60, Math.max(20, Math.round(budgetMs / 2000))),
+    pointTimeoutSeconds: 5,
+    maxDepth: 8,
+  };
 }
 
 const isHole = (p: CoveragePoint) => p.count === 0 && isFormalKind(p.kind);
@@ -44,7 +48,12 @@ export const hasStructuralHoles = (points: CoveragePoint[], targets: Targets = {
  * records every verdict in the run's ledger. A failure of the formal engine is a reason on each hole, not the
  * run's failure; cancellation stops it at once.
  */
-export async function proveSearchHoles(ctx: RunContext, services: EngineServices, points: CoveragePoint[], opts: FormalStageOptions): Promise<void> {
+export async function proveSearchHoles(
+  ctx: RunContext,
+  services: EngineServices,
+  points: CoveragePoint[],
+  opts: FormalStageOptions,
+): Promise<void> {
   const ledger = formalLedger(ctx);
   const started = Date.now();
   const defines = Object.fromEntries(Object.entries(ctx.design.defines ?? {}).map(([k, v]) => [k, v ?? '']));
@@ -69,7 +78,8 @@ export async function proveSearchHoles(ctx: RunContext, services: EngineServices
       `formal: ${result.verdicts.length} hole(s): ${counts.unreachable} proven unreachable, ${counts.witness} witness(es), ${counts.unknown} unknown in ${result.yosysMs} ms${result.failure ? ` (${result.failure})` : ''}`,
     );
   } catch (err) {
-    if (services.signal.aborted || (err instanceof ChorusError && err.kind === 'cancelled')) throw new ChorusError('cancelled', 'Cancelled.');
+    if (services.signal.aborted || (err instanceof ChorusError && err.kind === 'cancelled'))
+      throw new ChorusError('cancelled', 'Cancelled.');
     const reason = `the formal engine failed: ${err instanceof Error ? err.message : String(err)}`;
     services.logger.warn(reason);
     for (const p of points.filter(isHole)) ledger.record(p, { status: 'unknown', reason });
@@ -89,7 +99,10 @@ function hexValue(text: string | undefined, width: number): bigint {
  * one cycle each, then one more cycle with the last row's values so the point's cycle is completed.
  */
 export function witnessCandidate(plan: HarnessPlan, witness: Witness, label: string): Candidate {
-  const rows: Row[] = witness.rows.map((r) => ({ count: 1, values: plan.inputs.map((i) => hexValue(r[i.name], i.width)) }));
+  const rows: Row[] = witness.rows.map((r) => ({
+    count: 1,
+    values: plan.inputs.map((i) => hexValue(r[i.name], i.width)),
+  }));
   const last = rows[rows.length - 1];
   if (last) rows.push({ count: 1, values: [...last.values] });
   return { rows, origin: `formal witness for ${label}` };

@@ -27,8 +27,15 @@ export function planHarness(top: ModuleInfo, instance: string, parameters: Recor
   const inputs: DrivenInput[] = [];
   for (const p of top.ports) {
     if (p.direction !== 'input' || p.name === clock) continue;
-    if (p.width < 1) throw new ChorusError('bad_input', `Port '${p.name}' of ${top.name} has no usable width.`, { file: top.file, line: p.range.startLine });
-    const reset = top.reset && top.reset.name === p.name ? { active: top.reset.activeLow ? (0n as const) : (1n as const) } : undefined;
+    if (p.width < 1)
+      throw new ChorusError('bad_input', `Port '${p.name}' of ${top.name} has no usable width.`, {
+        file: top.file,
+        line: p.range.startLine,
+      });
+    const reset =
+      top.reset && top.reset.name === p.name
+        ? { active: top.reset.activeLow ? (0n as const) : (1n as const) }
+        : undefined;
     inputs.push({ name: p.name, width: p.width, reset });
   }
   return {
@@ -51,7 +58,8 @@ export function portDecls(plan: HarnessPlan): string[] {
   const lines: string[] = [];
   if (plan.clock) lines.push(`  logic ${plan.clock} = 1'b0;`);
   for (const i of plan.inputs) lines.push(`  ${decl(i.width)} ${i.name};`);
-  for (const o of [...plan.outputs, ...plan.inouts]) lines.push(`  wire ${o.width > 1 ? `[${o.width - 1}:0] ` : ''}${o.name};`);
+  for (const o of [...plan.outputs, ...plan.inouts])
+    lines.push(`  wire ${o.width > 1 ? `[${o.width - 1}:0] ` : ''}${o.name};`);
   return lines;
 }
 
@@ -63,8 +71,12 @@ export function parameterAssignment(parameters: Record<string, string>): string 
 
 /** The DUT instance with every port connected by name, and the top parameter overrides. */
 export function instanceLines(plan: HarnessPlan): string[] {
-  const names = [plan.clock, ...plan.inputs.map((i) => i.name), ...plan.outputs.map((o) => o.name), ...plan.inouts.map((o) => o.name)]
-    .filter((n): n is string => Boolean(n));
+  const names = [
+    plan.clock,
+    ...plan.inputs.map((i) => i.name),
+    ...plan.outputs.map((o) => o.name),
+    ...plan.inouts.map((o) => o.name),
+  ].filter((n): n is string => Boolean(n));
   const conns = names.map((n, i) => `    .${n}(${n})${i < names.length - 1 ? ',' : ''}`);
   return [`  ${plan.top} ${parameterAssignment(plan.parameters)}${plan.instance} (`, ...conns, '  );'];
 }
@@ -104,7 +116,7 @@ export function harnessSource(plan: HarnessPlan, moduleName = HARNESS_TOP): stri
     '  /*verilator coverage_off*/',
     ...portDecls(plan),
     ...plan.inputs.map((i) => `  ${decl(i.width)} chorus_v_${i.name};`),
-    '  // Internal names carry a chorus_ prefix so they never clash with the DUT\'s port names.',
+    "  // Internal names carry a chorus_ prefix so they never clash with the DUT's port names.",
     '  integer chorus_fd, chorus_got;',
     '  logic [31:0] chorus_dummy, chorus_cycles;',
     '  string chorus_path;',

@@ -38,7 +38,17 @@ import { hasStructuralHoles, proveSearchHoles, witnessCandidate, type FormalStag
 import { emitTestbench, tableStimulus, testbenchRows, type KeptSequence } from './emit';
 import { HALF_PERIOD, harnessSource, planHarness } from './harness';
 import { Rng } from './rng';
-import { MAX_CYCLES, prefixRows, StimulusGenerator, stimulusText, toCycles, toRows, totalCycles, type Candidate, type Row } from './stimulus';
+import {
+  MAX_CYCLES,
+  prefixRows,
+  StimulusGenerator,
+  stimulusText,
+  toCycles,
+  toRows,
+  totalCycles,
+  type Candidate,
+  type Row,
+} from './stimulus';
 
 export interface RandomOptions {
   seed: number;
@@ -93,7 +103,8 @@ const FORMAL_AFTER_MIN_MS = 3_000;
 /** Wall-clock allowance per simulated cycle on top of the base timeout: a deep hold runs millions of cycles. */
 const MS_PER_MILLION_CYCLES = 20_000;
 
-const pointKey = (p: CoveragePoint) => `${p.file}\u0001${p.line}\u0001${p.column}\u0001${p.kind}\u0001${p.comment}\u0001${p.hierarchy}`;
+const pointKey = (p: CoveragePoint) =>
+  `${p.file}\u0001${p.line}\u0001${p.column}\u0001${p.kind}\u0001${p.comment}\u0001${p.hierarchy}`;
 
 interface Kept extends KeptSequence {
   covered: Set<string>;
@@ -161,7 +172,11 @@ export async function runRandomSearch(
   emit({ type: 'roundStart', round: 1 });
   // With the FSM probe: new FSM states and arcs count as progress like any other point.
   const fsms = fsmModels(ctx.rtlFiles.map((f) => ({ name: f, content: ctx.sources.get(f) ?? '' })));
-  const { build, plan: fsmPlan } = await buildWithFsm({ dutFiles: ctx.rtlFiles, testbench: harnessPath, tbTop: tbName, ownHarness: true }, fsms, sim);
+  const { build, plan: fsmPlan } = await buildWithFsm(
+    { dutFiles: ctx.rtlFiles, testbench: harnessPath, tbTop: tbName, ownHarness: true },
+    fsms,
+    sim,
+  );
   emit({ type: 'build', round: 1, status: build.status, ms: build.ms, diagnostics: build.diagnostics });
   if (build.status !== 'ok' || !build.binary) {
     const d = build.diagnostics[0];
@@ -189,19 +204,26 @@ export async function runRandomSearch(
   const phaseMs = { plain: 0, deep: 0, search: 0, formal: 0, shrink: 0, final: 0 };
   // Line/branch/FSM targets stop early once only points proven unreachable (by analysis or by the formal stage) are left.
   const unreachable = new Set(unreachableDefaults(ctx.analysis).map((u) => `${u.file}:${u.line}`));
-  const structuralTargets = Object.keys(ctx.targets).every((k) => k === 'line' || k === 'branch' || k === 'fsm_state' || k === 'fsm_arc');
+  const structuralTargets = Object.keys(ctx.targets).every(
+    (k) => k === 'line' || k === 'branch' || k === 'fsm_state' || k === 'fsm_arc',
+  );
   const proven = (p: CoveragePoint) => unreachable.has(`${p.file}:${p.line}`) || ledger.provenDepth(p) !== undefined;
   // FSM points count only when targeted (a line/branch run does not wait for FSM proofs).
   const awaited = (p: CoveragePoint) => closureKind(p.kind, ctx.targets);
   const onlyReachableLeft = (pts: CoveragePoint[]) =>
-    structuralTargets && hasStructuralHoles(pts, ctx.targets) && pts.every((p) => p.count > 0 || !awaited(p) || proven(p));
+    structuralTargets &&
+    hasStructuralHoles(pts, ctx.targets) &&
+    pts.every((p) => p.count > 0 || !awaited(p) || proven(p));
   // Toggle points count as new too: a testbench is judged on toggles as well, and the shrinker keeps sequences short.
   const hitKeys = (pts: CoveragePoint[]) => new Set(pts.filter((p) => p.count > 0).map(pointKey));
   const stimPath = join(ctx.workDir, 'stimulus.hex');
   const covPath = join(ctx.workDir, 'candidate.dat');
 
   /** Runs rows (stimulus text) through the harness; whether it wrote coverage to covPath. */
-  const runRows = async (text: string, cycles: number): Promise<{ written: boolean; status: string; ms: number; output: string }> => {
+  const runRows = async (
+    text: string,
+    cycles: number,
+  ): Promise<{ written: boolean; status: string; ms: number; output: string }> => {
     await writeFile(stimPath, text);
     await rm(covPath, { force: true });
     const run = await runSimulation(
@@ -305,8 +327,12 @@ export async function runRandomSearch(
     const params = new Map(ctx.top.params.filter((p) => p.value !== undefined).map((p) => [p.name, BigInt(p.value!)]));
     const counters = countersOf(ctx.analysis, ctx.top.name, ctx.sources);
     const plans = deepPlans(counters, plan.inputs, literals, params);
-    if (counters.length) services.logger.debug(`random search: ${counters.length} counter(s), ${plans.length} hold(s): ${plans.map((p) => `${p.counter} ${p.cycles}`).join(', ')}`);
-    for (const p of [...plans, ...enableHolds(plan.inputs, plans)]) scheduled.push({ candidate: deepCandidate(p, gen.prologueRows()), phase: 'deep' });
+    if (counters.length)
+      services.logger.debug(
+        `random search: ${counters.length} counter(s), ${plans.length} hold(s): ${plans.map((p) => `${p.counter} ${p.cycles}`).join(', ')}`,
+      );
+    for (const p of [...plans, ...enableHolds(plan.inputs, plans)])
+      scheduled.push({ candidate: deepCandidate(p, gen.prologueRows()), phase: 'deep' });
   }
 
   /** Counts a candidate's points: kept when it reached a point no earlier one did. */
@@ -342,7 +368,8 @@ export async function runRandomSearch(
     formalRun = proveSearchHoles(ctx, { ...services, signal: formalAbort.signal }, merged, bounds)
       .catch((err: unknown) => {
         // Stopped by this search (it finished first) or by the user's cancel, which the loop reports itself.
-        if (!formalAbort.signal.aborted) services.logger.warn(`formal: ${err instanceof Error ? err.message : String(err)}`);
+        if (!formalAbort.signal.aborted)
+          services.logger.warn(`formal: ${err instanceof Error ? err.message : String(err)}`);
       })
       .finally(() => {
         formalSettled = true;
@@ -378,9 +405,12 @@ export async function runRandomSearch(
       else if (runs >= opts.maxRuns) stop = 'runs';
       // A stall is judged against how long the search took to find its last new point: a design whose points all
       // came in the first dozen runs has little left that more runs will find.
-      else if (runs > 0 && sinceNew >= Math.min(opts.stallRuns, Math.max(MIN_STALL_RUNS, 2 * lastNewAt))) stop = 'stalled';
+      else if (runs > 0 && sinceNew >= Math.min(opts.stallRuns, Math.max(MIN_STALL_RUNS, 2 * lastNewAt)))
+        stop = 'stalled';
       // The formal stage once the search stalls (or would stop): a proven rest ends the run, witnesses go on.
-      const stalling = sinceNew >= FORMAL_AFTER_RUNS || Date.now() - lastNewTime >= Math.max(FORMAL_AFTER_MIN_MS, opts.budgetMs * FORMAL_AFTER_BUDGET_SHARE);
+      const stalling =
+        sinceNew >= FORMAL_AFTER_RUNS ||
+        Date.now() - lastNewTime >= Math.max(FORMAL_AFTER_MIN_MS, opts.budgetMs * FORMAL_AFTER_BUDGET_SHARE);
       if (opts.formal && !formalRun && runs > 0 && (stop || stalling) && hasStructuralHoles(merged, ctx.targets)) {
         // The search waits for it: on two loaded cores Yosys beside the simulator slows both more than it saves.
         startFormal(opts.formal);
@@ -408,7 +438,11 @@ export async function runRandomSearch(
       }
       const next = scheduled.shift();
       const explore = !kept.length || rng.chance(0.35);
-      const candidate: Candidate = next ? next.candidate : explore ? gen.fresh() : gen.mutate(rng.pick(kept).candidate, rng.pick(kept).candidate);
+      const candidate: Candidate = next
+        ? next.candidate
+        : explore
+          ? gen.fresh()
+          : gen.mutate(rng.pick(kept).candidate, rng.pick(kept).candidate);
       const t0 = Date.now();
       const pts = await runCandidate(candidate);
       phaseMs[next ? next.phase : 'search'] += Date.now() - t0;
@@ -442,11 +476,18 @@ export async function runRandomSearch(
   if (roundRuns > 0 || rounds.length === 0) closeRound();
   if (!kept.length) {
     if (!merged.length) {
-      throw new ChorusError('failed', `No candidate stimulus produced coverage in ${runs} run(s): check the simulation log with CHORUS_LOG=debug.`);
+      throw new ChorusError(
+        'failed',
+        `No candidate stimulus produced coverage in ${runs} run(s): check the simulation log with CHORUS_LOG=debug.`,
+      );
     }
     // Nothing a stimulus can reach (a design with constant outputs): keep one short sequence so the testbench exists.
     const c = gen.fresh();
-    kept.push({ candidate: { rows: prefixRows(c.rows, gen.prologue + 4), origin: 'minimal' }, newPoints: 0, covered: new Set() });
+    kept.push({
+      candidate: { rows: prefixRows(c.rows, gen.prologue + 4), origin: 'minimal' },
+      newPoints: 0,
+      covered: new Set(),
+    });
   }
 
   // Emit, then measure the testbench's own rows: the reported coverage is the testbench's.
@@ -459,15 +500,26 @@ export async function runRandomSearch(
   const shrinkTotal = Math.min(SHRINK_RUNS_TOTAL, Math.max(MIN_SHRINK_RUNS, runs));
   for (const c of chosen) {
     const left = shrinkTotal - (runs - shrinkStart);
-    sequences.push({ candidate: left > 0 ? await shorten(c, Math.min(SHRINK_RUNS_PER_SEQUENCE, left)) : c.kept.candidate, newPoints: c.gain.size });
+    sequences.push({
+      candidate: left > 0 ? await shorten(c, Math.min(SHRINK_RUNS_PER_SEQUENCE, left)) : c.kept.candidate,
+      newPoints: c.gain.size,
+    });
   }
   phaseMs.shrink = Date.now() - tShrink;
   if (services.signal.aborted) throw new ChorusError('cancelled', 'Cancelled.');
-  await orderWithoutReset(sequences, chosen.map((c) => c.gain));
+  await orderWithoutReset(
+    sequences,
+    chosen.map((c) => c.gain),
+  );
   const testbench = emitTestbench(plan, sequences, { seed: opts.seed, tbName });
   const table = testbenchRows(sequences);
   const cycles = table.reduce((a, r) => a + r.cycles, 0);
-  emit({ type: 'parsed', round: rounds.length, outcome: `testbench with ${sequences.length} of ${kept.length} kept sequence(s), ${cycles} cycles`, testbench });
+  emit({
+    type: 'parsed',
+    round: rounds.length,
+    outcome: `testbench with ${sequences.length} of ${kept.length} kept sequence(s), ${cycles} cycles`,
+    testbench,
+  });
   const tFinal = Date.now();
   const ev = opts.rebuildTestbench
     ? await evaluateTestbench(ctx, testbench, {
@@ -491,8 +543,21 @@ export async function runRandomSearch(
   last.status = ev.report.status;
   last.ms.build += ev.report.ms.build;
   last.ms.sim += ev.report.ms.sim;
-  emit({ type: 'build', round: last.index, status: ev.report.status, ms: ev.report.ms.build, diagnostics: ev.report.diagnostics });
-  emit({ type: 'coverage', round: last.index, coverage: ev.report.coverage, holes: ev.report.holes, status: ev.report.status, lines: lineCoverage(ev.points) });
+  emit({
+    type: 'build',
+    round: last.index,
+    status: ev.report.status,
+    ms: ev.report.ms.build,
+    diagnostics: ev.report.diagnostics,
+  });
+  emit({
+    type: 'coverage',
+    round: last.index,
+    coverage: ev.report.coverage,
+    holes: ev.report.holes,
+    status: ev.report.status,
+    lines: lineCoverage(ev.points),
+  });
   services.logger.debug(
     `random search: ${runs} runs in ${Date.now() - started} ms (${simMs} ms simulating; plain ${phaseMs.plain} ms, deep ${phaseMs.deep} ms, ` +
       `search ${phaseMs.search} ms, formal ${phaseMs.formal} ms, shrink ${phaseMs.shrink} ms, final ${phaseMs.final} ms; harness build ${build.ms} ms), ${kept.length} kept, stop: ${stopReason}`,
@@ -523,12 +588,16 @@ export async function runRandomSearch(
     const order = seqs.map((_, i) => i);
     for (let attempt = 0; attempt < MAX_REORDERS && !services.signal.aborted; attempt++) {
       const rows = testbenchRows(order.map((i) => seqs[i]));
-      const run = await runRows(tableStimulus(rows), rows.reduce((a, r) => a + r.cycles, 0));
+      const run = await runRows(
+        tableStimulus(rows),
+        rows.reduce((a, r) => a + r.cycles, 0),
+      );
       if (!run.written) return;
       const hit = hitKeys((await readCoverageWithFsm(covPath, ctx.rtlFiles, fsmPlan)).points);
       const missed = (i: number) => [...gains[i]].filter((k) => !hit.has(k)).length;
       let best = 0;
-      for (let pos = 1; pos < order.length; pos++) if (missed(order[pos]) > (best ? missed(order[best]) : 0)) best = pos;
+      for (let pos = 1; pos < order.length; pos++)
+        if (missed(order[pos]) > (best ? missed(order[best]) : 0)) best = pos;
       if (!best) break;
       order.unshift(...order.splice(best, 1));
     }
@@ -540,7 +609,10 @@ export async function runRandomSearch(
    * The testbench's table re-run through the harness binary: the same rows with the same timing as the
    * testbench's own loop, so the same points, without a second Verilator build. The testbench is written too.
    */
-  async function measureThroughHarness(rows: ReturnType<typeof testbenchRows>, n: number): Promise<{ report: CoverageReport; points: CoveragePoint[] }> {
+  async function measureThroughHarness(
+    rows: ReturnType<typeof testbenchRows>,
+    n: number,
+  ): Promise<{ report: CoverageReport; points: CoveragePoint[] }> {
     await writeFileAtomic(join(ctx.workDir, filename), testbench);
     const run = await runRows(tableStimulus(rows), n);
     const failed = (message: string): { report: CoverageReport; points: CoveragePoint[] } => ({
@@ -554,7 +626,8 @@ export async function runRandomSearch(
       },
       points: [],
     });
-    if (!run.written) return failed(`The emitted testbench's stimulus wrote no coverage (${run.status}): ${run.output.slice(-400)}`);
+    if (!run.written)
+      return failed(`The emitted testbench's stimulus wrote no coverage (${run.status}): ${run.output.slice(-400)}`);
     const points = scopeToTop((await readCoverageWithFsm(covPath, ctx.rtlFiles, fsmPlan)).points, ctx.top.name);
     if (!points.length) return failed(`No coverage of the DUT top module '${ctx.top.name}' was measured.`);
     const sources = new Map<string, string>();

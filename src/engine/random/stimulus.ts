@@ -97,7 +97,7 @@ export class StimulusGenerator {
   private corner(width: number): bigint {
     const m = mask(width);
     const top = 1n << BigInt(width - 1);
-    return this.rng.pick([0n, m, 1n, top, m - 1n, m >> 1n, (0x5555555555555555n & m), (0xaaaaaaaaaaaaaaaan & m), top | 1n]);
+    return this.rng.pick([0n, m, 1n, top, m - 1n, m >> 1n, 0x5555555555555555n & m, 0xaaaaaaaaaaaaaaaan & m, top | 1n]);
   }
 
   private value(input: DrivenInput): bigint {
@@ -164,7 +164,12 @@ export class StimulusGenerator {
   /** The reset asserted for `prologue` cycles, other inputs 0. */
   prologueRows(): Row[] {
     if (!this.prologue) return [];
-    return [{ count: this.prologue, values: this.inputs.map((inp, k) => (k === this.resetIndex ? this.resetValue(inp, true) : 0n)) }];
+    return [
+      {
+        count: this.prologue,
+        values: this.inputs.map((inp, k) => (k === this.resetIndex ? this.resetValue(inp, true) : 0n)),
+      },
+    ];
   }
 
   private withPrologue(cycles: Cycle[]): Row[] {
@@ -193,14 +198,20 @@ export class StimulusGenerator {
    */
   plain(n: number): Candidate {
     const cycles: Cycle[] = [];
-    for (let i = 0; i < n; i++) cycles.push(this.inputs.map((inp, k) => (k === this.resetIndex ? this.resetValue(inp, false) : this.rng.bits(inp.width))));
+    for (let i = 0; i < n; i++)
+      cycles.push(
+        this.inputs.map((inp, k) => (k === this.resetIndex ? this.resetValue(inp, false) : this.rng.bits(inp.width))),
+      );
     return { rows: this.withPrologue(cycles), origin: 'plain random' };
   }
 
   /** Edits a kept candidate; `other` enables splicing. */
   mutate(parent: Candidate, other?: Candidate): Candidate {
-    if (totalCycles(parent.rows) > MAX_CYCLES || (other && totalCycles(other.rows) > MAX_CYCLES)) return this.mutateLong(parent);
-    const body = toCycles(parent.rows).slice(this.prologue).map((c) => [...c]);
+    if (totalCycles(parent.rows) > MAX_CYCLES || (other && totalCycles(other.rows) > MAX_CYCLES))
+      return this.mutateLong(parent);
+    const body = toCycles(parent.rows)
+      .slice(this.prologue)
+      .map((c) => [...c]);
     if (!body.length || !this.inputs.length) return this.fresh();
     const op = this.rng.int(8);
     const k = this.rng.int(this.inputs.length);
@@ -227,7 +238,8 @@ export class StimulusGenerator {
         }
         origin = `bit flips on ${input.name}`;
         break;
-      case 3: { // splice with another kept candidate
+      case 3: {
+        // splice with another kept candidate
         if (other) {
           const tail = toCycles(other.rows).slice(this.prologue);
           const cut = this.rng.int(tail.length);
@@ -236,7 +248,8 @@ export class StimulusGenerator {
         }
         break;
       }
-      case 4: { // repeat a segment: goes deeper into counters and FIFOs
+      case 4: {
+        // repeat a segment: goes deeper into counters and FIFOs
         const seg = body.slice(a, a + len);
         const times = 1 + this.rng.int(8);
         for (let t = 0; t < times; t++) body.splice(a + len, 0, ...seg.map((c) => [...c]));
@@ -247,15 +260,18 @@ export class StimulusGenerator {
         if (body.length > len + 1) body.splice(a, len);
         origin = 'shortened';
         break;
-      case 6: { // a reset pulse mid-run
+      case 6: {
+        // a reset pulse mid-run
         if (this.resetIndex >= 0) {
           const r = this.inputs[this.resetIndex];
-          for (let i = a; i < Math.min(body.length, a + 1 + this.rng.int(3)); i++) body[i][this.resetIndex] = this.resetValue(r, true);
+          for (let i = a; i < Math.min(body.length, a + 1 + this.rng.int(3)); i++)
+            body[i][this.resetIndex] = this.resetValue(r, true);
           origin = 'reset pulse';
         }
         break;
       }
-      default: { // append fresh cycles
+      default: {
+        // append fresh cycles
         body.push(...this.freshCycles(this.length()));
         origin = 'extended';
       }
@@ -281,6 +297,7 @@ export class StimulusGenerator {
 /** The stimulus file the harness reads: one line per row, the cycle count then the input values, in hex. */
 export function stimulusText(c: Candidate): string {
   let out = '';
-  for (const r of c.rows) out += `${r.count.toString(16)} ${r.values.length ? r.values.map((v) => v.toString(16)).join(' ') : '0'}\n`;
+  for (const r of c.rows)
+    out += `${r.count.toString(16)} ${r.values.length ? r.values.map((v) => v.toString(16)).join(' ') : '0'}\n`;
   return out;
 }

@@ -34,7 +34,10 @@ export function apiRoot(baseUrl: string): string {
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new ChorusError('bad_input', `Endpoint "${baseUrl}" is not a URL: pass e.g. --endpoint http://127.0.0.1:8000/v1.`);
+    throw new ChorusError(
+      'bad_input',
+      `Endpoint "${baseUrl}" is not a URL: pass e.g. --endpoint http://127.0.0.1:8000/v1.`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ChorusError('bad_input', `Endpoint "${baseUrl}" must be an http:// or https:// URL.`);
@@ -61,8 +64,15 @@ class RetryableError extends Error {
 }
 
 interface StreamChunk {
-  choices?: { delta?: { content?: string | null; reasoning_content?: string | null; reasoning?: string | null }; finish_reason?: string | null }[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null } | null;
+  choices?: {
+    delta?: { content?: string | null; reasoning_content?: string | null; reasoning?: string | null };
+    finish_reason?: string | null;
+  }[];
+  usage?: {
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    prompt_tokens_details?: { cached_tokens?: number } | null;
+  } | null;
   error?: { message?: string } | string;
 }
 
@@ -76,7 +86,10 @@ interface Attempt {
 
 /** A chat completion answered whole (`stream` ignored by the server, or a proxy that buffers). */
 interface CompletionBody {
-  choices?: { message?: { content?: string | null; reasoning_content?: string | null; reasoning?: string | null }; finish_reason?: string | null }[];
+  choices?: {
+    message?: { content?: string | null; reasoning_content?: string | null; reasoning?: string | null };
+    finish_reason?: string | null;
+  }[];
   usage?: StreamChunk['usage'];
   error?: { message?: string } | string;
 }
@@ -99,17 +112,29 @@ export class EndpointBackend implements ChatBackend {
 
   private headers(): Record<string, string> {
     const key = this.opts.apiKey ?? process.env.CHORUS_API_KEY;
-    return { 'content-type': 'application/json', accept: 'text/event-stream', ...(key ? { authorization: `Bearer ${key}` } : {}) };
+    return {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+    };
   }
 
   /** The served model: the configured name, or the first one the server lists. */
   async resolveModel(signal?: AbortSignal): Promise<string> {
     if (this.model) return this.model;
     const res = await this.request(`${this.root}/models`, { method: 'GET', headers: this.headers() }, signal);
-    if (!res.ok) throw new ChorusError('failed', `${this.root}/models answered HTTP ${res.status}: pass the model name with --api-model (chorus.apiModel).`);
+    if (!res.ok)
+      throw new ChorusError(
+        'failed',
+        `${this.root}/models answered HTTP ${res.status}: pass the model name with --api-model (chorus.apiModel).`,
+      );
     const body = (await res.json()) as { data?: { id?: string }[] };
     const id = body.data?.find((m) => typeof m.id === 'string')?.id;
-    if (!id) throw new ChorusError('failed', `${this.root}/models lists no model: pass the model name with --api-model (chorus.apiModel).`);
+    if (!id)
+      throw new ChorusError(
+        'failed',
+        `${this.root}/models lists no model: pass the model name with --api-model (chorus.apiModel).`,
+      );
     this.model = id;
     return id;
   }
@@ -134,13 +159,18 @@ export class EndpointBackend implements ChatBackend {
       } catch (err) {
         if (options.signal?.aborted) throw new ChorusError('cancelled', 'Cancelled.');
         if (!(err instanceof RetryableError) || attempt >= this.retry.maxRetries) {
-          const message = err instanceof RetryableError ? `${err.message} (gave up after ${attempt + 1} attempts)` : (err as Error).message;
+          const message =
+            err instanceof RetryableError
+              ? `${err.message} (gave up after ${attempt + 1} attempts)`
+              : (err as Error).message;
           this.opts.onStatus?.({ state: 'error', ...status, message });
           if (err instanceof ChorusError) throw err;
           throw new ChorusError('failed', message, undefined, { cause: err });
         }
         const wait = backoffMs(this.retry, attempt, err.retryAfterMs);
-        this.opts.logger.warn(`${err.message}; retrying in ${(wait / 1000).toFixed(1)} s (attempt ${attempt + 2} of ${this.retry.maxRetries + 1}).`);
+        this.opts.logger.warn(
+          `${err.message}; retrying in ${(wait / 1000).toFixed(1)} s (attempt ${attempt + 2} of ${this.retry.maxRetries + 1}).`,
+        );
         await sleep(wait, options.signal);
       }
     }
@@ -154,7 +184,12 @@ export class EndpointBackend implements ChatBackend {
         text: a.text,
         finishReason: a.finishReason,
         ...(a.note ? { note: a.note } : {}),
-        usage: { promptTokens: u.prompt_tokens, evaluatedPromptTokens: u.prompt_tokens - cached, completionTokens: u.completion_tokens, ms: Date.now() - started },
+        usage: {
+          promptTokens: u.prompt_tokens,
+          evaluatedPromptTokens: u.prompt_tokens - cached,
+          completionTokens: u.completion_tokens,
+          ms: Date.now() - started,
+        },
       };
     }
     const prompt = Math.ceil(messages.reduce((n, m) => n + m.content.length, 0) / 4);
@@ -162,7 +197,13 @@ export class EndpointBackend implements ChatBackend {
       text: a.text,
       finishReason: a.finishReason,
       ...(a.note ? { note: a.note } : {}),
-      usage: { promptTokens: prompt, evaluatedPromptTokens: prompt, completionTokens: a.chunks, ms: Date.now() - started, estimated: true },
+      usage: {
+        promptTokens: prompt,
+        evaluatedPromptTokens: prompt,
+        completionTokens: a.chunks,
+        ms: Date.now() - started,
+        estimated: true,
+      },
     };
   }
 
@@ -177,13 +218,21 @@ export class EndpointBackend implements ChatBackend {
       if (signal?.aborted) throw new ChorusError('cancelled', 'Cancelled.');
       if (timeout.signal.aborted) throw new RetryableError(`${url} did not answer within ${duration(limit)}`);
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new RetryableError(`Cannot reach ${url} (${cause?.code ?? cause?.message ?? (err as Error).message}): start the server or fix --endpoint (chorus.endpoint)`);
+      throw new RetryableError(
+        `Cannot reach ${url} (${cause?.code ?? cause?.message ?? (err as Error).message}): start the server or fix --endpoint (chorus.endpoint)`,
+      );
     } finally {
       clearTimeout(timer);
     }
   }
 
-  private async attempt(model: string, messages: ChatMessage[], sampling: ResolvedSampling, options: ChatOptions, started: number): Promise<Attempt> {
+  private async attempt(
+    model: string,
+    messages: ChatMessage[],
+    sampling: ResolvedSampling,
+    options: ChatOptions,
+    started: number,
+  ): Promise<Attempt> {
     const url = `${this.root}/chat/completions`;
     const body: Record<string, unknown> = {
       model,
@@ -196,16 +245,28 @@ export class EndpointBackend implements ChatBackend {
       ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
       // Qwen3-style templates (vLLM, SGLang, llama.cpp's server) read this; other servers ignore it.
       ...(sampling.thinking !== undefined ? { chat_template_kwargs: { enable_thinking: sampling.thinking } } : {}),
-      ...(options.jsonSchema ? { response_format: { type: 'json_schema', json_schema: { name: 'reply', schema: options.jsonSchema, strict: true } } } : {}),
+      ...(options.jsonSchema
+        ? {
+            response_format: {
+              type: 'json_schema',
+              json_schema: { name: 'reply', schema: options.jsonSchema, strict: true },
+            },
+          }
+        : {}),
     };
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const res = await this.request(url, { method: 'POST', headers: this.headers(), body: JSON.stringify(body) }, controller.signal);
+      const res = await this.request(
+        url,
+        { method: 'POST', headers: this.headers(), body: JSON.stringify(body) },
+        controller.signal,
+      );
       if (!res.ok) await this.httpError(url, res);
       if (!res.body) throw new RetryableError(`${url} answered with no body`);
-      if (/application\/json/i.test(res.headers.get('content-type') ?? '')) return await this.readWhole(url, res, options);
+      if (/application\/json/i.test(res.headers.get('content-type') ?? ''))
+        return await this.readWhole(url, res, options);
       return await this.readStream(url, res.body, controller, options, sampling.maxTokens, started);
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
@@ -218,20 +279,30 @@ export class EndpointBackend implements ChatBackend {
     let detail = text;
     try {
       const parsed = JSON.parse(text) as { error?: { message?: string } | string; message?: string; detail?: string };
-      detail = (typeof parsed.error === 'string' ? parsed.error : parsed.error?.message) ?? parsed.message ?? parsed.detail ?? text;
+      detail =
+        (typeof parsed.error === 'string' ? parsed.error : parsed.error?.message) ??
+        parsed.message ??
+        parsed.detail ??
+        text;
     } catch {
       // not JSON: keep the raw text
     }
     const what = `${url} answered HTTP ${res.status}${detail ? `: ${detail}` : ''}`;
     if (isRetryableStatus(res.status)) throw new RetryableError(what, parseRetryAfter(res.headers.get('retry-after')));
-    if (res.status === 400 && !this.omitMaxTokens && /max_tokens|context length|maximum context|context window|too long/i.test(detail)) {
+    if (
+      res.status === 400 &&
+      !this.omitMaxTokens &&
+      /max_tokens|context length|maximum context|context window|too long/i.test(detail)
+    ) {
       // The server's context is smaller than prompt + max_tokens: let it choose the limit; we still cap the count.
       this.omitMaxTokens = true;
       this.opts.logger.info(`${what}; retrying without max_tokens (the server's own limit applies).`);
       throw new RetryableError(what, 0);
     }
-    if (res.status === 401 || res.status === 403) throw new ChorusError('failed', `${what}. Set CHORUS_API_KEY to a key the server accepts.`);
-    if (res.status === 404) throw new ChorusError('failed', `${what}. Check --endpoint (chorus.endpoint) and --api-model (chorus.apiModel).`);
+    if (res.status === 401 || res.status === 403)
+      throw new ChorusError('failed', `${what}. Set CHORUS_API_KEY to a key the server accepts.`);
+    if (res.status === 404)
+      throw new ChorusError('failed', `${what}. Check --endpoint (chorus.endpoint) and --api-model (chorus.apiModel).`);
     throw new ChorusError('failed', what);
   }
 
@@ -261,7 +332,14 @@ export class EndpointBackend implements ChatBackend {
     };
   }
 
-  private async readStream(url: string, body: ReadableStream<Uint8Array>, controller: AbortController, options: ChatOptions, maxTokens: number, started: number): Promise<Attempt> {
+  private async readStream(
+    url: string,
+    body: ReadableStream<Uint8Array>,
+    controller: AbortController,
+    options: ChatOptions,
+    maxTokens: number,
+    started: number,
+  ): Promise<Attempt> {
     const out: Attempt = { text: '', finishReason: 'stop', chunks: 0 };
     let finished = false;
     let idleTimedOut = false;
@@ -298,7 +376,8 @@ export class EndpointBackend implements ChatBackend {
           continue;
         }
         if (chunk.error) {
-          const message = typeof chunk.error === 'string' ? chunk.error : (chunk.error.message ?? JSON.stringify(chunk.error));
+          const message =
+            typeof chunk.error === 'string' ? chunk.error : (chunk.error.message ?? JSON.stringify(chunk.error));
           throw new ChorusError('failed', `${url} reported an error mid-stream: ${message}`);
         }
         if (chunk.usage) out.usage = chunk.usage;
@@ -325,7 +404,12 @@ export class EndpointBackend implements ChatBackend {
         }
         if (Date.now() - lastStatus > 500) {
           lastStatus = Date.now();
-          this.opts.onStatus?.({ state: 'generating', model: this.label, backend: 'endpoint', tokensPerSecond: out.chunks / ((Date.now() - started) / 1000) });
+          this.opts.onStatus?.({
+            state: 'generating',
+            model: this.label,
+            backend: 'endpoint',
+            tokensPerSecond: out.chunks / ((Date.now() - started) / 1000),
+          });
         }
         if (out.chunks >= maxTokens) {
           out.finishReason = 'length';
@@ -336,19 +420,29 @@ export class EndpointBackend implements ChatBackend {
     } catch (err) {
       if (options.signal?.aborted) throw new ChorusError('cancelled', 'Cancelled.');
       if (err instanceof ChorusError) throw err;
-      const why = idleTimedOut ? `sent nothing for ${duration(idleMs)}` : `dropped the connection (${(err as Error).message})`;
+      const why = idleTimedOut
+        ? `sent nothing for ${duration(idleMs)}`
+        : `dropped the connection (${(err as Error).message})`;
       // Nothing shown yet: a clean retry is possible. After text went out, a retry would repeat it.
       if (out.text === '') throw new RetryableError(`${url} ${why}`);
       // After text went out a retry would repeat it: keep what came and say that the reply is incomplete.
       if (thinking) emit('</think>');
-      return { ...out, finishReason: 'interrupted', note: `${url} ${why} after ${out.chunks} tokens; the reply is incomplete` };
+      return {
+        ...out,
+        finishReason: 'interrupted',
+        note: `${url} ${why} after ${out.chunks} tokens; the reply is incomplete`,
+      };
     } finally {
       clearTimeout(idle);
     }
     if (thinking) emit('</think>');
     if (!finished) {
       if (out.text === '') throw new RetryableError(`${url} closed the stream before any reply`);
-      return { ...out, finishReason: 'interrupted', note: `${url} closed the stream after ${out.chunks} tokens without finishing the reply; the reply is incomplete` };
+      return {
+        ...out,
+        finishReason: 'interrupted',
+        note: `${url} closed the stream after ${out.chunks} tokens without finishing the reply; the reply is incomplete`,
+      };
     }
     return out;
   }

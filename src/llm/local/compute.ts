@@ -50,7 +50,9 @@ export async function withComputeFallback<T>(
       if (final || shouldStop(cause) || i === attempts.length - 1) throw cause;
       const message = (cause as Error)?.message ?? String(cause);
       failures.push({ gpu, message });
-      logger.warn(`The ${gpu === 'auto' ? 'automatically chosen GPU' : computeName(gpu)} backend failed (${message}); falling back to the CPU.`);
+      logger.warn(
+        `The ${gpu === 'auto' ? 'automatically chosen GPU' : computeName(gpu)} backend failed (${message}); falling back to the CPU.`,
+      );
     }
   }
   throw new Error('unreachable: no compute attempts');

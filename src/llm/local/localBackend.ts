@@ -8,7 +8,15 @@
  */
 import { basename } from 'node:path';
 import { acquireModel, type ModelLease } from './sharedModel';
-import type { ChatHistoryItem, Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaModel, LlamaGrammar } from 'node-llama-cpp' with { 'resolution-mode': 'import' };
+import type {
+  ChatHistoryItem,
+  Llama,
+  LlamaChat,
+  LlamaContext,
+  LlamaContextSequence,
+  LlamaModel,
+  LlamaGrammar,
+} from 'node-llama-cpp' with { 'resolution-mode': 'import' };
 import { ChorusError, type ChatMessage, type Logger, type ModelStatus } from '../../protocol';
 import type { ChatBackend, ChatOptions, ChatResult, ModelStatusListener, SamplingOptions } from '../backend';
 import { checkGgufHeader } from '../models/ggufHeader';
@@ -77,9 +85,16 @@ export class LocalBackend implements ChatBackend {
   }
 
   /** Loads the model if needed and says how it runs: compute backend, chat format read from the GGUF, context size. */
-  async info(signal?: AbortSignal): Promise<{ compute: string; chatFormat: string; contextSize: number; sequences: number }> {
+  async info(
+    signal?: AbortSignal,
+  ): Promise<{ compute: string; chatFormat: string; contextSize: number; sequences: number }> {
     const l = await this.ensureLoaded(signal);
-    return { compute: l.compute, chatFormat: l.slots[0].chat.chatWrapper.wrapperName, contextSize: l.context.contextSize, sequences: l.slots.length };
+    return {
+      compute: l.compute,
+      chatFormat: l.slots[0].chat.chatWrapper.wrapperName,
+      contextSize: l.context.contextSize,
+      sequences: l.slots.length,
+    };
   }
 
   async compute(signal?: AbortSignal): Promise<string> {
@@ -97,11 +112,14 @@ export class LocalBackend implements ChatBackend {
   /** The prompt's tokens as the model's own chat template and tokenizer make them. */
   async countTokens(messages: ChatMessage[], signal?: AbortSignal): Promise<number> {
     const { slots, model } = await this.ensureLoaded(signal);
-    return slots[0].chat.chatWrapper.generateContextState({ chatHistory: toChatHistory(messages) }).contextText.tokenize(model.tokenizer).length;
+    return slots[0].chat.chatWrapper
+      .generateContextState({ chatHistory: toChatHistory(messages) })
+      .contextText.tokenize(model.tokenizer).length;
   }
 
   private ensureLoaded(signal?: AbortSignal): Promise<Loaded> {
-    if (this.disposed) return Promise.reject(new ChorusError('failed', `The model ${this.label} was released: open it again.`));
+    if (this.disposed)
+      return Promise.reject(new ChorusError('failed', `The model ${this.label} was released: open it again.`));
     if (!this.loaded) {
       this.loaded = this.doLoad(signal);
       // A failed or cancelled load is tried again by the next call.
@@ -131,14 +149,17 @@ export class LocalBackend implements ChatBackend {
               llama.loadModel({
                 modelPath: this.opts.modelPath,
                 loadSignal: signal,
-                onLoadProgress: (p) => this.status({ state: 'loading', percent: Math.round(p * 100), backend: computeName(llama.gpu) }),
+                onLoadProgress: (p) =>
+                  this.status({ state: 'loading', percent: Math.round(p * 100), backend: computeName(llama.gpu) }),
               }),
             );
             const model = lease.model;
             // The context (KV cache) is the other big allocation: if the GPU cannot hold it, the CPU may.
             try {
               const max = Math.min(32_768, model.trainContextSize);
-              const lora = this.opts.lora?.length ? { adapters: this.opts.lora.map((a) => ({ filePath: a.filePath, scale: a.scale ?? 1 })) } : undefined;
+              const lora = this.opts.lora?.length
+                ? { adapters: this.opts.lora.map((a) => ({ filePath: a.filePath, scale: a.scale ?? 1 })) }
+                : undefined;
               const context = await model.createContext({
                 contextSize: this.opts.contextSize ?? { min: Math.min(4096, max), max },
                 threads: threadsSetting(this.opts.threads),
@@ -164,7 +185,9 @@ export class LocalBackend implements ChatBackend {
         return { sequence, chat: new mod.LlamaChat({ contextSequence: sequence }), busy: false };
       });
       const compute = computeName(llama.gpu);
-      const adapters = this.opts.lora?.length ? `, LoRA ${this.opts.lora.map((a) => basename(a.filePath)).join(', ')}` : '';
+      const adapters = this.opts.lora?.length
+        ? `, LoRA ${this.opts.lora.map((a) => basename(a.filePath)).join(', ')}`
+        : '';
       logger.debug(
         `Loaded ${this.opts.modelPath} on ${compute}: context ${context.contextSize} tokens × ${slots.length} sequence(s), chat format ${slots[0].chat.chatWrapper.wrapperName}${adapters}.`,
       );
@@ -189,7 +212,10 @@ export class LocalBackend implements ChatBackend {
   }
 
   /** One generation per sequence at a time: a call waits for a free sequence, the oldest waiting call first. */
-  private async onFreeSlot<T>(signal: AbortSignal | undefined, task: (loaded: Loaded, slot: Slot) => Promise<T>): Promise<T> {
+  private async onFreeSlot<T>(
+    signal: AbortSignal | undefined,
+    task: (loaded: Loaded, slot: Slot) => Promise<T>,
+  ): Promise<T> {
     const loaded = await this.ensureLoaded(signal);
     let slot = this.waiting.length ? undefined : loaded.slots.find((s) => !s.busy);
     while (!slot) {
@@ -210,14 +236,21 @@ export class LocalBackend implements ChatBackend {
     let g = this.grammars.get(key);
     if (!g) {
       // The schema type is node-llama-cpp's GBNF JSON schema subset; it rejects what it cannot express.
-      g = llama.createGrammarForJsonSchema(schema as Parameters<Llama['createGrammarForJsonSchema']>[0]) as Promise<LlamaGrammar>;
+      g = llama.createGrammarForJsonSchema(
+        schema as Parameters<Llama['createGrammarForJsonSchema']>[0],
+      ) as Promise<LlamaGrammar>;
       g.catch(() => this.grammars.delete(key));
       this.grammars.set(key, g);
     }
     return g;
   }
 
-  private async generate(loaded: Loaded, slot: Slot, messages: ChatMessage[], options: ChatOptions): Promise<ChatResult> {
+  private async generate(
+    loaded: Loaded,
+    slot: Slot,
+    messages: ChatMessage[],
+    options: ChatOptions,
+  ): Promise<ChatResult> {
     const started = Date.now();
     const { signal } = options;
     if (signal?.aborted) throw new ChorusError('cancelled', 'Cancelled.');
@@ -226,9 +259,14 @@ export class LocalBackend implements ChatBackend {
     const sampling = samplingDefaults(this.opts.sampling, options);
     const history: ChatHistoryItem[] = toChatHistory(messages);
 
-    const promptTokens = chat.chatWrapper.generateContextState({ chatHistory: history }).contextText.tokenize(model.tokenizer).length;
+    const promptTokens = chat.chatWrapper
+      .generateContextState({ chatHistory: history })
+      .contextText.tokenize(model.tokenizer).length;
     if (promptTokens >= context.contextSize) {
-      throw new ChorusError('bad_input', `The prompt has ${promptTokens} tokens but the model's context holds ${context.contextSize}: raise chorus.contextSize (--context-size) or give fewer/smaller files.`);
+      throw new ChorusError(
+        'bad_input',
+        `The prompt has ${promptTokens} tokens but the model's context holds ${context.contextSize}: raise chorus.contextSize (--context-size) or give fewer/smaller files.`,
+      );
     }
     const maxTokens = Math.max(1, Math.min(sampling.maxTokens, context.contextSize - promptTokens));
 
@@ -237,7 +275,10 @@ export class LocalBackend implements ChatBackend {
       try {
         grammar = await this.grammarFor(llama, options.jsonSchema);
       } catch (err) {
-        throw new ChorusError('bad_input', `The JSON schema cannot be turned into a grammar: ${(err as Error).message}.`);
+        throw new ChorusError(
+          'bad_input',
+          `The JSON schema cannot be turned into a grammar: ${(err as Error).message}.`,
+        );
       }
     }
 
@@ -250,7 +291,8 @@ export class LocalBackend implements ChatBackend {
       text += piece;
       options.onToken?.(piece);
     };
-    const speed = () => (firstTokenAt && Date.now() > firstTokenAt ? completionTokens / ((Date.now() - firstTokenAt) / 1000) : undefined);
+    const speed = () =>
+      firstTokenAt && Date.now() > firstTokenAt ? completionTokens / ((Date.now() - firstTokenAt) / 1000) : undefined;
 
     const meterBefore = sequence.tokenMeter.getState();
     this.status({ state: 'generating', backend: compute });
@@ -283,7 +325,9 @@ export class LocalBackend implements ChatBackend {
     } catch (err) {
       this.status({ state: 'ready', backend: compute });
       if (signal?.aborted) throw new ChorusError('cancelled', 'Cancelled.');
-      throw new ChorusError('failed', `Generation with ${this.label} failed: ${(err as Error).message}`, undefined, { cause: err });
+      throw new ChorusError('failed', `Generation with ${this.label} failed: ${(err as Error).message}`, undefined, {
+        cause: err,
+      });
     }
     const used = sequence.tokenMeter.diff(meterBefore);
     this.status({ state: 'ready', backend: compute, tokensPerSecond: speed() });

@@ -81,7 +81,12 @@ export interface PreprocessedTestbench {
 }
 
 /** Bounds on the preprocessor itself: a macro bomb is rejected, not waited for. */
-const defaultLimits: Required<PreprocessLimits> = { wallMs: 30_000, cpuSeconds: 15, maxOutputBytes: 16 * 1024 ** 2, memoryBytes: 4 * 1024 ** 3 };
+const defaultLimits: Required<PreprocessLimits> = {
+  wallMs: 30_000,
+  cpuSeconds: 15,
+  maxOutputBytes: 16 * 1024 ** 2,
+  memoryBytes: 4 * 1024 ** 3,
+};
 
 /** Preprocesses the testbench with `verilator -E` and checks the expanded text; [] means it may be built. */
 export async function checkTestbench(testbenchPath: string, opts: SandboxCheckOptions): Promise<SandboxViolation[]> {
@@ -89,13 +94,19 @@ export async function checkTestbench(testbenchPath: string, opts: SandboxCheckOp
 }
 
 /** checkTestbench, also returning the checked text and the files it came from. */
-export async function preprocessTestbench(testbenchPath: string, opts: SandboxCheckOptions): Promise<PreprocessedTestbench> {
+export async function preprocessTestbench(
+  testbenchPath: string,
+  opts: SandboxCheckOptions,
+): Promise<PreprocessedTestbench> {
   throwIfAborted(opts.signal);
   const tb = resolve(testbenchPath);
   assertReadableFile(tb);
   const verilator = findExecutable(opts.verilatorPath);
   if (!verilator) {
-    throw new ChorusError('missing_tool', `Verilator not found at "${opts.verilatorPath}": install it with \`apt-get install verilator\` or set chorus.verilatorPath.`);
+    throw new ChorusError(
+      'missing_tool',
+      `Verilator not found at "${opts.verilatorPath}": install it with \`apt-get install verilator\` or set chorus.verilatorPath.`,
+    );
   }
   const limits = { ...defaultLimits, ...opts.limits };
   const tbReal = realOrSelf(tb);
@@ -114,11 +125,25 @@ export async function preprocessTestbench(testbenchPath: string, opts: SandboxCh
     const tbTexts = new Map<string, string>();
     const includeViolations = checkIncludes(tb, includeCtx, tbTexts);
     if (includeViolations.length) return { violations: sortUnique(includeViolations), files: [tbReal] };
-    const macroViolations = computedIncludeCalls(tb, tbTexts.get(tbReal) ?? '', [...designTexts(designFiles, includeCtx).values(), ...tbTexts.values()]);
+    const macroViolations = computedIncludeCalls(tb, tbTexts.get(tbReal) ?? '', [
+      ...designTexts(designFiles, includeCtx).values(),
+      ...tbTexts.values(),
+    ]);
     if (macroViolations.length) return { violations: macroViolations, files: [tbReal] };
 
     // Paths with whitespace reach Verilator as links (pathLinks.ts): 5.006 cuts `line names at a space.
-    const links = await linkForVerilator(['-E', ...(opts.preprocessArgs ?? ['--timing']), '--Mdir', mdir, ...includeDirs.map((d) => `-I${d}`), ...designFiles, tb], tmp);
+    const links = await linkForVerilator(
+      [
+        '-E',
+        ...(opts.preprocessArgs ?? ['--timing']),
+        '--Mdir',
+        mdir,
+        ...includeDirs.map((d) => `-I${d}`),
+        ...designFiles,
+        tb,
+      ],
+      tmp,
+    );
     const args = links.args;
     // The preprocessor runs no testbench code; in the jail it cannot open a file outside the design's folders
     // even through a macro the checks above missed, and limits bound a macro bomb.
@@ -129,14 +154,25 @@ export async function preprocessTestbench(testbenchPath: string, opts: SandboxCh
       useBwrap: opts.useJail ?? bwrapAvailable(),
       limits: { cpuSeconds: limits.cpuSeconds, memoryBytes: limits.memoryBytes },
     });
-    const run = await runCapped(spec, { cwd, signal: opts.signal, timeoutMs: limits.wallMs, maxStdoutBytes: limits.maxOutputBytes });
+    const run = await runCapped(spec, {
+      cwd,
+      signal: opts.signal,
+      timeoutMs: limits.wallMs,
+      maxStdoutBytes: limits.maxOutputBytes,
+    });
     // Verilator's wrapper script reports its binary's death by a limit as "threw signal N".
     const limited = run.signal !== null || /%Error: Verilator threw signal \d+|std::bad_alloc/.test(run.stderr);
     if (run.timedOut || run.overflowed || limited) {
       const what = run.overflowed
         ? `expands to more than ${limits.maxOutputBytes} bytes`
         : `exhausts the preprocessor's time (${limits.cpuSeconds} s of CPU, ${Math.round(limits.wallMs / 1000)} s in all) or memory (${Math.round(limits.memoryBytes / 1024 ** 2)} MiB)`;
-      const violation = { file: tb, line: 1, column: 1, rule: 'preprocess-limit', message: `The testbench ${what} (a macro that expands without bound?): simplify its macros.` };
+      const violation = {
+        file: tb,
+        line: 1,
+        column: 1,
+        rule: 'preprocess-limit',
+        message: `The testbench ${what} (a macro that expands without bound?): simplify its macros.`,
+      };
       return { violations: [violation], files: [tbReal] };
     }
     if (run.code !== 0) throw preprocessError(links.realText(run.stderr), cwd, verilator, run.code, allowedRoots);
@@ -144,8 +180,15 @@ export async function preprocessTestbench(testbenchPath: string, opts: SandboxCh
     const text = absoluteLineDirectives(run.stdout, cwd, links.real);
     const tokens = testbenchPart(scan(text, tb), tbReal, designFiles.length > 0);
     // Fail closed: a testbench whose own part cannot be found in the text would otherwise be judged on nothing.
-    if (designFiles.length && !tokens.some((t) => t.lineTarget?.level === 1 && realOrSelf(t.lineTarget.file) === tbReal)) {
-      throw new ChorusError('failed', `The sandbox check could not find ${tb} in Verilator's preprocessed text, so it was not built: report this with your Verilator version.`, { file: tb });
+    if (
+      designFiles.length &&
+      !tokens.some((t) => t.lineTarget?.level === 1 && realOrSelf(t.lineTarget.file) === tbReal)
+    ) {
+      throw new ChorusError(
+        'failed',
+        `The sandbox check could not find ${tb} in Verilator's preprocessed text, so it was not built: report this with your Verilator version.`,
+        { file: tb },
+      );
     }
     const outside = includedOutside(tokens, tbReal, allowedRoots);
     // Text from a file outside the workspace is never judged, so no finding quotes it: the path alone is named.
@@ -191,7 +234,11 @@ function toolRoots(executable: string): string[] {
 }
 
 /** Checks already-preprocessed text (pure; never throws). `fallbackFile` names text before any `line directive. */
-export function checkPreprocessedText(text: string, fallbackFile: string, options: RuleOptions = {}): SandboxViolation[] {
+export function checkPreprocessedText(
+  text: string,
+  fallbackFile: string,
+  options: RuleOptions = {},
+): SandboxViolation[] {
   return sortUnique(violationsOf(scan(text, fallbackFile), options));
 }
 
@@ -205,7 +252,10 @@ export function formatViolations(violations: SandboxViolation[], max = 20): stri
 /** The ChorusError('rejected') for a non-empty list of violations, located at the first. */
 export function rejectionError(violations: SandboxViolation[]): ChorusError {
   const first = violations[0];
-  const summary = violations.length === 1 ? 'the sandbox rejected the testbench' : `the sandbox rejected the testbench (${violations.length} findings)`;
+  const summary =
+    violations.length === 1
+      ? 'the sandbox rejected the testbench'
+      : `the sandbox rejected the testbench (${violations.length} findings)`;
   return new ChorusError(
     'rejected',
     `${first?.message ?? 'Rejected.'} — ${summary}:\n${formatViolations(violations)}`,
@@ -215,11 +265,23 @@ export function rejectionError(violations: SandboxViolation[]): ChorusError {
 
 /** Violations as build diagnostics (severity error, rule appended), for BuildResult and the model's feedback. */
 export function violationDiagnostics(violations: SandboxViolation[]): Diagnostic[] {
-  return violations.map((v) => ({ file: v.file, line: v.line, column: v.column, severity: 'error', message: `${v.message} [${v.rule}]` }));
+  return violations.map((v) => ({
+    file: v.file,
+    line: v.line,
+    column: v.column,
+    severity: 'error',
+    message: `${v.message} [${v.rule}]`,
+  }));
 }
 
 function violationsOf(tokens: Token[], options: RuleOptions): SandboxViolation[] {
-  return applyRules(tokens, options).map(({ token, rule, message }) => ({ file: token.file, line: Math.max(1, token.line), column: token.column, rule, message }));
+  return applyRules(tokens, options).map(({ token, rule, message }) => ({
+    file: token.file,
+    line: Math.max(1, token.line),
+    column: token.column,
+    rule,
+    message,
+  }));
 }
 
 /** Files entered by `line directives (level 1) that lie outside the allowed roots, located at the include. */
@@ -260,24 +322,46 @@ function isPseudoFile(name: string): boolean {
  * written back with only `\` and `"` escaped, as the scanner reads them.
  */
 function absoluteLineDirectives(text: string, cwd: string, real: (printed: string) => string): string {
-  return text.replace(/^(`line[ \t]+\d+[ \t]+")((?:[^"\\\n]|\\.)*)(")/gm, (_m, head: string, quoted: string, tail: string) => {
-    const name = decodeDirectiveName(quoted);
-    return isPseudoFile(name) ? `${head}${quoted}${tail}` : `${head}${real(resolve(cwd, name)).replace(/["\\]/g, '\\$&')}${tail}`;
-  });
+  return text.replace(
+    /^(`line[ \t]+\d+[ \t]+")((?:[^"\\\n]|\\.)*)(")/gm,
+    (_m, head: string, quoted: string, tail: string) => {
+      const name = decodeDirectiveName(quoted);
+      return isPseudoFile(name)
+        ? `${head}${quoted}${tail}`
+        : `${head}${real(resolve(cwd, name)).replace(/["\\]/g, '\\$&')}${tail}`;
+    },
+  );
 }
 
-function preprocessError(stderr: string, cwd: string, verilator: string, code: number | null, roots: string[]): ChorusError {
+function preprocessError(
+  stderr: string,
+  cwd: string,
+  verilator: string,
+  code: number | null,
+  roots: string[],
+): ChorusError {
   const m = /%Error[^:]*: ([^:\n]+):(\d+):(?:(\d+):)? ([^\n]*)/.exec(stderr);
   if (m) {
     const location = { file: resolve(cwd, m[1] ?? ''), line: Number(m[2]), column: m[3] ? Number(m[3]) : undefined };
     // A message about a file outside the workspace may quote that file's text: only its path is named.
     if (!within(realOrSelf(location.file), roots)) {
-      return new ChorusError('bad_input', `The testbench made the preprocessor read "${location.file}", outside the workspace: include files from the workspace or an include folder only.`, { file: location.file });
+      return new ChorusError(
+        'bad_input',
+        `The testbench made the preprocessor read "${location.file}", outside the workspace: include files from the workspace or an include folder only.`,
+        { file: location.file },
+      );
     }
-    return new ChorusError('bad_input', `${m[4] ?? 'Preprocessing failed'}: fix the testbench (Verilator's preprocessor stopped here).`, location);
+    return new ChorusError(
+      'bad_input',
+      `${m[4] ?? 'Preprocessing failed'}: fix the testbench (Verilator's preprocessor stopped here).`,
+      location,
+    );
   }
   const first = stderr.split('\n').find((l) => l.trim()) ?? `exit ${code}`;
-  return new ChorusError('failed', `${verilator} -E failed: ${first}. Check the Verilator installation (chorus.verilatorPath).`);
+  return new ChorusError(
+    'failed',
+    `${verilator} -E failed: ${first}. Check the Verilator installation (chorus.verilatorPath).`,
+  );
 }
 
 function assertReadableFile(p: string): void {
@@ -287,7 +371,10 @@ function assertReadableFile(p: string): void {
   } catch {
     ok = false;
   }
-  if (!ok) throw new ChorusError('bad_input', `Testbench not found or not a file: ${p}. Pass the path of a .sv file.`, { file: p });
+  if (!ok)
+    throw new ChorusError('bad_input', `Testbench not found or not a file: ${p}. Pass the path of a .sv file.`, {
+      file: p,
+    });
 }
 
 function sortUnique<T extends SandboxViolation>(list: T[]): SandboxViolation[] {

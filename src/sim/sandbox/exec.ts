@@ -91,7 +91,14 @@ export function runCapped(spec: JailSpec, opts: CappedRunOptions): Promise<Cappe
       finish();
       killGroup();
       if (e.code === 'ENOENT') {
-        reject(new ChorusError('missing_tool', `${spec.command} not found: install it or fix the configured path.`, undefined, { cause: e }));
+        reject(
+          new ChorusError(
+            'missing_tool',
+            `${spec.command} not found: install it or fix the configured path.`,
+            undefined,
+            { cause: e },
+          ),
+        );
       } else {
         reject(new ChorusError('failed', `Could not start ${spec.command}: ${e.message}`, undefined, { cause: e }));
       }
@@ -120,7 +127,12 @@ export function runCapped(spec: JailSpec, opts: CappedRunOptions): Promise<Cappe
 
 /** The absolute path of an executable: a path as given, or a bare name looked up in PATH; undefined if none. */
 export function findExecutable(command: string, path = process.env.PATH ?? ''): string | undefined {
-  const candidates = command.includes('/') ? [resolve(command)] : path.split(delimiter).filter(isAbsolute).map((d) => join(d, command));
+  const candidates = command.includes('/')
+    ? [resolve(command)]
+    : path
+        .split(delimiter)
+        .filter(isAbsolute)
+        .map((d) => join(d, command));
   return candidates.find((c) => {
     try {
       accessSync(c, constants.X_OK);

@@ -82,7 +82,10 @@ export function designTexts(files: string[], ctx: IncludeContext): Map<string, s
   return texts;
 }
 
-const computedIncludeViolation = { rule: 'include-macro' as const, message: '`include needs a literal "file" name so the sandbox can check it: write the path out.' };
+const computedIncludeViolation = {
+  rule: 'include-macro' as const,
+  message: '`include needs a literal "file" name so the sandbox can check it: write the path out.',
+};
 
 function commentRanges(text: string, file: string): Array<[number, number]> {
   return scan(text, file)
@@ -95,7 +98,10 @@ function inRanges(offset: number, ranges: Array<[number, number]>): boolean {
 }
 
 /** A violation, the resolved file to walk next, or undefined (missing: the preprocessor reports it). */
-function checkOne(name: string | null | undefined, ctx: IncludeContext): { rule: SandboxRule; message: string } | string | undefined {
+function checkOne(
+  name: string | null | undefined,
+  ctx: IncludeContext,
+): { rule: SandboxRule; message: string } | string | undefined {
   if (name === null) return computedIncludeViolation;
   // Neither a name nor a macro: prose in a comment, or a syntax error the preprocessor reports.
   if (name === undefined) return undefined;
@@ -107,7 +113,10 @@ function checkOne(name: string | null | undefined, ctx: IncludeContext): { rule:
   const target = realOrSelf(found);
   if (!within(target, ctx.allowedRoots)) return { rule: 'include-outside-workspace', message: outsideMessage(name) };
   if (!isRegularFile(target)) {
-    return { rule: 'include-not-file', message: `\`include "${name}" is not a regular file: include source files only.` };
+    return {
+      rule: 'include-not-file',
+      message: `\`include "${name}" is not a regular file: include source files only.`,
+    };
   }
   return found;
 }
@@ -186,4 +195,3 @@ function readSource(p: string): string | undefined {
     return undefined;
   }
 }
-

@@ -54,7 +54,16 @@ export interface JailSpec {
 }
 
 /** Variables passed through from the parent: tool locations and locale, never credentials. */
-const passThrough = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'VERILATOR_ROOT', 'SYSTEMC_INCLUDE', 'SYSTEMC_LIBDIR', 'CCACHE_DIR'];
+const passThrough = [
+  'PATH',
+  'LANG',
+  'LC_ALL',
+  'TZ',
+  'VERILATOR_ROOT',
+  'SYSTEMC_INCLUDE',
+  'SYSTEMC_LIBDIR',
+  'CCACHE_DIR',
+];
 
 /**
  * An allow-listed environment: PATH, locale and tool roots from this process, HOME pointing at a temporary
@@ -131,7 +140,12 @@ function defaultHidden(): string[] {
 }
 
 /** The command under resource limits (prlimit, or a `sh -c 'ulimit …'` wrapper): the build steps use it without the rest of the jail. */
-export function withLimits(command: string, args: string[], limits: JailLimits, limiter: 'auto' | 'prlimit' | 'shell' = 'auto'): { command: string; args: string[] } {
+export function withLimits(
+  command: string,
+  args: string[],
+  limits: JailLimits,
+  limiter: 'auto' | 'prlimit' | 'shell' = 'auto',
+): { command: string; args: string[] } {
   const { cpuSeconds, memoryBytes, fileSizeBytes, processes } = limits;
   if ([cpuSeconds, memoryBytes, fileSizeBytes, processes].every((v) => v === undefined)) return { command, args };
   const usePrlimit = limiter === 'prlimit' || (limiter === 'auto' && prlimitAvailable());
@@ -149,7 +163,8 @@ export function withLimits(command: string, args: string[], limits: JailLimits, 
   if (cpuSeconds !== undefined) steps.push(`ulimit -t ${whole(cpuSeconds)}`);
   if (memoryBytes !== undefined) steps.push(`ulimit -v ${Math.max(1, Math.floor(whole(memoryBytes) / 1024))}`);
   if (fileSizeBytes !== undefined) steps.push(`ulimit -f ${Math.floor(whole(fileSizeBytes) / 512)}`);
-  if (processes !== undefined) steps.push(`{ ulimit -u ${whole(processes)} 2>/dev/null || ulimit -p ${whole(processes)}; }`);
+  if (processes !== undefined)
+    steps.push(`{ ulimit -u ${whole(processes)} 2>/dev/null || ulimit -p ${whole(processes)}; }`);
   return { command: '/bin/sh', args: ['-c', `${steps.join(' && ')} && exec "$0" "$@"`, command, ...args] };
 }
 
@@ -200,7 +215,9 @@ export function bwrapAvailable(): boolean {
 export function jailWarning(): string | undefined {
   if (bwrapAvailable()) return undefined;
   const installed = spawnSync('bwrap', ['--version'], { stdio: 'ignore', timeout: 5000 }).error === undefined;
-  const why = installed ? 'bubblewrap is installed but cannot create its sandbox here (no unprivileged user namespaces?)' : 'bubblewrap (bwrap) is not installed';
+  const why = installed
+    ? 'bubblewrap is installed but cannot create its sandbox here (no unprivileged user namespaces?)'
+    : 'bubblewrap (bwrap) is not installed';
   return (
     `${why}: testbenches run WITHOUT the jail. Not enforced: the read-only view of the machine (a simulation could read any file you can; ` +
     'only the static check, which refuses every file-reading task, stands in the way) and network isolation. ' +

@@ -25,11 +25,13 @@ export function includeCapableMacros(texts: Iterable<string>): Set<string> {
   }
   const capable = new Set<string>();
   // A fixed point over "calls a capable macro": each pass adds at least one name or ends.
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const [name, list] of bodies) {
       if (capable.has(name)) continue;
-      const reaches = list.some((body) => computedInclude.test(body) || [...body.matchAll(macroRef)].some((r) => capable.has(r[1] ?? '')));
+      const reaches = list.some(
+        (body) => computedInclude.test(body) || [...body.matchAll(macroRef)].some((r) => capable.has(r[1] ?? '')),
+      );
       if (reaches) {
         capable.add(name);
         changed = true;

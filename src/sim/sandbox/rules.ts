@@ -106,13 +106,21 @@ export function applyRules(tokens: Token[], options: RuleOptions = {}): RuleHit[
         if (tok.text === 'import' || tok.text === 'export') {
           const next = sig[at + 1];
           if (next?.kind === 'string') {
-            hit(tok, 'dpi', `\`${tok.text} "${shown(next.text)}"\` declares a DPI function: a testbench may not call into or out of C code.`);
+            hit(
+              tok,
+              'dpi',
+              `\`${tok.text} "${shown(next.text)}"\` declares a DPI function: a testbench may not call into or out of C code.`,
+            );
           }
         }
         break;
       case 'escaped':
         if (tok.text.startsWith('$')) {
-          hit(tok, 'escaped-system-name', `The escaped name \`\\${shown(tok.text)}\` imitates a system task; rename it.`);
+          hit(
+            tok,
+            'escaped-system-name',
+            `The escaped name \`\\${shown(tok.text)}\` imitates a system task; rename it.`,
+          );
         }
         break;
       case 'directive':
@@ -140,7 +148,12 @@ const shortArgTokens = 4;
 function checkSystem(tok: Token, call: CallArgs | undefined, hit: Hit, options: RuleOptions): void {
   const name = tok.text;
   if (fileInputTask.has(name)) {
-    if (!options.allowFileReads) hit(tok, 'file-input', `\`${shown(name)}\` reads a file: a testbench drives stimulus from its own code; write the values out in it.`);
+    if (!options.allowFileReads)
+      hit(
+        tok,
+        'file-input',
+        `\`${shown(name)}\` reads a file: a testbench drives stimulus from its own code; write the values out in it.`,
+      );
   } else if (name === '$system') {
     hit(tok, 'system-task', '`$system` runs a shell command: remove it.');
   } else if (embeddedCppTask.test(name)) {
@@ -151,13 +164,29 @@ function checkSystem(tok: Token, call: CallArgs | undefined, hit: Hit, options: 
     const args = Array.isArray(call) ? call : undefined;
     const mode = literal(args?.[1]);
     if (call === 'none' || (args && args.length < 2)) {
-      hit(tok, 'file-output', '`$fopen` without a mode opens a file for writing: a testbench may not open files; print with $display.');
+      hit(
+        tok,
+        'file-output',
+        '`$fopen` without a mode opens a file for writing: a testbench may not open files; print with $display.',
+      );
     } else if (mode === undefined) {
-      hit(tok, 'file-output', '`$fopen` needs a literal mode so the sandbox can see it: a testbench may not open files; print with $display.');
+      hit(
+        tok,
+        'file-output',
+        '`$fopen` needs a literal mode so the sandbox can see it: a testbench may not open files; print with $display.',
+      );
     } else if (!readModes.has(mode)) {
-      hit(tok, 'file-output', `\`$fopen\` with mode "${shown(mode)}" writes a file: a testbench may not open files; print with $display.`);
+      hit(
+        tok,
+        'file-output',
+        `\`$fopen\` with mode "${shown(mode)}" writes a file: a testbench may not open files; print with $display.`,
+      );
     } else if (!options.allowFileReads) {
-      hit(tok, 'file-input', '`$fopen` for reading opens a file: a testbench drives stimulus from its own code; write the values out in it.');
+      hit(
+        tok,
+        'file-input',
+        '`$fopen` for reading opens a file: a testbench drives stimulus from its own code; write the values out in it.',
+      );
     }
   } else if (name === '$dumpfile') {
     const file = literal(Array.isArray(call) ? call[0] : undefined);
@@ -166,7 +195,11 @@ function checkSystem(tok: Token, call: CallArgs | undefined, hit: Hit, options: 
       hit(tok, 'file-output', '`$dumpfile` may only name a plain file in the run folder, such as "dump.vcd".');
     }
   } else if (!allowedSystemTasks.has(name)) {
-    hit(tok, 'unknown-system-task', `\`${shown(name)}\` is not on the sandbox's list of allowed system tasks (see docs/security.md): remove it.`);
+    hit(
+      tok,
+      'unknown-system-task',
+      `\`${shown(name)}\` is not on the sandbox's list of allowed system tasks (see docs/security.md): remove it.`,
+    );
   }
 }
 
@@ -230,7 +263,11 @@ function checkDirective(tok: Token, sig: Token[], at: number, hit: Hit): void {
       hit(tok, 'directive', 'The directive `pragma protect hides code from the sandbox check: send plain source.');
     }
   } else if (!allowedDirectives.has(name)) {
-    hit(tok, 'directive', `The directive \`${shown(name)} is not allowed in a testbench after preprocessing: remove it.`);
+    hit(
+      tok,
+      'directive',
+      `The directive \`${shown(name)} is not allowed in a testbench after preprocessing: remove it.`,
+    );
   }
 }
 
@@ -239,6 +276,10 @@ function checkMetacomment(tok: Token, hit: Hit): void {
   if (!m) return;
   const word = /^\s*([A-Za-z_]+)/.exec(m[1] ?? '')?.[1];
   if (!word || !allowedMetacomments.has(word)) {
-    hit(tok, 'metacomment', `The Verilator metacomment \`${shown(tok.text.trim())}\` is not allowed in a testbench: only lint, coverage and tracing switches are.`);
+    hit(
+      tok,
+      'metacomment',
+      `The Verilator metacomment \`${shown(tok.text.trim())}\` is not allowed in a testbench: only lint, coverage and tracing switches are.`,
+    );
   }
 }

@@ -5,7 +5,8 @@
  * Linear in the text; character classes are table lookups because it may see megabytes of expanded macros.
  */
 
-export type TokenKind = 'system' | 'ident' | 'escaped' | 'string' | 'number' | 'comment' | 'directive' | 'line' | 'punct';
+export type TokenKind =
+  'system' | 'ident' | 'escaped' | 'string' | 'number' | 'comment' | 'directive' | 'line' | 'punct';
 
 export interface Token {
   kind: TokenKind;

@@ -22,7 +22,11 @@ function draw(g: ChartGeometry, title: string, desc: string): SVGSVGElement {
   for (const t of g.yTicks) {
     grid.append(
       svg('line', { class: t.value === 0 ? 'axis' : 'gridline', x1: plot.x0, x2: plot.x1, y1: t.at, y2: t.at }),
-      svg('text', { class: 'tick y', x: plot.x0 - 6, y: t.at, 'text-anchor': 'end', 'dominant-baseline': 'middle' }, t.label),
+      svg(
+        'text',
+        { class: 'tick y', x: plot.x0 - 6, y: t.at, 'text-anchor': 'end', 'dominant-baseline': 'middle' },
+        t.label,
+      ),
     );
   }
   grid.append(svg('line', { class: 'axis', x1: plot.x0, x2: plot.x0, y1: plot.y0, y2: plot.y1 }));
@@ -33,25 +37,52 @@ function draw(g: ChartGeometry, title: string, desc: string): SVGSVGElement {
     );
   }
   grid.append(
-    svg('text', { class: 'axis-title', x: (plot.x0 + plot.x1) / 2, y: box.height - 3, 'text-anchor': 'middle' }, 'Round'),
-    svg('text', { class: 'axis-title', x: -(plot.y0 + plot.y1) / 2, y: 9, transform: 'rotate(-90)', 'text-anchor': 'middle' }, 'Coverage'),
+    svg(
+      'text',
+      { class: 'axis-title', x: (plot.x0 + plot.x1) / 2, y: box.height - 3, 'text-anchor': 'middle' },
+      'Round',
+    ),
+    svg(
+      'text',
+      { class: 'axis-title', x: -(plot.y0 + plot.y1) / 2, y: 9, transform: 'rotate(-90)', 'text-anchor': 'middle' },
+      'Coverage',
+    ),
   );
   root.append(grid);
   const targets = svg('g', { class: 'targets' });
   for (const t of g.targets) {
-    targets.append(svg('line', { class: `target kind-${t.kind}`, x1: plot.x0, x2: plot.x1, y1: t.y, y2: t.y }, svg('title', {}, `${KIND_LABEL[t.kind]} target ${t.pct}%`)));
+    targets.append(
+      svg(
+        'line',
+        { class: `target kind-${t.kind}`, x1: plot.x0, x2: plot.x1, y1: t.y, y2: t.y },
+        svg('title', {}, `${KIND_LABEL[t.kind]} target ${t.pct}%`),
+      ),
+    );
   }
   root.append(targets);
   for (const series of g.series) {
     const group = svg('g', { class: `series kind-${series.kind}`, 'data-kind': series.kind });
     if (series.points.length > 1) {
-      group.append(svg('polyline', { class: 'trace', points: series.points.map((p) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ') }));
+      group.append(
+        svg('polyline', {
+          class: 'trace',
+          points: series.points.map((p) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' '),
+        }),
+      );
     }
     for (const p of series.points) {
       group.append(
         svg(
           'circle',
-          { class: 'point', cx: p.x.toFixed(1), cy: p.y.toFixed(1), r: 3.5, 'data-kind': p.kind, 'data-round': p.round, 'data-pct': p.pct },
+          {
+            class: 'point',
+            cx: p.x.toFixed(1),
+            cy: p.y.toFixed(1),
+            r: 3.5,
+            'data-kind': p.kind,
+            'data-round': p.round,
+            'data-pct': p.pct,
+          },
           svg('title', {}, `Round ${p.round} · ${KIND_LABEL[p.kind]} ${formatPct(p.pct)}`),
         ),
       );

@@ -15,7 +15,11 @@ export class SteerView implements EntryView {
   private readonly gate = new ChangeGate();
 
   constructor(private readonly entry: SteerEntry) {
-    this.el.append(h('div', { class: 'who' }, 'You → next round'), h('p', { class: 'user-text' }, entry.text), this.state);
+    this.el.append(
+      h('div', { class: 'who' }, 'You → next round'),
+      h('p', { class: 'user-text' }, entry.text),
+      this.state,
+    );
   }
 
   update(): void {
@@ -48,7 +52,13 @@ export class AskView implements EntryView {
       'div',
       { class: 'ask' },
       h('article', { class: 'bubble user question' }, h('div', { class: 'who' }, 'You asked'), this.question),
-      h('article', { class: 'bubble model answer-bubble', 'aria-label': 'Answer' }, h('div', { class: 'who' }, 'CHORUS'), this.answer.el, this.state),
+      h(
+        'article',
+        { class: 'bubble model answer-bubble', 'aria-label': 'Answer' },
+        h('div', { class: 'who' }, 'CHORUS'),
+        this.answer.el,
+        this.state,
+      ),
     );
   }
 
@@ -58,7 +68,8 @@ export class AskView implements EntryView {
     this.question.textContent = e.question || '(question)';
     this.answer.update(splitFences(e.answer));
     this.state.className = `answer-state ${e.state}`;
-    this.state.textContent = e.state === 'error' ? (e.error ?? 'No answer.') : e.state === 'streaming' && !e.answer ? 'Thinking…' : '';
+    this.state.textContent =
+      e.state === 'error' ? (e.error ?? 'No answer.') : e.state === 'streaming' && !e.answer ? 'Thinking…' : '';
     if (e.state === 'done') this.ctx.announce('Answer complete.');
   }
 }

@@ -37,7 +37,13 @@ export function codeBlock(opts: CodeBlockOptions): HTMLElement {
   return h(
     'section',
     { class: 'code-block', 'aria-label': opts.label },
-    h('header', { class: 'code-head' }, h('span', { class: 'code-title' }, opts.title), h('span', { class: 'code-lines' }, `${lines} lines`), actions),
+    h(
+      'header',
+      { class: 'code-head' },
+      h('span', { class: 'code-title' }, opts.title),
+      h('span', { class: 'code-lines' }, `${lines} lines`),
+      actions,
+    ),
     h('pre', { class: 'code', tabindex: 0, 'aria-label': opts.label }, code),
   );
 }

@@ -21,20 +21,34 @@ const PLACEHOLDER: Record<ComposerMode, string> = {
 
 export class Composer {
   readonly el: HTMLElement;
-  private readonly input = h('vscode-textarea', { class: 'composer-input', rows: 3, resize: 'vertical', 'aria-label': 'Message to CHORUS' });
+  private readonly input = h('vscode-textarea', {
+    class: 'composer-input',
+    rows: 3,
+    resize: 'vertical',
+    'aria-label': 'Message to CHORUS',
+  });
   private readonly steerRadio = h('vscode-radio', { name: 'composer-mode', value: 'steer', label: 'Steer next round' });
   private readonly askRadio = h('vscode-radio', { name: 'composer-mode', value: 'ask', label: 'Ask a question' });
   private readonly hint = h('span', { class: 'hint', id: 'composer-hint' });
   private readonly send = h('vscode-button', { class: 'send' }, 'Steer');
   private readonly stopButton = h('vscode-button', { class: 'stop', secondary: true, title: 'Stop the run' }, 'Stop');
-  private readonly retryButton = h('vscode-button', { class: 'retry', secondary: true, title: 'Run the same request again' }, 'Retry');
+  private readonly retryButton = h(
+    'vscode-button',
+    { class: 'retry', secondary: true, title: 'Run the same request again' },
+    'Retry',
+  );
 
   constructor(
     private readonly ctx: ViewContext,
     private readonly actions: ComposerActions,
   ) {
     this.input.setAttribute('aria-describedby', 'composer-hint');
-    const modes = h('vscode-radio-group', { class: 'modes', 'aria-label': 'What your message does' }, this.steerRadio, this.askRadio);
+    const modes = h(
+      'vscode-radio-group',
+      { class: 'modes', 'aria-label': 'What your message does' },
+      this.steerRadio,
+      this.askRadio,
+    );
     modes.addEventListener('change', () => this.actions.setMode(this.askRadio.checked ? 'ask' : 'steer'));
     this.input.addEventListener('keydown', (e) => {
       // IME composition uses Enter to accept a candidate: never send then.
@@ -55,7 +69,15 @@ export class Composer {
       { class: 'composer', role: 'form', 'aria-label': 'Talk to CHORUS' },
       modes,
       this.input,
-      h('div', { class: 'composer-row' }, this.hint, h('span', { class: 'spacer' }), this.stopButton, this.retryButton, this.send),
+      h(
+        'div',
+        { class: 'composer-row' },
+        this.hint,
+        h('span', { class: 'spacer' }),
+        this.stopButton,
+        this.retryButton,
+        this.send,
+      ),
     );
   }
 
@@ -92,7 +114,10 @@ export class Composer {
     const { mode } = interpretInput(this.input.value, this.ctx.model.mode);
     this.input.placeholder = PLACEHOLDER[this.ctx.model.mode];
     this.send.textContent = mode === 'ask' ? 'Ask' : 'Steer';
-    this.send.setAttribute('aria-label', mode === 'ask' ? 'Ask the question' : 'Send the instruction for the next round');
+    this.send.setAttribute(
+      'aria-label',
+      mode === 'ask' ? 'Ask the question' : 'Send the instruction for the next round',
+    );
     const live = this.ctx.model.liveRunId !== undefined;
     this.hint.textContent =
       mode === 'ask'

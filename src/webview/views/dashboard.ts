@@ -28,7 +28,10 @@ export class Dashboard {
       this.summary,
     );
     this.toggle.addEventListener('click', () => this.onToggle(!this.ctx.model.dashboardOpen));
-    this.body.append(this.chartSlot, h('section', { class: 'holes-section', 'aria-labelledby': 'holes-title' }, this.holesTitle, this.holesSlot));
+    this.body.append(
+      this.chartSlot,
+      h('section', { class: 'holes-section', 'aria-labelledby': 'holes-title' }, this.holesTitle, this.holesSlot),
+    );
     this.el = h('section', { class: 'dashboard', 'aria-label': 'Coverage of the latest run' }, this.toggle, this.body);
   }
 
@@ -46,17 +49,26 @@ export class Dashboard {
     fill(
       this.summary,
       h('span', { class: 'dash-dut' }, run.info.dut),
-      last ? ` · round ${last.round} · ${shownKinds(last.coverage).map((k) => `${k} ${formatPct(totalsOf(last.coverage, k).pct)}`).join(' · ')}` : ' · waiting for the first round',
+      last
+        ? ` · round ${last.round} · ${shownKinds(last.coverage)
+            .map((k) => `${k} ${formatPct(totalsOf(last.coverage, k).pct)}`)
+            .join(' · ')}`
+        : ' · waiting for the first round',
     );
     fill(this.chartSlot, coverageChart(run, run.info.targets));
     const measured = rounds.length > 0 || run.result !== undefined;
     // Points proven unreachable are listed but are no holes: the badge counts the rest.
     const holesLeft = run.holes.filter((x) => !isProven(x)).length;
-    fill(this.holesTitle, 'Remaining holes ', measured ? h('vscode-badge', { variant: 'counter' }, String(holesLeft)) : null);
+    fill(
+      this.holesTitle,
+      'Remaining holes ',
+      measured ? h('vscode-badge', { variant: 'counter' }, String(holesLeft)) : null,
+    );
     // Redrawing the list must not throw away the keyboard user's place in it.
-    const focused = document.activeElement instanceof HTMLElement && this.holesSlot.contains(document.activeElement)
-      ? `${document.activeElement.dataset.file}:${document.activeElement.dataset.line}`
-      : undefined;
+    const focused =
+      document.activeElement instanceof HTMLElement && this.holesSlot.contains(document.activeElement)
+        ? `${document.activeElement.dataset.file}:${document.activeElement.dataset.line}`
+        : undefined;
     fill(
       this.holesSlot,
       holesList(this.ctx, run, this.showAll, () => {
@@ -65,7 +77,9 @@ export class Dashboard {
       }),
     );
     if (focused) {
-      const again = [...this.holesSlot.querySelectorAll<HTMLElement>('button.hole')].find((b) => `${b.dataset.file}:${b.dataset.line}` === focused);
+      const again = [...this.holesSlot.querySelectorAll<HTMLElement>('button.hole')].find(
+        (b) => `${b.dataset.file}:${b.dataset.line}` === focused,
+      );
       (again ?? this.holesSlot.querySelector<HTMLElement>('button'))?.focus();
     }
   }

@@ -34,7 +34,10 @@ export function holesList(ctx: ViewContext, run: RunModel, showAll: boolean, onS
         type: 'button',
         'data-file': g.file,
         'data-line': g.line,
-        title: g.proof !== undefined ? `Proven unreachable by ${g.proof}. Reveal ${g.file}:${g.line}` : `Reveal ${g.file}:${g.line}`,
+        title:
+          g.proof !== undefined
+            ? `Proven unreachable by ${g.proof}. Reveal ${g.file}:${g.line}`
+            : `Reveal ${g.file}:${g.line}`,
         'aria-label': `${name(g.file)} line ${g.line}: ${describeKinds(g.kinds)}: ${g.details.join(', ')}${g.proof !== undefined ? ` (proven unreachable by ${g.proof})` : ''}. Reveal in editor.`,
       },
       h('span', { class: 'hole-where' }, where),
@@ -44,7 +47,9 @@ export function holesList(ctx: ViewContext, run: RunModel, showAll: boolean, onS
       g.formal !== undefined ? h('span', { class: 'hole-proof hole-formal' }, `formal engine: ${g.formal}`) : null,
       g.source ? h('code', { class: 'hole-source' }, g.source) : null,
     );
-    button.addEventListener('click', () => ctx.post({ type: 'revealHole', file: g.file, line: g.line, runId: run.info.runId }));
+    button.addEventListener('click', () =>
+      ctx.post({ type: 'revealHole', file: g.file, line: g.line, runId: run.info.runId }),
+    );
     list.append(h('li', {}, button));
   }
   if (shown.length < groups.length) {

@@ -17,7 +17,12 @@ export class RequestView extends RunEntryView {
     if (info.files.length) meta.push([info.files.length === 1 ? 'File' : 'Files', info.files.join(', ')]);
     fill(
       this.el,
-      h('div', { class: 'who' }, h('span', {}, 'You'), h('time', { datetime: info.startedAt ?? '' }, formatClock(info.startedAt))),
+      h(
+        'div',
+        { class: 'who' },
+        h('span', {}, 'You'),
+        h('time', { datetime: info.startedAt ?? '' }, formatClock(info.startedAt)),
+      ),
       h('p', { class: 'request-title' }, 'Close coverage on ', h('code', {}, info.dut || 'the design')),
       h('dl', { class: 'meta' }, ...meta.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
     );

@@ -11,7 +11,8 @@ export class ResultView extends RunEntryView {
 
   update(): void {
     const run = this.ctx.model.runs[this.runId];
-    if (!run || !this.gate.changed([run.result?.stopReason, run.result?.stopDetail, run.result?.pass, run.ended])) return;
+    if (!run || !this.gate.changed([run.result?.stopReason, run.result?.stopDetail, run.result?.pass, run.ended]))
+      return;
     const result = run.result;
     const ended = run.ended;
     const parts: (HTMLElement | null)[] = [];
@@ -22,7 +23,14 @@ export class ResultView extends RunEntryView {
       const head = result.pass
         ? `Targets met after ${n} ${n === 1 ? 'round' : 'rounds'}`
         : `Targets not met: stopped (${result.stopReason}${result.stopDetail ? `: ${result.stopDetail}` : ''}) after ${n} ${n === 1 ? 'round' : 'rounds'}`;
-      parts.push(h('p', { class: 'result-head' }, h('span', { class: 'mark', 'aria-hidden': 'true' }, result.pass ? '✓' : '!'), head));
+      parts.push(
+        h(
+          'p',
+          { class: 'result-head' },
+          h('span', { class: 'mark', 'aria-hidden': 'true' }, result.pass ? '✓' : '!'),
+          head,
+        ),
+      );
       // A point proven unreachable is no hole left: counted apart.
       const proven = result.holes.filter(isProven).length;
       const holes = result.holes.length - proven;
@@ -30,7 +38,9 @@ export class ResultView extends RunEntryView {
         h(
           'p',
           { class: 'result-cov' },
-          shownKinds(result.coverage).map((k) => `${k} ${formatPct(totalsOf(result.coverage, k).pct)}`).join(' · ') +
+          shownKinds(result.coverage)
+            .map((k) => `${k} ${formatPct(totalsOf(result.coverage, k).pct)}`)
+            .join(' · ') +
             ` · ${holes === 0 ? 'no holes left' : `${holes} ${holes === 1 ? 'hole' : 'holes'} left`}` +
             (proven ? ` · ${proven} proven unreachable` : ''),
         ),
@@ -42,7 +52,9 @@ export class ResultView extends RunEntryView {
             'p',
             { class: `result-closure${result.closed ? ' closed' : ''}` },
             closure ?? '',
-            result.formal ? h('span', { class: 'result-formal' }, `${closure ? ' · ' : ''}${formalSummaryText(result.formal)}`) : null,
+            result.formal
+              ? h('span', { class: 'result-formal' }, `${closure ? ' · ' : ''}${formalSummaryText(result.formal)}`)
+              : null,
           ),
         );
       }
@@ -72,7 +84,10 @@ export class ResultView extends RunEntryView {
           : ended.outcome === 'failed'
             ? 'The run failed.'
             : 'The run finished.';
-      parts.push(h('p', { class: 'result-head' }, text), ended.message ? h('p', { class: 'result-message' }, ended.message) : null);
+      parts.push(
+        h('p', { class: 'result-head' }, text),
+        ended.message ? h('p', { class: 'result-message' }, ended.message) : null,
+      );
     }
     this.el.className = `card result ${tone}`;
     fill(this.el, ...parts);

@@ -1,5 +1,12 @@
 /** One round of a run: the model's reply streaming in, its testbench, the stages, coverage and feedback. */
-import { overallPct, shownKinds, totalsOf, type CandidateRun, type CoverageSummary, type Targets } from '../../protocol';
+import {
+  overallPct,
+  shownKinds,
+  totalsOf,
+  type CandidateRun,
+  type CoverageSummary,
+  type Targets,
+} from '../../protocol';
 import { fill, h } from '../dom';
 import { shortNames } from '../fileNames';
 import { formatDelta, formatMs, formatPct, KIND_LABEL, STATUS_TEXT } from '../format';
@@ -10,7 +17,14 @@ import type { EntryView, ViewContext } from './context';
 import { codeBlock } from './codeBlock';
 import { SegmentsView } from './segmentsView';
 
-const CHIP_MARK: Record<ChipState, string> = { ok: '✓', failed: '✕', warning: '!', active: '…', pending: '·', skipped: '–' };
+const CHIP_MARK: Record<ChipState, string> = {
+  ok: '✓',
+  failed: '✕',
+  warning: '!',
+  active: '…',
+  pending: '·',
+  skipped: '–',
+};
 const CHIP_WORD: Record<ChipState, string> = {
   ok: 'passed',
   failed: 'failed',
@@ -36,7 +50,17 @@ export class RoundCard implements EntryView {
   private readonly candidates = h('details', { class: 'candidates', hidden: true });
   private readonly feedback = h('details', { class: 'feedback', hidden: true });
   private readonly foot = h('footer', { class: 'card-foot', hidden: true });
-  private seen = { text: -1, testbench: undefined as string | undefined, stages: '', coverage: '', candidates: '', feedback: '', foot: '', diag: -1, thinkingOpen: false };
+  private seen = {
+    text: -1,
+    testbench: undefined as string | undefined,
+    stages: '',
+    coverage: '',
+    candidates: '',
+    feedback: '',
+    foot: '',
+    diag: -1,
+    thinkingOpen: false,
+  };
 
   constructor(
     private readonly ctx: ViewContext,
@@ -70,7 +94,8 @@ export class RoundCard implements EntryView {
     const run = this.run;
     const round = run?.rounds.find((r) => r.index === this.index);
     if (!run || !round) return;
-    const live = this.ctx.model.liveRunId === this.runId && !round.summary && run.rounds[run.rounds.length - 1] === round;
+    const live =
+      this.ctx.model.liveRunId === this.runId && !round.summary && run.rounds[run.rounds.length - 1] === round;
     this.el.classList.toggle('live', live);
     this.updateStages(round, live);
     if (round.instruction && this.steered.hidden) {
@@ -151,7 +176,8 @@ export class RoundCard implements EntryView {
           text,
           label,
           onOpen: () => this.ctx.post({ type: 'openTestbench', runId: this.runId, round: this.index, testbench: text }),
-          onApply: () => this.ctx.post({ type: 'applyTestbench', runId: this.runId, round: this.index, testbench: text }),
+          onApply: () =>
+            this.ctx.post({ type: 'applyTestbench', runId: this.runId, round: this.index, testbench: text }),
           onCopy: () => this.ctx.post({ type: 'copy', text }),
         }),
       );
@@ -166,14 +192,20 @@ export class RoundCard implements EntryView {
     const name = shortNames(diags.map((d) => d.file));
     fill(
       this.diagnostics,
-      ...diags.slice(0, 20).map((d) =>
-        h(
-          'li',
-          { class: `diag ${d.severity}` },
-          h('span', { class: 'diag-where' }, [name(d.file), d.line || undefined, d.column || undefined].filter((p) => p !== undefined).join(':')),
-          ` ${d.severity}: ${d.message}`,
+      ...diags
+        .slice(0, 20)
+        .map((d) =>
+          h(
+            'li',
+            { class: `diag ${d.severity}` },
+            h(
+              'span',
+              { class: 'diag-where' },
+              [name(d.file), d.line || undefined, d.column || undefined].filter((p) => p !== undefined).join(':'),
+            ),
+            ` ${d.severity}: ${d.message}`,
+          ),
         ),
-      ),
       diags.length > 20 ? h('li', { class: 'diag more' }, `… and ${diags.length - 20} more`) : null,
     );
   }
@@ -189,7 +221,9 @@ export class RoundCard implements EntryView {
     fill(this.coverage, ...coverageRows(cov, prev, run.info.targets), holeLine(round.holeCount));
     if (this.ctx.model.liveRunId === this.runId) {
       this.ctx.announce(
-        `Round ${this.index} coverage: ${shownKinds(cov).map((k) => `${k} ${formatPct(totalsOf(cov, k).pct)}`).join(', ')}.`,
+        `Round ${this.index} coverage: ${shownKinds(cov)
+          .map((k) => `${k} ${formatPct(totalsOf(cov, k).pct)}`)
+          .join(', ')}.`,
       );
     }
   }
@@ -211,12 +245,27 @@ export class RoundCard implements EntryView {
   }
 
   private candidateRow(c: CandidateRun, position: number): HTMLElement {
-    const status = c.status === 'error' ? `failed${c.error ? `: ${c.error}` : ''}` : c.status in STATUS_TEXT ? STATUS_TEXT[c.status as keyof typeof STATUS_TEXT] : c.status.replace(/_/g, ' ');
+    const status =
+      c.status === 'error'
+        ? `failed${c.error ? `: ${c.error}` : ''}`
+        : c.status in STATUS_TEXT
+          ? STATUS_TEXT[c.status as keyof typeof STATUS_TEXT]
+          : c.status.replace(/_/g, ' ');
     const testbench = c.testbench;
     let open: HTMLElement | null = null;
     if (testbench !== undefined) {
-      open = h('button', { class: 'candidate-open', type: 'button', 'aria-label': `Open the testbench of candidate ${position + 1} (${c.expert})` }, 'Open');
-      open.addEventListener('click', () => this.ctx.post({ type: 'openTestbench', runId: this.runId, round: this.index, testbench }));
+      open = h(
+        'button',
+        {
+          class: 'candidate-open',
+          type: 'button',
+          'aria-label': `Open the testbench of candidate ${position + 1} (${c.expert})`,
+        },
+        'Open',
+      );
+      open.addEventListener('click', () =>
+        this.ctx.post({ type: 'openTestbench', runId: this.runId, round: this.index, testbench }),
+      );
     }
     return h(
       'li',
@@ -233,7 +282,11 @@ export class RoundCard implements EntryView {
     if (text === this.seen.feedback) return;
     this.seen.feedback = text;
     this.feedback.hidden = !text;
-    fill(this.feedback, h('summary', {}, 'Feedback to the model'), h('pre', { class: 'feedback-text', tabindex: 0 }, text));
+    fill(
+      this.feedback,
+      h('summary', {}, 'Feedback to the model'),
+      h('pre', { class: 'feedback-text', tabindex: 0 }, text),
+    );
   }
 
   private updateFoot(round: RoundModel): void {
@@ -255,7 +308,11 @@ export class RoundCard implements EntryView {
 
 function holeLine(count: number | undefined): HTMLElement | null {
   if (count === undefined) return null;
-  return h('p', { class: 'hole-count' }, count === 0 ? 'No holes left.' : `${count} ${count === 1 ? 'hole' : 'holes'} left.`);
+  return h(
+    'p',
+    { class: 'hole-count' },
+    count === 0 ? 'No holes left.' : `${count} ${count === 1 ? 'hole' : 'holes'} left.`,
+  );
 }
 
 /** Coverage per kind: a bar with the target marked, the percentage and the change from the last round. */
@@ -273,7 +330,8 @@ export function coverageRows(cov: CoverageSummary, prev: CoverageSummary | undef
       bar.append(mark);
     }
     const met = target === undefined ? '' : pct >= target ? ' met' : ' below';
-    const direction = delta === undefined ? 'first' : delta.startsWith('+') ? 'up' : delta.startsWith('−') ? 'down' : 'same';
+    const direction =
+      delta === undefined ? 'first' : delta.startsWith('+') ? 'up' : delta.startsWith('−') ? 'down' : 'same';
     const spoken = `${KIND_LABEL[kind]} ${formatPct(pct)}, ${covered} of ${total}${delta ? `, change ${delta}` : ''}${target !== undefined ? `, target ${target}%` : ''}`;
     return h(
       'div',

@@ -7,10 +7,20 @@ export class StatusLine {
   readonly el: HTMLElement;
   private readonly dot = h('span', { class: 'dot', 'aria-hidden': 'true' });
   private readonly text = h('span', { class: 'status-text' });
-  private readonly progress = h('vscode-progress-bar', { class: 'status-progress', hidden: true, 'aria-label': 'Model loading' });
+  private readonly progress = h('vscode-progress-bar', {
+    class: 'status-progress',
+    hidden: true,
+    'aria-label': 'Model loading',
+  });
 
   constructor(private readonly ctx: ViewContext) {
-    this.el = h('div', { class: 'status-line', role: 'status', 'aria-live': 'polite' }, this.dot, this.text, this.progress);
+    this.el = h(
+      'div',
+      { class: 'status-line', role: 'status', 'aria-live': 'polite' },
+      this.dot,
+      this.text,
+      this.progress,
+    );
   }
 
   update(): void {

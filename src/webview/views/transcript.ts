@@ -15,12 +15,21 @@ export class Transcript {
     'div',
     { class: 'empty-state' },
     h('h2', {}, 'CHORUS'),
-    h('p', {}, 'Run “CHORUS: Generate high-coverage stimulus” on a Verilog or SystemVerilog file. Each round shows here: the model’s testbench, the build, and coverage closing in.'),
+    h(
+      'p',
+      {},
+      'Run “CHORUS: Generate high-coverage stimulus” on a Verilog or SystemVerilog file. Each round shows here: the model’s testbench, the build, and coverage closing in.',
+    ),
     h('p', {}, 'While it runs, type below to steer the next round, or start with “?” to ask about the design.'),
   );
 
   constructor(private readonly ctx: ViewContext) {
-    this.el = h('div', { class: 'transcript', role: 'log', 'aria-label': 'Runs and messages', 'aria-live': 'off', tabindex: -1 }, this.empty, this.list);
+    this.el = h(
+      'div',
+      { class: 'transcript', role: 'log', 'aria-label': 'Runs and messages', 'aria-live': 'off', tabindex: -1 },
+      this.empty,
+      this.list,
+    );
   }
 
   private make(entry: Entry): EntryView {
@@ -68,7 +77,8 @@ export class Transcript {
     // compare before they draw).
     const settle = dirty.has('controls');
     for (const entry of entries) {
-      if (dirty.has(entry.key) || (settle && (entry.kind === 'round' || entry.kind === 'result'))) this.views.get(entry.key)?.update();
+      if (dirty.has(entry.key) || (settle && (entry.kind === 'round' || entry.kind === 'result')))
+        this.views.get(entry.key)?.update();
     }
     this.empty.hidden = entries.length > 0;
   }

@@ -53,7 +53,9 @@ export class Uri {
     return this.path;
   }
   toString(): string {
-    return this.scheme === 'file' ? pathToFileURL(this.path).href : `${this.scheme}:${this.authority ? `//${this.authority}` : ''}${this.path}`;
+    return this.scheme === 'file'
+      ? pathToFileURL(this.path).href
+      : `${this.scheme}:${this.authority ? `//${this.authority}` : ''}${this.path}`;
   }
 }
 
@@ -267,13 +269,24 @@ export const stub = {
   /** Answers dialogs: return the button to press (undefined dismisses); may return a promise. */
   answer: (_level: string, _text: string, _items: string[]): Answer | Promise<Answer> => undefined,
   quickPick: (items: { label: string }[]): unknown => items[0],
-  progress: [] as { title?: string; reports: { message?: string; increment?: number }[]; cancel: () => void; done: boolean }[],
+  progress: [] as {
+    title?: string;
+    reports: { message?: string; increment?: number }[];
+    cancel: () => void;
+    done: boolean;
+  }[],
   shown: [] as { uri: string; viewColumn?: number }[],
   context: {} as Record<string, unknown>,
   commands: new Map<string, (...args: unknown[]) => unknown>(),
   executed: [] as { id: string; args: unknown[] }[],
   testRuns: [] as RecordedRun[],
-  statusItems: [] as { text: string; tooltip?: string; command?: string; backgroundColor?: ThemeColor; visible: boolean }[],
+  statusItems: [] as {
+    text: string;
+    tooltip?: string;
+    command?: string;
+    backgroundColor?: ThemeColor;
+    visible: boolean;
+  }[],
   webviews: [] as FakeWebview[],
   activeTextEditor: undefined as FakeEditor | undefined,
   visibleTextEditors: [] as FakeEditor[],
@@ -382,7 +395,16 @@ export const window = {
   onDidChangeActiveTextEditor: stub.activeEditorChanged.event,
   createOutputChannel: () => ({ info() {}, warn() {}, error() {}, debug() {}, trace() {}, show() {}, dispose() {} }),
   createStatusBarItem: () => {
-    const item = { text: '', visible: false, name: '', show() { item.visible = true; }, hide() {}, dispose() {} } as {
+    const item = {
+      text: '',
+      visible: false,
+      name: '',
+      show() {
+        item.visible = true;
+      },
+      hide() {},
+      dispose() {},
+    } as {
       text: string;
       visible: boolean;
       name: string;
@@ -404,9 +426,20 @@ export const window = {
   showInputBox: async () => undefined,
   showOpenDialog: async () => undefined,
   showSaveDialog: async () => undefined,
-  withProgress: async <R>(opts: { title?: string }, task: (p: { report(v: { message?: string; increment?: number }): void }, t: CancellationTokenSource['token']) => Promise<R>) => {
+  withProgress: async <R>(
+    opts: { title?: string },
+    task: (
+      p: { report(v: { message?: string; increment?: number }): void },
+      t: CancellationTokenSource['token'],
+    ) => Promise<R>,
+  ) => {
     const cts = new CancellationTokenSource();
-    const rec = { title: opts.title, reports: [] as { message?: string; increment?: number }[], cancel: () => cts.cancel(), done: false };
+    const rec = {
+      title: opts.title,
+      reports: [] as { message?: string; increment?: number }[],
+      cancel: () => cts.cancel(),
+      done: false,
+    };
     stub.progress.push(rec);
     try {
       return await task({ report: (v) => rec.reports.push(v) }, cts.token);
@@ -423,7 +456,13 @@ export const window = {
   registerWebviewPanelSerializer: () => new Disposable(),
   createWebviewPanel: () => {
     const disposed = new EventEmitter<void>();
-    return { webview: makeWebview(), onDidDispose: disposed.event, reveal() {}, dispose: () => disposed.fire(), iconPath: undefined };
+    return {
+      webview: makeWebview(),
+      onDidDispose: disposed.event,
+      reveal() {},
+      dispose: () => disposed.fire(),
+      iconPath: undefined,
+    };
   },
 };
 
@@ -441,14 +480,22 @@ export const workspace = {
     },
   }),
   getWorkspaceFolder: (uri: Uri) =>
-    stub.workspaceFolder && uri.path.startsWith(stub.workspaceFolder.path + '/') ? { uri: stub.workspaceFolder, name: 'ws', index: 0 } : undefined,
+    stub.workspaceFolder && uri.path.startsWith(stub.workspaceFolder.path + '/')
+      ? { uri: stub.workspaceFolder, name: 'ws', index: 0 }
+      : undefined,
   asRelativePath: (u: Uri | string) => {
     const p = typeof u === 'string' ? u : u.path;
-    return stub.workspaceFolder && p.startsWith(stub.workspaceFolder.path + '/') ? p.slice(stub.workspaceFolder.path.length + 1) : p;
+    return stub.workspaceFolder && p.startsWith(stub.workspaceFolder.path + '/')
+      ? p.slice(stub.workspaceFolder.path.length + 1)
+      : p;
   },
   openTextDocument: async (arg: Uri | { language?: string; content?: string }) => {
     if (arg instanceof Uri) return makeDocument(arg, readFileSync(arg.fsPath, 'utf8'));
-    return makeDocument(Uri.parse(`untitled:Untitled-${Math.random().toString(36).slice(2)}`), arg.content ?? '', arg.language);
+    return makeDocument(
+      Uri.parse(`untitled:Untitled-${Math.random().toString(36).slice(2)}`),
+      arg.content ?? '',
+      arg.language,
+    );
   },
   createFileSystemWatcher: () => ({ dispose() {} }),
   findFiles: async (include: unknown, exclude?: unknown, max?: unknown) => {
@@ -464,7 +511,8 @@ export const workspace = {
       try {
         return new Uint8Array(await readFile(u.fsPath));
       } catch (err) {
-        if ((err as { code?: string }).code === 'ENOENT') throw new FileSystemError(`not found: ${u.fsPath}`, 'FileNotFound');
+        if ((err as { code?: string }).code === 'ENOENT')
+          throw new FileSystemError(`not found: ${u.fsPath}`, 'FileNotFound');
         throw err;
       }
     },
@@ -513,15 +561,36 @@ export const tests = {
           return items.size;
         },
       },
-      profiles: [] as { label: string; kind: TestRunProfileKind; run: unknown; loadDetailedCoverage?: unknown; dispose(): void }[],
+      profiles: [] as {
+        label: string;
+        kind: TestRunProfileKind;
+        run: unknown;
+        loadDetailedCoverage?: unknown;
+        dispose(): void;
+      }[],
       createRunProfile(label: string, kind: TestRunProfileKind, run: unknown) {
         const p = { label, kind, run, loadDetailedCoverage: undefined, dispose() {} };
         controller.profiles.push(p);
         return p;
       },
-      createTestItem: (itemId: string, itemLabel: string, uri?: Uri): TestItem => ({ id: itemId, label: itemLabel, uri }),
+      createTestItem: (itemId: string, itemLabel: string, uri?: Uri): TestItem => ({
+        id: itemId,
+        label: itemLabel,
+        uri,
+      }),
       createTestRun: (request: TestRunRequest, name?: string) => {
-        const rec: RecordedRun = { name, request, coverage: [], started: [], passed: [], failed: [], errored: [], skipped: [], output: [], ended: false };
+        const rec: RecordedRun = {
+          name,
+          request,
+          coverage: [],
+          started: [],
+          passed: [],
+          failed: [],
+          errored: [],
+          skipped: [],
+          output: [],
+          ended: false,
+        };
         stub.testRuns.push(rec);
         return {
           name,
