@@ -162,7 +162,7 @@ function ran(lc: LineCoverage): boolean {
   return lc.hits > 0 || lc.branches.some((b) => b.count > 0);
 }
 
-/** A point's lines: its own and its span's (`17-20`, `25,27`), read as `pointLines` in src/sim/coverageFile.ts does. */
+/** A point's lines: its own and its span's (`17-20`, `25,27`), read as `pointLines` in src/sim/coverage/coverageFile.ts does. */
 export function holeLines(h: Pick<Hole, 'line' | 'span'>): number[] {
   const lines = new Set<number>([h.line]);
   for (const part of (h.span ?? '').split(',')) {

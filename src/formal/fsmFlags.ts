@@ -1,5 +1,5 @@
 /**
- * Flags for FSM state and arc points. The simulator's probe (src/sim/fsmProbe.ts) counts at each event of the state
+ * Flags for FSM state and arc points. The simulator's probe (src/sim/coverage/fsmProbe.ts) counts at each event of the state
  * register's block, with `prev` the register at the event before and `now` at this one: a state S when
  * `prev != S && now == S`, an arc A->B when `prev == A && now == B`, a reset arc ANY->B when the reset condition
  * held at the event before and `now == B`. The flag here is the same condition on registers sampled at the same

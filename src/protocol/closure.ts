@@ -31,7 +31,7 @@ export function formalText(h: Pick<Hole, 'unreachable' | 'formal'>): string | un
 
 /**
  * The hole of the branch arm `label` (Verilator's comment: `if`, `else`, `case`) among a line's holes: a branch
- * hole's detail starts with `<comment> arm` (see `holeDetail` in src/sim/holes.ts).
+ * hole's detail starts with `<comment> arm` (see `holeDetail` in src/sim/coverage/holes.ts).
  */
 export function armHole(holes: readonly Hole[], label: string): Hole | undefined {
   return holes.find((h) => h.kind === 'branch' && h.detail.startsWith(`${label} arm`));

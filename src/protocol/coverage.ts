@@ -152,7 +152,7 @@ export interface LineCoverage {
 export type TargetMetric = ReportedKind | 'overall';
 
 /**
- * One FSM as CHORUS's analysis sees it, for the simulator's probe (src/sim/fsmProbe.ts): the state register,
+ * One FSM as CHORUS's analysis sees it, for the simulator's probe (src/sim/coverage/fsmProbe.ts): the state register,
  * the events of the always block that writes it, its states and arcs with the source lines holes point at.
  * Expressions are Verilog text valid in the module's scope (the probe is bound into it).
  */

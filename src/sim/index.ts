@@ -12,18 +12,25 @@ export type {
   MeasureInput,
   MeasureResult,
 } from './types';
-export { detectVerilator, MIN_VERILATOR, parseVerilatorVersion } from './verilator';
-export { buildSimulation, BASE_FLAGS, buildFlags, COVERAGE_FLAGS, UNROLL_FLAGS, type BuildResultDetail } from './build';
-export { runSimulation, DEFAULT_MAX_SIM_TIME, DEFAULT_RUN_TIMEOUT_MS } from './run';
-export { readCoverageFile, parseCoverageDat, pointLines } from './coverageFile';
-export { mergePoints, summarize, summarizeByInstance, emptySummary, pointId, isCovered } from './summary';
-export { findHoles, holesFeedback, holeDetail } from './holes';
-export { lineCoverage } from './lineCoverage';
-export { toLcov } from './lcov';
-export { measureCoverage, scopeToTop } from './measure';
-export { buildWithFsm, readCoverageWithFsm, type FsmPlan } from './fsmMeasure';
-export { cacheRoot } from './cacheDir';
-export { cacheInfo, clearCache, trimCache, type CacheInfo } from './cacheSize';
+export { detectVerilator, MIN_VERILATOR, parseVerilatorVersion } from './verilator/verilator';
+export {
+  buildSimulation,
+  BASE_FLAGS,
+  buildFlags,
+  COVERAGE_FLAGS,
+  UNROLL_FLAGS,
+  type BuildResultDetail,
+} from './verilator/build';
+export { runSimulation, DEFAULT_MAX_SIM_TIME, DEFAULT_RUN_TIMEOUT_MS } from './verilator/run';
+export { readCoverageFile, parseCoverageDat, pointLines } from './coverage/coverageFile';
+export { mergePoints, summarize, summarizeByInstance, emptySummary, pointId, isCovered } from './coverage/summary';
+export { findHoles, holesFeedback, holeDetail } from './coverage/holes';
+export { lineCoverage } from './coverage/lineCoverage';
+export { toLcov } from './coverage/lcov';
+export { measureCoverage, scopeToTop } from './coverage/measure';
+export { buildWithFsm, readCoverageWithFsm, type FsmPlan } from './coverage/fsmMeasure';
+export { cacheRoot } from './cache/cacheDir';
+export { cacheInfo, clearCache, trimCache, type CacheInfo } from './cache/cacheSize';
 export {
   DEFAULT_CACHE_MAX_BYTES,
   DEFAULT_MEMORY_LIMIT_BYTES,
@@ -31,12 +38,12 @@ export {
   formatBytes,
   memoryLimitBytes,
   parseByteSize,
-} from './limits';
-export { findTestbenchTop } from './testbenchTop';
-export { parseVerilatorOutput, parseRuntimeOutput } from './diagnostics';
-export { lintDesign, designFlagArgs, type DesignFlags, type LintInput, type LintOptions } from './lintDesign';
-export { splitDesignWarnings } from './designWarnings';
-export { preprocessDesignFile, alignPreprocessed } from './preprocessDesign';
+} from './process/limits';
+export { findTestbenchTop } from './verilator/testbenchTop';
+export { parseVerilatorOutput, parseRuntimeOutput } from './verilator/diagnostics';
+export { lintDesign, designFlagArgs, type DesignFlags, type LintInput, type LintOptions } from './verilator/lintDesign';
+export { splitDesignWarnings } from './verilator/designWarnings';
+export { preprocessDesignFile, alignPreprocessed } from './verilator/preprocessDesign';
 export { jailWarning } from './sandbox';
-export { killAllGroups } from './processGroup';
-export { machineFault } from './infrastructure';
+export { killAllGroups } from './process/processGroup';
+export { machineFault } from './verilator/infrastructure';

@@ -42,7 +42,7 @@ export interface VerilatorInfo {
   features: VerilatorFeatures;
 }
 
-/** What one Verilator accepts, probed once per binary (src/sim/verilator.ts). */
+/** What one Verilator accepts, probed once per binary (src/sim/verilator/verilator.ts). */
 export interface VerilatorFeatures {
   version: string;
   /** `--coverage-line --coverage-toggle --coverage-user` (all supported versions: what `--coverage` meant in 5.006). */

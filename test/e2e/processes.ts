@@ -79,7 +79,7 @@ export function markedProcesses(runId: string): ProcessInfo[] {
 
 /** Every live descendant of `pid` (children, grandchildren, …), from one snapshot of /proc. */
 /**
- * The server's orphan guard (src/sim/orphanGuard.ts): a small `sh` that lives as long as the server by design and
+ * The server's orphan guard (src/sim/process/orphanGuard.ts): a small `sh` that lives as long as the server by design and
  * kills any tool group still listed when the server dies. It is not a tool a Stop must end.
  */
 export function isOrphanGuard(p: ProcessInfo): boolean {

@@ -9,7 +9,7 @@ import { generateToEnd } from '../../src/engine';
 import { MAX_FILE_BYTES } from '../../src/hdl';
 import { openBackend } from '../../src/llm';
 import { silentLogger, type LoopEvent } from '../../src/protocol';
-import { MAX_DUT_FILE_BYTES } from '../../src/sim/inputs';
+import { MAX_DUT_FILE_BYTES } from '../../src/sim/verilator/inputs';
 import { repoRoot, runCli } from '../helpers/cli';
 import { replayModel } from '../helpers/replay';
 import { limitMs } from '../helpers/time-limits';

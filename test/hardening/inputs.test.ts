@@ -10,7 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileS
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isChorusErrorData, Requests } from '../../src/protocol';
-import type { ToolLogEntry } from '../../src/sim/toolLog';
+import type { ToolLogEntry } from '../../src/sim/process/toolLog';
 import { ensureFreshCli, repoRoot, runCli } from '../helpers/cli';
 import { request, startServer } from '../helpers/lsp';
 import { waitFor } from '../helpers/procs';

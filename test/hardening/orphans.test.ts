@@ -1,7 +1,7 @@
 // No orphans whatever kills CHORUS: `kill -9` of the CLI while Verilator preprocesses, translates, while the C++
 // compiles and while the simulator runs, and of the language server during a run. The tools are frozen (SIGSTOP)
 // first so none can end on its own; CHORUS then gets SIGKILL and cannot clean up itself, so whatever is gone
-// afterwards was ended by the parent-death signal and the orphan guard (src/sim/orphanGuard.ts). The guard is
+// afterwards was ended by the parent-death signal and the orphan guard (src/sim/process/orphanGuard.ts). The guard is
 // left running: it is the one thing that must act.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';

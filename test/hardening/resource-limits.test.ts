@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { ToolLogEntry } from '../../src/sim/toolLog';
+import type { ToolLogEntry } from '../../src/sim/process/toolLog';
 import { descendants } from '../helpers/procs';
 import { example, removeScratch, scratch, startCli, suiteCache, TreeWatcher } from './support';
 import { waitFor } from '../helpers/procs';

@@ -4,14 +4,14 @@
  * (a temporary folder renamed into place), and reused while it is there.
  *
  * scripts/test.mjs runs the simulation-layer files once more on each extra Verilator, with CHORUS_VERILATOR
- * (the product's own default Verilator, src/sim/verilator.ts) set to it and CHORUS_TEST_VERILATOR to its name.
+ * (the product's own default Verilator, src/sim/verilator/verilator.ts) set to it and CHORUS_TEST_VERILATOR to its name.
  * `node --import tsx test/helpers/verilators.ts` prints the list as JSON for scripts/test.mjs.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { cacheRoot } from '../../src/sim/cacheDir';
+import { cacheRoot } from '../../src/sim/cache/cacheDir';
 import { repoRoot } from './cli';
 
 export interface TestVerilator {

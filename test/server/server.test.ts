@@ -140,7 +140,7 @@ test('one run per DUT; cancellation stops the run and leaves no child processes'
   await assert.rejects(request(conn, Requests.generate, { uri: counterUri, runId: 'run-3' }), /already in progress/);
   source.cancel();
   await assert.rejects(first, (err: { code?: number }) => err.code === -32800);
-  // The orphan guard (src/sim/orphanGuard.ts) lives as long as the server by design; every tool must be gone.
+  // The orphan guard (src/sim/process/orphanGuard.ts) lives as long as the server by design; every tool must be gone.
   const tools = () => descendants(lsp.server.pid!).filter((pid) => !commandOf(pid).includes('while read -r op id'));
   const clean = await waitFor(() => tools().length === 0, TOOLS_GONE_MS);
   assert.ok(clean, `left behind: ${tools().map(commandOf).join('; ')}`);

@@ -5,7 +5,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildSimulation, readCoverageFile, runSimulation, type BuildInput, type SimOptions } from '../../src/sim';
-import { cacheLayout } from '../../src/sim/cacheDir';
+import { cacheLayout } from '../../src/sim/cache/cacheDir';
 import { counterRtl, fixture, suiteCache } from './simFixtures';
 
 let work: string;

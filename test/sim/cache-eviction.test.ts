@@ -6,10 +6,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { withCacheLock } from '../../src/sim/cacheLock';
-import { cacheLayout, cacheRoot } from '../../src/sim/cacheDir';
-import { entryInUse, leaseEntry } from '../../src/sim/cacheLease';
-import { cacheInfo, clearCache, evictCache, folderBytes } from '../../src/sim/cacheSize';
+import { withCacheLock } from '../../src/sim/cache/cacheLock';
+import { cacheLayout, cacheRoot } from '../../src/sim/cache/cacheDir';
+import { entryInUse, leaseEntry } from '../../src/sim/cache/cacheLease';
+import { cacheInfo, clearCache, evictCache, folderBytes } from '../../src/sim/cache/cacheSize';
 
 let root: string;
 before(() => {

@@ -16,8 +16,8 @@ import {
   summarizeByInstance,
   toLcov,
 } from '../../src/sim';
-import { OutputCapture } from '../../src/sim/outputCapture';
-import { parseStopLine } from '../../src/sim/simMain';
+import { OutputCapture } from '../../src/sim/process/outputCapture';
+import { parseStopLine } from '../../src/sim/verilator/simMain';
 import { ChorusError, type CoveragePoint } from '../../src/protocol';
 
 const DUT = '/w/rtl/fifo.sv';

@@ -2,9 +2,9 @@
 // failures may retry without --unroll-count 0 (only Verilator's own diagnostic), and naming the big declaration.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { biggestConstruct, describeConstruct, evaluate } from '../../src/sim/bigDeclarations';
-import { rejectedUnrolling } from '../../src/sim/compile';
-import { formatBytes, killedBy, limitFromExit, parseByteSize, toolMemoryBytes } from '../../src/sim/limits';
+import { biggestConstruct, describeConstruct, evaluate } from '../../src/sim/verilator/bigDeclarations';
+import { rejectedUnrolling } from '../../src/sim/verilator/compile';
+import { formatBytes, killedBy, limitFromExit, parseByteSize, toolMemoryBytes } from '../../src/sim/process/limits';
 import { edaBullets, nextInstruction } from '../../src/engine/llm/feedback';
 import { emptySummary } from '../../src/sim';
 

@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cacheLayout } from '../../src/sim/cacheDir';
-import { leaseEntry, OWN_LEASE_MS } from '../../src/sim/cacheLease';
-import { evictCache, trimCache } from '../../src/sim/cacheSize';
+import { cacheLayout } from '../../src/sim/cache/cacheDir';
+import { leaseEntry, OWN_LEASE_MS } from '../../src/sim/cache/cacheLease';
+import { evictCache, trimCache } from '../../src/sim/cache/cacheSize';
 
 const root = mkdtempSync(join(tmpdir(), 'chorus-own-lease-'));
 after(() => rmSync(root, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 // A design at a path with spaces and non-ASCII letters (`My Projects/ü dir/dü t.sv`) builds, measures and generates
 // exactly as the same design at an ASCII path, on every Verilator of the matrix: Verilator before 5.018 cuts file
-// names at a space, and coverage.dat writes `ü` as %FFFFFFC3%FFFFFFBC (src/sim/pathLinks.ts, coverageQuoting.ts).
+// names at a space, and coverage.dat writes `ü` as %FFFFFFC3%FFFFFFBC (src/sim/verilator/pathLinks.ts, coverageQuoting.ts).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

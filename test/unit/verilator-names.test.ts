@@ -7,10 +7,10 @@ import { existsSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { alignPreprocessed, parseCoverageDat, parseRuntimeOutput } from '../../src/sim';
-import { decodeCoverageText } from '../../src/sim/coverageQuoting';
-import { fileNamer } from '../../src/sim/diagnostics';
-import { decodeDirectiveName, parseLineDirective } from '../../src/sim/lineDirectiveName';
-import { linkedFileOf, linkForVerilator, linkTail, needsLink } from '../../src/sim/pathLinks';
+import { decodeCoverageText } from '../../src/sim/coverage/coverageQuoting';
+import { fileNamer } from '../../src/sim/verilator/diagnostics';
+import { decodeDirectiveName, parseLineDirective } from '../../src/sim/verilator/lineDirectiveName';
+import { linkedFileOf, linkForVerilator, linkTail, needsLink } from '../../src/sim/verilator/pathLinks';
 
 const DUT = '/w/My Projects/ü dir/dü t.sv';
 

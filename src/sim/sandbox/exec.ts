@@ -7,8 +7,8 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { ChorusError } from '../../protocol';
-import { dieWithParent, guardGroup } from '../orphanGuard';
-import { logToolStart } from '../toolLog';
+import { dieWithParent, guardGroup } from '../process/orphanGuard';
+import { logToolStart } from '../process/toolLog';
 import type { JailSpec } from './jail';
 
 export interface CappedRunOptions {

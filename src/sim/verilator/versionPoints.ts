@@ -6,7 +6,7 @@
  * - 5.036+ adds a branch point per arm of every `?:` (`cond_then`, `cond_else`) under line coverage; 5.006 has
  *   none, and IMC reads them as expression (condition) coverage, not branches: they are left out.
  */
-import type { CoveragePoint } from '../protocol';
+import type { CoveragePoint } from '../../protocol';
 
 const DIRECTION = /^(.*):(?:0->1|1->0)$/;
 const TERNARY_ARM = /^cond_(?:then|else)$/;

@@ -4,13 +4,13 @@
  * expression coverage (`--coverage-expr`, 5.034+) are turned on where the Verilator in use has them.
  */
 import { basename } from 'node:path';
-import { silentLogger, type CoveragePoint, type Diagnostic, type FsmModel } from '../protocol';
-import { buildSimulation, type BuildResultDetail } from './build';
-import { cacheRoot } from './cacheDir';
+import { silentLogger, type CoveragePoint, type Diagnostic, type FsmModel } from '../../protocol';
+import { buildSimulation, type BuildResultDetail } from '../verilator/build';
+import { cacheRoot } from '../cache/cacheDir';
 import { readCoverageFile } from './coverageFile';
 import { fsmPointsFromProbe, fsmProbe, mergeNativeFsm, writeFsmProbe, type FsmProbe } from './fsmProbe';
-import type { BuildInput, SimOptions } from './types';
-import { detectVerilator } from './verilator';
+import type { BuildInput, SimOptions } from '../types';
+import { detectVerilator } from '../verilator/verilator';
 
 export interface FsmPlan {
   probe?: FsmProbe;

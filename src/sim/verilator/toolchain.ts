@@ -1,7 +1,7 @@
 /** The C++ side of a build: compiler identity (part of cache keys), make, and ccache when present. */
 import { execFile } from 'node:child_process';
-import { ChorusError } from '../protocol';
-import { logToolStart } from './toolLog';
+import { ChorusError } from '../../protocol';
+import { logToolStart } from '../process/toolLog';
 import { whichSync } from './verilator';
 
 export interface Toolchain {

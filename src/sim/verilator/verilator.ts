@@ -8,14 +8,14 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
-import { ChorusError } from '../protocol';
-import { cacheLayout } from './cacheDir';
-import { logToolStart } from './toolLog';
-import { sha256 } from './buildEntry';
-import { scrubbedEnv } from './sandbox/jail';
-import type { VerilatorFeatures, VerilatorInfo } from './types';
+import { ChorusError } from '../../protocol';
+import { cacheLayout } from '../cache/cacheDir';
+import { logToolStart } from '../process/toolLog';
+import { sha256 } from '../cache/buildEntry';
+import { scrubbedEnv } from '../sandbox/jail';
+import type { VerilatorFeatures, VerilatorInfo } from '../types';
 
-export type { VerilatorFeatures } from './types';
+export type { VerilatorFeatures } from '../types';
 
 /** 5.006 is the first release checked here with `--timing`, `eventsPending()` and `nextTimeSlot()`. */
 export const MIN_VERILATOR = { major: 5, minor: 6 };

@@ -7,12 +7,12 @@
  * the tool log when CHORUS_TOOL_LOG is set (toolLog.ts).
  */
 import { spawn } from 'node:child_process';
-import { ChorusError } from '../protocol';
+import { ChorusError } from '../../protocol';
 import type { LimitHit } from './limits';
 import { dieWithParent, guardGroup, liveGroups } from './orphanGuard';
 import { OutputCapture } from './outputCapture';
 import { descendants, killTree } from './processTree';
-import { findExecutable } from './sandbox/exec';
+import { findExecutable } from '../sandbox/exec';
 import { logToolStart } from './toolLog';
 import { treeUsage } from './treeUsage';
 

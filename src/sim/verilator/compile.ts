@@ -7,11 +7,11 @@ import { availableParallelism } from 'node:os';
 import { realpathSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { ChorusError, type Diagnostic, type Logger } from '../protocol';
-import { commitEntry, fileSha256 } from './buildEntry';
-import { leaseEntry } from './cacheLease';
-import { ccacheMaxSize } from './cacheSize';
-import type { CacheLayout } from './cacheDir';
+import { ChorusError, type Diagnostic, type Logger } from '../../protocol';
+import { commitEntry, fileSha256 } from '../cache/buildEntry';
+import { leaseEntry } from '../cache/cacheLease';
+import { ccacheMaxSize } from '../cache/cacheSize';
+import type { CacheLayout } from '../cache/cacheDir';
 import { cachePlace, infrastructureError, toolFault } from './infrastructure';
 import { firstCxxError, parseVerilatorOutput } from './diagnostics';
 import { linkForVerilator, type VerilatorArgs } from './pathLinks';
@@ -28,9 +28,9 @@ import {
   memoryLimitBytes,
   toolMemoryBytes,
   type LimitHit,
-} from './limits';
-import { runGroup, type GroupRunResult } from './processGroup';
-import { jailCommand, scrubbedEnv } from './sandbox/jail';
+} from '../process/limits';
+import { runGroup, type GroupRunResult } from '../process/processGroup';
+import { jailCommand, scrubbedEnv } from '../sandbox/jail';
 import {
   addPrecompiledHeader,
   CHORUS_MAKEFILE,
@@ -43,7 +43,7 @@ import {
 } from './runtimeObjects';
 import { SIM_BINARY, SIM_MAIN_CPP, SIM_MAIN_FILE, SIM_PREFIX } from './simMain';
 import { missingCompiler, missingCompilerError, type Toolchain } from './toolchain';
-import type { BuildResult, SimOptions, VerilatorFeatures, VerilatorInfo } from './types';
+import type { BuildResult, SimOptions, VerilatorFeatures, VerilatorInfo } from '../types';
 
 /**
  * Coverage builds: timing for SystemVerilog testbenches; no loop unrolling and no `split` (both make lines

@@ -7,8 +7,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { chmod, copyFile, mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Diagnostic } from '../protocol';
-import { SIM_BINARY } from './simMain';
+import type { Diagnostic } from '../../protocol';
+import { SIM_BINARY } from '../verilator/simMain';
 
 export interface EntryStamp {
   schema: 1;

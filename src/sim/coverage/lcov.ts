@@ -3,7 +3,7 @@
  * verilator_coverage. FSM states and arcs are branch records (`BRDA`) on their lines, block 1 for states and 2
  * for arcs, where verilator_coverage folds them into one `DA` line.
  */
-import type { CoveragePoint } from '../protocol';
+import type { CoveragePoint } from '../../protocol';
 import { lineCoverage } from './lineCoverage';
 
 export function toLcov(points: CoveragePoint[], displayName: (file: string) => string = (f) => f): string {

@@ -1,6 +1,6 @@
 /** Coverage holes: the points no run reached, with their source lines, and a bounded summary for the model. */
 import { basename } from 'node:path';
-import type { CoverageKind, CoveragePoint, Hole } from '../protocol';
+import type { CoverageKind, CoveragePoint, Hole } from '../../protocol';
 import { isCovered } from './summary';
 
 /** An FSM point's comment without its register (`state_q::IDLE->RUN` → `IDLE->RUN`). */

@@ -5,14 +5,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { silentLogger, type CoveragePoint, type Diagnostic, type RunStatus } from '../protocol';
-import { readUserText } from '../protocol/userFile';
-import { fileNamer } from './diagnostics';
+import { silentLogger, type CoveragePoint, type Diagnostic, type RunStatus } from '../../protocol';
+import { readUserText } from '../../protocol/userFile';
+import { fileNamer } from '../verilator/diagnostics';
 import { buildWithFsm, readCoverageWithFsm } from './fsmMeasure';
 import { findHoles } from './holes';
-import { DEFAULT_MAX_SIM_TIME, runSimulation } from './run';
+import { DEFAULT_MAX_SIM_TIME, runSimulation } from '../verilator/run';
 import { emptySummary, summarize, summarizeByInstance } from './summary';
-import type { MeasureInput, MeasureResult, SimOptions } from './types';
+import type { MeasureInput, MeasureResult, SimOptions } from '../types';
 
 export async function measureCoverage(input: MeasureInput, opts: SimOptions): Promise<MeasureResult> {
   const logger = opts.logger ?? silentLogger;

@@ -5,7 +5,7 @@
  * by prlimit) and by the resident memory of its whole process tree (sampled from /proc by runGroup), since
  * make runs several compilers at once.
  */
-import { formatBytes, parseByteSize } from '../protocol';
+import { formatBytes, parseByteSize } from '../../protocol';
 
 /** Memory of one tool's process tree (and address space of each process): fits a 16 GiB laptop beside the editor. */
 export const DEFAULT_MEMORY_LIMIT_BYTES = 4 * 1024 ** 3;

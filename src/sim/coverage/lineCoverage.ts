@@ -7,7 +7,7 @@
  * in `fsm` and leave `hits` to the line's other points: a case item executed while one of its arcs was never
  * taken is still an executed line. A line with FSM points only takes its hits from them.
  */
-import type { CoveragePoint, LineCoverage } from '../protocol';
+import type { CoveragePoint, LineCoverage } from '../../protocol';
 import { pointLines } from './coverageFile';
 
 /** Points summed across instances: same file, place, kind and comment. */

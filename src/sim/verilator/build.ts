@@ -5,11 +5,11 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { ChorusError, silentLogger, throwIfAborted, type Diagnostic } from '../protocol';
-import { checkTestbench, violationDiagnostics } from './sandbox/check';
-import { readValidEntry, sha256 } from './buildEntry';
-import { cacheLayout, CACHE_LAYOUT, type CacheLayout } from './cacheDir';
-import { withCacheLock } from './cacheLock';
+import { ChorusError, silentLogger, throwIfAborted, type Diagnostic } from '../../protocol';
+import { checkTestbench, violationDiagnostics } from '../sandbox/check';
+import { readValidEntry, sha256 } from '../cache/buildEntry';
+import { cacheLayout, CACHE_LAYOUT, type CacheLayout } from '../cache/cacheDir';
+import { withCacheLock } from '../cache/cacheLock';
 import { cachePlace, guardWrites, infrastructureError, unwritableFault } from './infrastructure';
 import { buildFlags, compile, UNROLL_FLAGS } from './compile';
 import { fileNamer, type FileNamer } from './diagnostics';
@@ -17,12 +17,12 @@ import { splitDesignWarnings } from './designWarnings';
 import { designFlagArgs } from './lintDesign';
 import { readInputs, type SourceFile } from './inputs';
 import { SIM_MAIN_CPP } from './simMain';
-import { leaseEntry } from './cacheLease';
-import { evictCache } from './cacheSize';
-import { cacheMaxBytes, memoryLimitBytes, toolMemoryBytes } from './limits';
+import { leaseEntry } from '../cache/cacheLease';
+import { evictCache } from '../cache/cacheSize';
+import { cacheMaxBytes, memoryLimitBytes, toolMemoryBytes } from '../process/limits';
 import { findTestbenchTop } from './testbenchTop';
 import { detectToolchain, type Toolchain } from './toolchain';
-import type { BuildInput, BuildResult, SimOptions, VerilatorInfo } from './types';
+import type { BuildInput, BuildResult, SimOptions, VerilatorInfo } from '../types';
 import { detectVerilator } from './verilator';
 
 export { BASE_FLAGS, buildFlags, COVERAGE_FLAGS, UNROLL_FLAGS } from './compile';

@@ -5,7 +5,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { ChorusError, type Logger } from '../protocol';
+import { ChorusError, type Logger } from '../../protocol';
 
 const STALE_MS = 20_000;
 const POLL_MS = 150;

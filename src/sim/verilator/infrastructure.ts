@@ -7,7 +7,7 @@
 import { access, constants, statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, relative, isAbsolute } from 'node:path';
-import { ChorusError, isInfrastructureError } from '../protocol';
+import { ChorusError, isInfrastructureError } from '../../protocol';
 
 export type FsFault = 'ENOSPC' | 'EDQUOT' | 'EROFS' | 'EACCES' | 'EPERM';
 

@@ -4,10 +4,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { ChorusError, type CoverageKind, type CoveragePoint } from '../protocol';
+import { ChorusError, type CoverageKind, type CoveragePoint } from '../../protocol';
 import { decodeCoverageText } from './coverageQuoting';
-import { linkedFileOf } from './pathLinks';
-import { samePointsOnEveryVersion } from './versionPoints';
+import { linkedFileOf } from '../verilator/pathLinks';
+import { samePointsOnEveryVersion } from '../verilator/versionPoints';
 
 const HEADER = '# SystemC::Coverage-3';
 const POINT_LINE = /^C '(.*)' (\d+)$/;

@@ -5,14 +5,14 @@
  * unexpanded, and every position it reports is still a line of the user's file.
  */
 import { dirname, resolve } from 'node:path';
-import { ChorusError, type Logger } from '../protocol';
+import { ChorusError, type Logger } from '../../protocol';
 import { designFlagArgs } from './lintDesign';
-import { memoryLimitBytes, MAX_TREE_PROCESSES, toolMemoryBytes } from './limits';
+import { memoryLimitBytes, MAX_TREE_PROCESSES, toolMemoryBytes } from '../process/limits';
 import { parseLineDirective } from './lineDirectiveName';
 import { linkForVerilator } from './pathLinks';
-import { runGroup } from './processGroup';
-import { scrubbedEnv } from './sandbox/jail';
-import type { DesignFlags } from './types';
+import { runGroup } from '../process/processGroup';
+import { scrubbedEnv } from '../sandbox/jail';
+import type { DesignFlags } from '../types';
 import { detectVerilator } from './verilator';
 
 /**

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { removeDir } from './buildEntry';
 import { cacheLayout, type CacheLayout } from './cacheDir';
 import { entryInUse, isLease, OWN_LEASE_MS } from './cacheLease';
-import { cacheMaxBytes } from './limits';
+import { cacheMaxBytes } from '../process/limits';
 
 /** Leftovers of crashed builds older than this are removed. */
 const STALE_TMP_MS = 24 * 3600_000;

@@ -5,11 +5,11 @@
  */
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { ChorusError, silentLogger, throwIfAborted } from '../protocol';
-import { jailCommand } from './sandbox/jail';
+import { ChorusError, silentLogger, throwIfAborted } from '../../protocol';
+import { jailCommand } from '../sandbox/jail';
 import { diskFull, guardWrites, infrastructureError, runPlace } from './infrastructure';
 import { parseRuntimeOutput, type FileNamer } from './diagnostics';
-import { renewLease } from './cacheLease';
+import { renewLease } from '../cache/cacheLease';
 import {
   formatBytes,
   limitFromExit,
@@ -17,10 +17,10 @@ import {
   MAX_TREE_PROCESSES,
   memoryLimitBytes,
   toolMemoryBytes,
-} from './limits';
-import { runGroup } from './processGroup';
+} from '../process/limits';
+import { runGroup } from '../process/processGroup';
 import { parseStopLine } from './simMain';
-import type { RunInput, RunResult, SimOptions } from './types';
+import type { RunInput, RunResult, SimOptions } from '../types';
 
 export const DEFAULT_RUN_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_SIM_TIME = 10_000_000;

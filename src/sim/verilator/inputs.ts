@@ -1,7 +1,7 @@
 /** Reads the user's DUT and testbench files up front: a missing file is bad input, reported before any tool runs. */
 import { resolve } from 'node:path';
-import { ChorusError } from '../protocol';
-import { readUserFile, UserFileError } from '../protocol/userFile';
+import { ChorusError } from '../../protocol';
+import { readUserFile, UserFileError } from '../../protocol/userFile';
 
 /** The same limit as DUT analysis (src/hdl/files.ts): Verilator would spend minutes on a larger file. */
 export const MAX_DUT_FILE_BYTES = 16 * 1024 * 1024;

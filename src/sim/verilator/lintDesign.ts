@@ -6,17 +6,17 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { ChorusError, type Diagnostic, type Logger } from '../protocol';
+import { ChorusError, type Diagnostic, type Logger } from '../../protocol';
 import { BASE_FLAGS } from './compile';
 import { parseVerilatorOutput } from './diagnostics';
 import { designErrorHint } from './designWarnings';
 import { elaboratedPortWidths } from './elaboratedPorts';
 import { elaboratedPortWidthsFromJson } from './elaboratedPortsJson';
-import { memoryLimitBytes, MAX_TREE_PROCESSES, toolMemoryBytes } from './limits';
+import { memoryLimitBytes, MAX_TREE_PROCESSES, toolMemoryBytes } from '../process/limits';
 import { linkForVerilator } from './pathLinks';
-import { runGroup } from './processGroup';
-import { scrubbedEnv } from './sandbox/jail';
-import type { DesignFlags } from './types';
+import { runGroup } from '../process/processGroup';
+import { scrubbedEnv } from '../sandbox/jail';
+import type { DesignFlags } from '../types';
 import { detectVerilator } from './verilator';
 
 export type { DesignFlags };

@@ -4,7 +4,7 @@
  * own messages (and every error) stay with the build.
  */
 import { resolve } from 'node:path';
-import type { Diagnostic } from '../protocol';
+import type { Diagnostic } from '../../protocol';
 
 export interface SplitDiagnostics {
   /** Messages about the testbench, and every error (an error fails the build whatever file it is in). */

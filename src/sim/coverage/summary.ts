@@ -1,6 +1,6 @@
 /** Totals of coverage points: per kind, per instance, and across merged runs. */
-import { BASE_KINDS, REPORTED_KINDS, kindTotals, type CoveragePoint, type CoverageSummary } from '../protocol';
-export { emptySummary, kindTotals } from '../protocol';
+import { BASE_KINDS, REPORTED_KINDS, kindTotals, type CoveragePoint, type CoverageSummary } from '../../protocol';
+export { emptySummary, kindTotals } from '../../protocol';
 
 /** A point's identity across runs: the same file, place, kind, comment and instance. */
 export function pointId(p: CoveragePoint): string {

@@ -3,7 +3,7 @@
  * point at the user's files (as the user named them), never at generated C++.
  */
 import { basename, resolve } from 'node:path';
-import type { Diagnostic, Severity } from '../protocol';
+import type { Diagnostic, Severity } from '../../protocol';
 import { linkBase, linkedFileOf } from './pathLinks';
 
 /** Maps a path as a tool printed it (absolute, or a bare base name in assertion messages) to the user's name. */
