@@ -1,6 +1,8 @@
 // The layer rule of docs/ARCHITECTURE: arrows point one way; only src/extension imports vscode.
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import { builtinModules } from 'node:module';
 
 const layers = {
@@ -50,6 +52,17 @@ export default tseslint.config(
     },
   },
   ...all.map(layerRules),
+  {
+    // No import cycle anywhere in src: a module that needs a use case above it is in the wrong place.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/extensions': ['.ts'],
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
   // Formatting is prettier's (`npm run format`); no lint rule argues with it.
   prettier,
   {

@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { generateToEnd } from '../src/engine';
-import { instanceBelow, isFormalKind } from '../src/engine/formalLedger';
+import { instanceBelow, isFormalKind } from '../src/engine/closure/ledger';
 import { holeDetail } from '../src/sim';
 import { silentLogger, type CoveragePoint, type Hole } from '../src/protocol';
 import { itemDesign } from '../src/cli/bench/run';

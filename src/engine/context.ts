@@ -14,6 +14,7 @@ import { readUserText } from '../protocol/userFile';
 import { readSourceText } from '../hdl';
 import type { DesignFlags } from '../sim';
 import type { GenerateRequest } from './api';
+import { FormalLedger } from './closure/ledger';
 import { designNames } from './names';
 import { selectDut } from './plan';
 import { findSpecFiles } from './llm/specFiles';
@@ -34,6 +35,8 @@ export interface RunContext {
   displayName: (file: string) => string;
   /** The design's include folders, macros and top parameters, for every build and the design lint. */
   design: DesignFlags;
+  /** What the formal engine decided in this run: every measurement of the run labels its holes from it. */
+  formal: FormalLedger;
 }
 
 export async function prepareRun(req: GenerateRequest): Promise<RunContext> {
@@ -73,6 +76,7 @@ export async function prepareRun(req: GenerateRequest): Promise<RunContext> {
     }
   }
   const workDir = req.workDir ?? (await mkdtemp(join(tmpdir(), 'chorus-run-')));
+  const instance = req.instanceName ?? 'uut';
   return {
     rtlFiles,
     specFiles,
@@ -80,11 +84,12 @@ export async function prepareRun(req: GenerateRequest): Promise<RunContext> {
     specs,
     analysis,
     top,
-    instance: req.instanceName ?? 'uut',
+    instance,
     targets: Object.keys(req.targets ?? {}).length ? req.targets : DEFAULT_TARGETS,
     workDir,
     sources,
     displayName,
     design: { includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters },
+    formal: new FormalLedger(instance),
   };
 }

@@ -4,7 +4,6 @@ import { findSite, fsmModels, unreachableDefaults } from '../hdl';
 import { holesFeedback, measureCoverage, type SimOptions } from '../sim';
 import type { CoveragePoint, CoverageReport, Hole } from '../protocol';
 import { writeFileAtomic } from './fs';
-import { FormalLedger } from './formalLedger';
 import type { RunContext } from './context';
 
 export interface Evaluation {
@@ -32,21 +31,9 @@ export function instantiationProblem(testbench: string, top: string, instance: s
   return null;
 }
 
-const ledgers = new WeakMap<RunContext, FormalLedger>();
-
-/** The run's formal verdicts (one ledger per run context, made on first use). */
-export function formalLedger(ctx: RunContext): FormalLedger {
-  let ledger = ledgers.get(ctx);
-  if (!ledger) {
-    ledger = new FormalLedger(ctx.instance);
-    ledgers.set(ctx, ledger);
-  }
-  return ledger;
-}
-
 /** Whether the formal engine has run in this run (its verdicts label the holes). */
 export function formalRan(ctx: RunContext): boolean {
-  return (ledgers.get(ctx)?.runs ?? 0) > 0;
+  return ctx.formal.runs > 0;
 }
 
 /**
@@ -56,13 +43,12 @@ export function formalRan(ctx: RunContext): boolean {
  */
 export function explainHoles(ctx: RunContext, holes: Hole[]): Hole[] {
   const unreachable = unreachableDefaults(ctx.analysis);
-  const ledger = ledgers.get(ctx);
   return holes.map((h) => {
     const site = findSite(ctx.analysis, h.file, h.line);
     const why = unreachable.find((u) => u.line === h.line && u.file === h.file);
     let out: Hole = { ...h };
     if (site && !h.detail.includes(site.label)) out.detail = `${h.detail} — ${site.label}`;
-    if (ledger) out = ledger.annotate(out);
+    out = ctx.formal.annotate(out);
     if (why && h.kind !== 'toggle' && !out.proof) {
       const { formal: _formal, ...rest } = out;
       out = { ...rest, unreachable: why.reason, proof: { method: 'analysis' } };

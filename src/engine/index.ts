@@ -47,11 +47,9 @@ export { machineFault } from '../sim';
 // For an adapter that must end now (the CLI's second Ctrl-C, or a first one not answered in time): every tool's tree killed.
 export { killAllGroups } from '../sim';
 // Formal closure (Yosys in WebAssembly): proven-unreachable points, witness traces, `chorus prove`.
+export { proveHoles, type ProveHolesRequest, type ProveHolesReport } from './closure/proveHoles';
 export {
-  proveHoles,
   provePoints,
-  type ProveHolesRequest,
-  type ProveHolesReport,
   type FormalOptions,
   type FormalServices,
   type TargetVerdict,
@@ -59,4 +57,4 @@ export {
   type Verdict,
   type StimulusRow,
   type FormalTarget,
-} from './prove';
+} from './closure/provePoints';

@@ -4,7 +4,7 @@
  * elaboration constants that Yosys folds with the run's parameters.
  */
 import type { BranchSite, ModuleInfo } from '../protocol';
-import type { Arm, ArmLookup } from './sites';
+import type { Arm, ArmLookup } from './arms';
 import { siteEnd as end, siteRightAfter, siteStart as start, type SourceText } from './siteText';
 import { offsetOf, skipSpace, wordAt } from './text';
 import type { FormalTarget } from './types';

@@ -12,31 +12,8 @@ import type { FormalTarget } from './types';
 export { initialBlocks } from './initialArm';
 export { sourceText, type SourceText } from './siteText';
 
-/** The statement of an always block (after its keyword and event control), as offsets. */
-export interface AlwaysBody {
-  start: number;
-  end: number;
-}
-
-/**
- * Where a point's flag goes: a statement to wrap, or an if statement whose missing `else` is added; or, for an arm
- * of an `initial` block (it runs once, at time zero), a wire at the module's end that holds the arm's path
- * conditions that read only parameters (see `initialArm`).
- */
-export type ArmPlan =
-  | { kind: 'arm'; file: string; start: number; end: number; always: AlwaysBody; module: string; label: string }
-  | {
-      kind: 'implicit_else';
-      file: string;
-      start: number;
-      end: number;
-      always: AlwaysBody;
-      module: string;
-      label: string;
-    }
-  | { kind: 'initial'; file: string; start: number; end: number; module: string; label: string; condition: string };
-
-export type ArmLookup = ArmPlan | { kind: 'none'; reason: string };
+export type { AlwaysBody, Arm, ArmLookup, ArmPlan } from './arms';
+import type { AlwaysBody, Arm, ArmLookup } from './arms';
 
 function sameFile(a: string, b: string): boolean {
   const norm = (p: string) => p.replace(/\\/g, '/');
@@ -96,15 +73,6 @@ function ifSiteAt(
   const lineEnd = src.starts[line] ?? src.text.length;
   const onLine = ifs.filter((x) => x.keyword >= lineStart && x.keyword < lineEnd);
   return onLine.length === 1 ? onLine[0] : undefined;
-}
-
-export interface Arm {
-  start: number;
-  end: number;
-  label: string;
-  implicit?: boolean;
-  /** The if statement whose arm this is, and whether it is the arm of its condition false (an else). */
-  owner?: { site: BranchSite; negated: boolean };
 }
 
 function armOf(src: SourceText, mod: ModuleInfo, target: FormalTarget): Arm | string {

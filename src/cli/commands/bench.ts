@@ -16,7 +16,7 @@ import { parameterArg, parameterPairs } from '../design';
 import { cliModels } from '../models';
 import { collect, nonNegativeInt, oneOf, positiveInt, positiveNumber } from '../options';
 import { byteSize } from './cache';
-import type { RegisterCommand } from './index';
+import type { RegisterCommand } from './register';
 
 interface BenchFlags {
   engine: EngineName;

@@ -4,7 +4,7 @@ import { InvalidArgumentError } from 'commander';
 import pc from 'picocolors';
 import { cacheInfo, clearCache, formatBytes, parseByteSize, type CacheInfo } from '../../engine';
 import type { CliContext } from '../context';
-import type { RegisterCommand } from './index';
+import type { RegisterCommand } from './register';
 
 /** Parser of a size flag (`--memory-limit 4G`, `--cache-max 500M`; a bare number is MiB). */
 export function byteSize(name: string) {

@@ -9,7 +9,7 @@ import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
 import { coverageTable, givenNames, holesList, namedHoles } from '../format';
 import { collect, nonNegativeInt, positiveNumber } from '../options';
 import { byteSize } from './cache';
-import type { RegisterCommand } from './index';
+import type { RegisterCommand } from './register';
 
 interface CoverageFlags extends DesignCliFlags {
   tb: string;

@@ -20,7 +20,7 @@ import { closureLine, coverageTable, givenNames, holesList, namedHoles, type Fil
 import { cliModels } from '../models';
 import { collect, oneOf, positiveInt, nonNegativeInt, positiveNumber, numberIn } from '../options';
 import { byteSize } from './cache';
-import type { RegisterCommand } from './index';
+import type { RegisterCommand } from './register';
 
 interface GenerateFlags extends DesignCliFlags {
   top?: string;

@@ -1,5 +1,3 @@
-import type { Command } from 'commander';
-import type { CliContext } from '../context';
 import { registerBench } from './bench';
 import { registerCache } from './cache';
 import { registerCoverage } from './coverage';
@@ -9,8 +7,9 @@ import { registerModel } from './model';
 import { registerPrompt } from './prompt';
 import { registerProve } from './prove';
 
-/** A subcommand adds itself to the program; its action gets the shared context. */
-export type RegisterCommand = (program: Command, ctx: CliContext) => void;
+import type { RegisterCommand } from './register';
+
+export type { RegisterCommand } from './register';
 
 // Each subcommand lives in its own file and is listed here once.
 export const commands: RegisterCommand[] = [

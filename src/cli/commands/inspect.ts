@@ -5,7 +5,7 @@ import { analyzeDesign, checkOverrides, moduleByName } from '../../engine';
 import { ChorusError, type DesignAnalysis, type ModuleInfo, type ResetInfo } from '../../protocol';
 import type { CliContext } from '../context';
 import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
-import type { RegisterCommand } from './index';
+import type { RegisterCommand } from './register';
 
 interface InspectFlags extends DesignCliFlags {
   top?: string;

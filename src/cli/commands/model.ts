@@ -8,7 +8,7 @@ import type { ModelChoice } from '../../protocol';
 import type { CliContext } from '../context';
 import { cliManifestPath, cliModelDirs } from '../modelDirs';
 import { collect } from '../options';
-import type { RegisterCommand } from './index';
+import type { RegisterCommand } from './register';
 
 export function formatBytes(bytes: number | undefined): string {
   if (bytes === undefined) return '?';

@@ -5,7 +5,7 @@ import { buildOpeningMessages, prepareRun } from '../../engine';
 import type { CliContext } from '../context';
 import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
 import { collect } from '../options';
-import type { RegisterCommand } from './index';
+import type { RegisterCommand } from './register';
 
 export const registerPrompt: RegisterCommand = (program: Command, ctx: CliContext) => {
   const command = program

@@ -6,7 +6,7 @@ import type { CliContext } from '../context';
 import { coverageTable, givenNames } from '../format';
 import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
 import { positiveInt, positiveNumber } from '../options';
-import type { RegisterCommand } from './index';
+import type { RegisterCommand } from './register';
 
 interface ProveFlags extends DesignCliFlags {
   top?: string;

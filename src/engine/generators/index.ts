@@ -2,8 +2,8 @@
 import { ChorusError, type EngineName } from '../../protocol';
 import type { EngineServices } from '../api';
 import type { RunContext } from '../context';
-import { explainHoles, formalLedger, formalRan } from '../evaluate';
-import { isClosed } from '../formalLedger';
+import { explainHoles, formalRan } from '../evaluate';
+import { isClosed } from '../closure/ledger';
 import { formalBounds, hasStructuralHoles, proveSearchHoles } from '../random/formal';
 import { hybridGenerator } from './hybrid';
 import { llmGenerator } from './llm';
@@ -38,7 +38,7 @@ function withClosure(inner: Generator, settings: RunSettings): Generator {
       if (inner.name === 'llm' && settings.formal) await proveAtEnd(ctx, services, outcome, settings);
       const { result, report } = outcome;
       const closed = Boolean(report && report.status === 'ok') && isClosed(result.holes, ctx.targets);
-      const formal = formalRan(ctx) ? formalLedger(ctx).summary(outcome.points, result.holes, ctx.targets) : undefined;
+      const formal = formalRan(ctx) ? ctx.formal.summary(outcome.points, result.holes, ctx.targets) : undefined;
       return { ...outcome, result: { ...result, closed, ...(formal ? { formal } : {}) } };
     },
   };
@@ -58,7 +58,7 @@ async function proveAtEnd(
   )
     return;
   await proveSearchHoles(ctx, services, outcome.points, formalBounds(settings.budgetMs ?? 60_000));
-  formalLedger(ctx).takeWitnesses();
+  ctx.formal.takeWitnesses();
   outcome.result.holes = explainHoles(ctx, outcome.result.holes);
   if (outcome.report) outcome.report.holes = outcome.result.holes;
 }

@@ -6,9 +6,8 @@
 import { ChorusError, type CoveragePoint, type Targets } from '../../protocol';
 import type { EngineServices } from '../api';
 import type { RunContext } from '../context';
-import { formalLedger } from '../evaluate';
-import { closureKind, isFormalKind } from '../formalLedger';
-import { provePoints, type Witness } from '../prove';
+import { closureKind, isFormalKind } from '../closure/ledger';
+import { provePoints, type Witness } from '../closure/provePoints';
 import type { HarnessPlan } from './harness';
 import type { Candidate, Row } from './stimulus';
 
@@ -54,7 +53,7 @@ export async function proveSearchHoles(
   points: CoveragePoint[],
   opts: FormalStageOptions,
 ): Promise<void> {
-  const ledger = formalLedger(ctx);
+  const ledger = ctx.formal;
   const started = Date.now();
   const defines = Object.fromEntries(Object.entries(ctx.design.defines ?? {}).map(([k, v]) => [k, v ?? '']));
   try {

@@ -28,8 +28,8 @@ import {
 import type { EngineServices } from '../api';
 import type { Emit } from '../channel';
 import type { RunContext } from '../context';
-import { evaluateTestbench, explainHoles, formalLedger } from '../evaluate';
-import { closureKind } from '../formalLedger';
+import { evaluateTestbench, explainHoles } from '../evaluate';
+import { closureKind } from '../closure/ledger';
 import { writeFileAtomic } from '../fs';
 import { simOptionsFor } from '../simOptions';
 import { meetsTargets } from '../targets';
@@ -196,7 +196,7 @@ export async function runRandomSearch(
   let sinceNew = 0;
   let lastNewAt = 0;
   let lastNewTime = Date.now();
-  const ledger = formalLedger(ctx);
+  const ledger = ctx.formal;
   let simMs = 0;
   let roundSim = 0;
   let roundRuns = 0;

@@ -3,9 +3,9 @@
  * final testbench, each of the model's rounds) labels its holes the same way: proven unreachable, or why not.
  */
 import { resolve } from 'node:path';
-import { holeDetail } from '../sim';
-import type { CoveragePoint, FormalSummary, Hole, Targets } from '../protocol';
-import type { FormalTarget, Verdict, Witness } from '../formal';
+import { holeDetail } from '../../sim';
+import type { CoveragePoint, FormalSummary, Hole, Targets } from '../../protocol';
+import type { FormalTarget, Verdict, Witness } from '../../formal';
 
 interface Entry {
   kind: CoveragePoint['kind'];

@@ -1,0 +1,37 @@
+/** The shapes of an instrumentation site: where a point's flag goes in the source, as offsets. */
+import type { BranchSite } from '../protocol';
+
+/** The statement of an always block (after its keyword and event control), as offsets. */
+export interface AlwaysBody {
+  start: number;
+  end: number;
+}
+
+/**
+ * Where a point's flag goes: a statement to wrap, or an if statement whose missing `else` is added; or, for an arm
+ * of an `initial` block (it runs once, at time zero), a wire at the module's end that holds the arm's path
+ * conditions that read only parameters (see `initialArm`).
+ */
+export type ArmPlan =
+  | { kind: 'arm'; file: string; start: number; end: number; always: AlwaysBody; module: string; label: string }
+  | {
+      kind: 'implicit_else';
+      file: string;
+      start: number;
+      end: number;
+      always: AlwaysBody;
+      module: string;
+      label: string;
+    }
+  | { kind: 'initial'; file: string; start: number; end: number; module: string; label: string; condition: string };
+
+export type ArmLookup = ArmPlan | { kind: 'none'; reason: string };
+
+export interface Arm {
+  start: number;
+  end: number;
+  label: string;
+  implicit?: boolean;
+  /** The if statement whose arm this is, and whether it is the arm of its condition false (an else). */
+  owner?: { site: BranchSite; negated: boolean };
+}
