@@ -26,7 +26,17 @@ export {
   type DutRequest,
   type DutSelection,
 } from './plan';
-export { chooseEngine, findModel, openModel, openModelExperts, type ModelProvider, type OpenedExperts } from './models';
+export {
+  chooseEngine,
+  decideEngine,
+  missingModelError,
+  type EngineDecision,
+  findModel,
+  openModel,
+  openModelExperts,
+  type ModelProvider,
+  type OpenedExperts,
+} from './models';
 export { GPU_CANDIDATES } from './llm/experts';
 export { ask, askMessages, type AskRequest } from './ask';
 export { measure, lcov, type MeasureRequest, type MeasureServices, type MeasureResult } from './measure';

@@ -12,7 +12,7 @@ import {
   type OpenBackendOptions,
   type OpenedExperts,
 } from '../llm';
-import type { EngineName } from '../protocol';
+import { ChorusError, type EngineName } from '../protocol';
 
 export interface ModelProvider {
   /** The model a run would use (a file, manifest id, `replay:` file or endpoint), or undefined when there is none. */
@@ -26,10 +26,36 @@ export interface ModelProvider {
   experts?(signal: AbortSignal): Promise<OpenedExperts>;
 }
 
-/** `auto` (or nothing asked): the model when one is configured or found, else the model-free search. */
+/** The engine a run uses, and whether it is missing the model it needs: decided here, for every adapter. */
+export interface EngineDecision {
+  engine: EngineName;
+  /** The model the provider has (configured, or a GGUF found in the model folders). */
+  model?: string;
+  /** The engine needs a model (llm, hybrid) and the provider has none: the run cannot start. */
+  missingModel: boolean;
+}
+
+/**
+ * The one decision of engine and model need. `auto` (or nothing asked): the model when one is configured or
+ * found, else the model-free search; an asked engine as asked, missing its model when it needs one and there is none.
+ */
+export function decideEngine(requested: EngineName | 'auto' | undefined, models: ModelProvider): EngineDecision {
+  const model = models.configured();
+  const engine = requested && requested !== 'auto' ? requested : model ? 'llm' : 'random';
+  return { engine, ...(model ? { model } : {}), missingModel: engine !== 'random' && !model };
+}
+
+/** The error of a run whose engine is missing its model (`EngineDecision.missingModel`), for every adapter. */
+export function missingModelError(engine: EngineName): ChorusError {
+  return new ChorusError(
+    'bad_input',
+    `The ${engine} engine needs a model, and none is configured or found in models/: pass --model <path|id|replay:file> or --endpoint <url> (in the editor: CHORUS: Select model…), or use the model-free engine (random).`,
+  );
+}
+
+/** The engine of `decideEngine`. */
 export function chooseEngine(requested: EngineName | 'auto' | undefined, models: ModelProvider): EngineName {
-  if (requested && requested !== 'auto') return requested;
-  return models.configured() ? 'llm' : 'random';
+  return decideEngine(requested, models).engine;
 }
 
 /** The model a setting or flag names, else a GGUF found in the model folders (none when an endpoint serves it). */

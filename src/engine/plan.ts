@@ -10,7 +10,7 @@ import { checkParameterValues, ChorusError, type DesignAnalysis, type EngineName
 import type { DesignFlags } from '../sim';
 import type { GenerateRequest } from './api';
 import { analyzeDesign } from './designAnalysis';
-import { chooseEngine, type ModelProvider } from './models';
+import { decideEngine, missingModelError, type ModelProvider } from './models';
 
 const HDL = /\.(sv|v)$/i;
 const TESTBENCH = /(^tb_|_tb\.|testbench|^chorus_)/i;
@@ -137,7 +137,7 @@ export interface RunPlan {
   dut: DutSelection;
 }
 
-/** The engine's one decision of a run: its DUT files and top (`selectDut`) and its engine (`chooseEngine`). */
+/** The engine's one decision of a run: its DUT files and top (`selectDut`) and its engine and model need (`decideEngine`). */
 export async function planRun(input: RunInput, models: ModelProvider): Promise<RunPlan> {
   const { files, document, engine, ...rest } = input;
   const dut = await selectDut({
@@ -146,5 +146,7 @@ export async function planRun(input: RunInput, models: ModelProvider): Promise<R
     top: input.top,
     design: { includeDirs: input.includeDirs, defines: input.defines, parameters: input.parameters },
   });
-  return { dut, request: { ...rest, rtlFiles: dut.files, top: dut.top.name, engine: chooseEngine(engine, models) } };
+  const decided = decideEngine(engine, models);
+  if (decided.missingModel) throw missingModelError(decided.engine);
+  return { dut, request: { ...rest, rtlFiles: dut.files, top: dut.top.name, engine: decided.engine } };
 }

@@ -73,6 +73,7 @@ export function activate(context: vscode.ExtensionContext): void {
     settings,
     state: context.workspaceState,
     selectModel: async () => vscode.commands.executeCommand('chorus.selectModel'),
+    modelAvailable: () => notifications.modelStatus?.modelAvailable,
   });
   const tests = new CoverageTests(async (dut, token, testRun) => {
     await launcher.generate({ dut, token, testRun });

@@ -53,6 +53,8 @@ export interface LauncherDeps {
   state: Pick<vscode.Memento, 'get' | 'update'>;
   /** Opens the model picker. */
   selectModel(): Promise<unknown>;
+  /** Whether a run has a model, as the server last said (`ModelStatusParams.modelAvailable`); undefined before. */
+  modelAvailable(): boolean | undefined;
 }
 
 const TOPS_KEY = 'chorus.lastTop';
@@ -135,7 +137,7 @@ export class RunLauncher implements vscode.Disposable {
   /** The settings to run with: an engine that needs a model gets one, or the user's leave to search without. */
   private async settingsWithModel(scope: vscode.Uri): Promise<ChorusSettings | undefined> {
     const settings = this.deps.settings(scope);
-    if (!needsModel(settings)) return settings;
+    if (!needsModel(settings, this.deps.modelAvailable())) return settings;
     const pick = await vscode.window.showWarningMessage(
       `The ${settings.engine} engine needs a model, and none is configured.`,
       SELECT_MODEL,
@@ -145,7 +147,7 @@ export class RunLauncher implements vscode.Disposable {
     if (pick !== SELECT_MODEL) return undefined;
     await this.deps.selectModel();
     const chosen = this.deps.settings(scope);
-    return needsModel(chosen) ? undefined : chosen;
+    return needsModel(chosen, this.deps.modelAvailable()) ? undefined : chosen;
   }
 
   /** The given top, or the only candidate, or the user's pick (the last pick offered first); remembered per DUT. */

@@ -33,10 +33,14 @@ export function runEngine(s: ChorusSettings, autoEngine: EngineName): EngineName
   return resolveEngine(s) ?? autoEngine;
 }
 
-/** True when an explicitly chosen engine cannot run without a model and none is configured. */
-export function needsModel(s: ChorusSettings): boolean {
+/**
+ * True when an explicitly chosen engine cannot run without a model and there is none. Whether there is one is the
+ * engine's decision, sent by the server (`ModelStatusParams.modelAvailable`, which counts a GGUF found in models/);
+ * only before the server's first status does the client fall back to the settings it can see.
+ */
+export function needsModel(s: ChorusSettings, modelAvailable?: boolean): boolean {
   const e = resolveEngine(s);
-  return e !== undefined && e !== 'random' && !hasModel(s);
+  return e !== undefined && e !== 'random' && !(modelAvailable ?? hasModel(s));
 }
 
 export interface RunTarget {

@@ -179,6 +179,11 @@ export const MAX_FILELIST_CANDIDATES = 100;
  */
 export interface ModelStatusParams extends ModelStatus {
   autoEngine: EngineName;
+  /**
+   * Whether a run has a model (configured, or a GGUF found in the model folders), as the engine decides it: an
+   * explicit `llm` or `hybrid` run without one cannot start, and the client asks for a model only then.
+   */
+  modelAvailable: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

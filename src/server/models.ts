@@ -5,7 +5,7 @@
 import type { Connection } from 'vscode-languageserver';
 import {
   BackendPool,
-  chooseEngine,
+  decideEngine,
   findModel,
   GPU_CANDIDATES,
   openModel,
@@ -46,6 +46,7 @@ export class ModelHost {
   private last: ModelStatus = { state: 'not_configured' };
   /** What `chooseEngine` picks for `auto` with the window's settings; updated by `settingsChanged`. */
   private autoEngine: EngineName = 'random';
+  private modelAvailable = false;
   private expertSet?: { key: string; opened: Promise<OpenedExperts> };
 
   constructor(
@@ -60,12 +61,19 @@ export class ModelHost {
 
   publish(status: ModelStatus): void {
     this.last = status;
-    sendNotification(this.connection, Notifications.modelStatus, { ...status, autoEngine: this.autoEngine });
+    sendNotification(this.connection, Notifications.modelStatus, {
+      ...status,
+      autoEngine: this.autoEngine,
+      modelAvailable: this.modelAvailable,
+    });
   }
 
   /** The window's `chorus.*` settings (re)read: the client learns the engine an `auto` run would now use. */
   settingsChanged(settings: ChorusSettings): void {
-    this.autoEngine = chooseEngine('auto', this.provider(settings));
+    const decided = decideEngine('auto', this.provider(settings));
+    this.autoEngine = decided.engine;
+    // An explicit model run would have its model: the engine's own answer, shown by the client.
+    this.modelAvailable = !decideEngine('llm', this.provider(settings)).missingModel;
     this.publish(this.last);
   }
 

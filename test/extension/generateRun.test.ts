@@ -69,7 +69,14 @@ beforeEach(() => {
   const notifications = new ServerNotifications();
   const server = fakeServer((p) => notifications.onLoopEvent(p));
   const runs = new RunRegistry();
-  const launcher = new RunLauncher({ server, runs, settings, state, selectModel: async () => undefined });
+  const launcher = new RunLauncher({
+    server,
+    runs,
+    settings,
+    state,
+    selectModel: async () => undefined,
+    modelAvailable: () => notifications.modelStatus?.modelAvailable,
+  });
   const tests = new CoverageTests(async (dut, token, testRun) => {
     await launcher.generate({ dut, token, testRun });
   });

@@ -23,6 +23,8 @@ interface Harness extends CounterWorkspace {
   ended: RunEnd[];
   /** What the model picker does when the launcher opens it. */
   onSelectModel: () => void;
+  /** What the server last said of the model (`modelAvailable`); undefined before its first status. */
+  modelAvailable: boolean | undefined;
 }
 
 let h: Harness;
@@ -38,12 +40,13 @@ beforeEach(() => {
     settings: () => readSettings(vscode.workspace.getConfiguration('chorus')),
     state: memento(),
     selectModel: async () => h.onSelectModel(),
+    modelAvailable: () => h.modelAvailable,
   });
   const started: RunStart[] = [];
   const ended: RunEnd[] = [];
   launcher.onDidStart((s) => started.push(s));
   launcher.onDidEnd((e) => void ended.push(e));
-  h = { ...ws, server, runs, launcher, started, ended, onSelectModel: () => {} };
+  h = { ...ws, server, runs, launcher, started, ended, onSelectModel: () => {}, modelAvailable: undefined };
 });
 
 afterEach(() => {
@@ -234,4 +237,17 @@ test('a test run token cancels the request; an earlier run can be retried on its
   await h.launcher.retry(h.ended[0].run.runId);
   assert.deepEqual([h.server.calls[1].uri, h.server.calls[1].top], [h.dut.toString(), 'counter_top']);
   assert.notEqual(h.server.calls[1].runId, h.server.calls[0].runId, 'a retry is a new run');
+});
+
+test('an explicit llm run with a model the server found (a GGUF in models/) starts: the engine decides, not the settings', async () => {
+  stub.config['chorus.engine'] = 'llm';
+  // No chorus.model in the settings, but the server's status says the engine has a model.
+  h.modelAvailable = true;
+  assert.ok(await h.launcher.generate(), 'the run was sent and completed');
+  assert.equal(h.server.calls.length, 1);
+  assert.equal(stub.messages.filter((m) => m.level === 'warning').length, 0, 'no "needs a model" warning');
+  // The server says there is none: the launcher asks.
+  h.modelAvailable = false;
+  assert.equal(await h.launcher.generate(), undefined);
+  assert.equal(stub.messages.at(-1)?.text, 'The llm engine needs a model, and none is configured.');
 });

@@ -58,14 +58,21 @@ after(async () => {
 test('no model configured or found: auto means the model-free search, said once the server is initialized', async () => {
   const first = await nextStatus();
   assert.equal(first.autoEngine, 'random');
+  assert.equal(first.modelAvailable, false, 'an explicit llm run would have no model');
   assert.equal(first.state, 'not_configured');
 });
 
 test('a GGUF dropped into the models folder makes auto mean llm; removing it, random again', async () => {
   copyFileSync(await makeTinyGguf(), join(dir, 'tiny.gguf'));
-  assert.equal((await changeSettings({})).autoEngine, 'llm');
+  const found = await changeSettings({});
+  assert.equal(found.autoEngine, 'llm');
+  // The client asks for a model only when the engine says there is none: a GGUF in models/ counts.
+  assert.equal(found.modelAvailable, true);
+  assert.equal((await changeSettings({ engine: 'llm' })).modelAvailable, true, 'an explicit llm run has its model');
   unlinkSync(join(dir, 'tiny.gguf'));
-  assert.equal((await changeSettings({})).autoEngine, 'random');
+  const gone = await changeSettings({});
+  assert.equal(gone.autoEngine, 'random');
+  assert.equal(gone.modelAvailable, false);
 });
 
 test('a chorus.model or chorus.endpoint setting makes auto mean llm', async () => {

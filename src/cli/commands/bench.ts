@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { checkBenchOutputs, writeFileAtomic } from '../../engine';
+import { checkBenchOutputs, decideEngine, missingModelError, writeFileAtomic } from '../../engine';
 import { ChorusError, type EngineName } from '../../protocol';
 import { readUserText } from '../../protocol/userFile';
 import { expertMarkdown, expertStats } from '../bench/experts';
@@ -62,8 +62,10 @@ async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Prom
   if (flags.out) await checkBenchOutputs(resolve(flags.out), Boolean(flags.force), [resolve(dataset)]);
   // One backend for every item and sample: a local model is loaded once, not per run.
   const models = cliModels(flags, ctx);
-  const backend = flags.engine !== 'random' ? await models.open(ctx.signal) : undefined;
-  const opened = flags.engine !== 'random' ? await models.experts?.(ctx.signal) : undefined;
+  const decided = decideEngine(flags.engine, models);
+  if (decided.missingModel) throw missingModelError(decided.engine);
+  const backend = decided.engine !== 'random' ? await models.open(ctx.signal) : undefined;
+  const opened = decided.engine !== 'random' ? await models.experts?.(ctx.signal) : undefined;
   for (const f of opened?.failures ?? [])
     ctx.logger.error(`Expert ${f.expert} could not be opened: ${f.message}. The other experts go on.`);
   const workDir = await mkdtemp(join(tmpdir(), 'chorus-bench-'));
