@@ -1,4 +1,4 @@
-// Candidates per round (issue 20) on a local model: wall time per round and prompt tokens evaluated per round for
+// Candidates per round on a local model: wall time per round and prompt tokens evaluated per round for
 // K = 1, 2, 4 candidates. On a CPU the K candidates take turns on one context sequence and share its KV cache, so
 // the round's prompt is evaluated once, not K times; the `K sequences` rows give each candidate its own sequence
 // (what a GPU does, generating side by side) for comparison, where each evaluates the prompt.

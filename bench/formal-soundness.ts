@@ -1,5 +1,5 @@
 /**
- * Soundness of formal closure in runs (issue 18): each verilog-eval-ecov item goes through a model-free run with
+ * Soundness of formal closure in runs: each verilog-eval-ecov item goes through a model-free run with
  * the formal stage on; every hole the run labels proven unreachable (k-induction or analysis) is then checked
  * against a long uniform-random simulation of the DUT (its own Verilator build): it must never be hit.
  *

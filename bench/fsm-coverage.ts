@@ -1,4 +1,4 @@
-// FSM coverage (issue 21) over every verilog-eval-ecov item with an FSM CHORUS's analysis finds: one random
+// FSM coverage over every verilog-eval-ecov item with an FSM CHORUS's analysis finds: one random
 // testbench per item (test/sim/fsmEcov.ts), measured on each Verilator given. Per Verilator: items, CHORUS's
 // fsm_state/fsm_arc points and hits, Verilator's native FSM points (5.048+), how many native points CHORUS also
 // has, and how many of those disagree on the count; line/branch totals and build+run time.

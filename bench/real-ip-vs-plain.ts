@@ -1,5 +1,5 @@
 /**
- * Real IP side by side (issue 17): the model-free engine and the plain random baseline (bench/real-ip-plain.ts)
+ * Real IP side by side: the model-free engine and the plain random baseline (bench/real-ip-plain.ts)
  * on every item of a real-IP items.jsonl (`{id, top, filelist, parameters}`, read as `chorus bench` reads it),
  * in the same wall-clock budget, with the same Verilator and design flags. Per item: line, branch and toggle
  * reached, and wall time, both sides; and whether the engine reached at least the baseline on all three.

@@ -89,7 +89,7 @@ step(
   testEnv,
 );
 
-// The Verilator version matrix (issue 21): the simulation layer's files and the engine files that drive the
+// The Verilator version matrix: the simulation layer's files and the engine files that drive the
 // harness on deep and FSM designs run once more on every other Verilator test/helpers/verilators.ts finds (5.050
 // from ../shared/tools when its tarball is there), selected by CHORUS_VERILATOR, the product's own default.
 // test/engine/random.test.ts (the examples and held-out designs: about 380 s of test time at load 20) stays on the

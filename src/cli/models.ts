@@ -22,7 +22,7 @@ export interface ModelFlags {
   threads?: number;
   /** Seconds an endpoint may take to start answering, and to stay silent mid-stream. */
   requestTimeout?: number;
-  /** `--expert` URIs: the experts a run's candidates are spread over (issue 20). */
+  /** `--expert` URIs: the experts a run's candidates are spread over. */
   expert?: string[];
   /** `--candidates`: candidate testbenches per round (a local GPU model gets as many sequences). */
   candidates?: number;

@@ -1,5 +1,5 @@
 /**
- * Experts for a run's candidates (issue 20), each named by a URI: `replay:<file.json>`, `lora:<adapter.gguf>` (an
+ * Experts for a run's candidates, each named by a URI: `replay:<file.json>`, `lora:<adapter.gguf>` (an
  * adapter on the configured base model, which is loaded once for all of them), `endpoint:<model>` (a model at the
  * configured endpoint), an `http(s)://…/v1#<model>` endpoint, or a local model (a .gguf path or manifest id).
  */

@@ -50,7 +50,7 @@ export interface RoundSummary {
   candidateRuns?: CandidateRun[];
 }
 
-/** One of a round's candidate testbenches: who wrote it and how it measured (issue 20). */
+/** One of a round's candidate testbenches: who wrote it and how it measured. */
 export interface CandidateRun {
   expert: string;
   /** `error`: the expert failed, or its testbench could not be measured. */

@@ -24,7 +24,7 @@ export interface ChorusSettings {
   threads: number;
   /** Longest model reply in tokens. */
   maxTokens: number;
-  /** Candidate testbenches per LLM round (issue 20); 0: the default (1; 4 on a local GPU; one per expert). */
+  /** Candidate testbenches per LLM round; 0: the default (1; 4 on a local GPU; one per expert). */
   candidates: number;
   /** Experts the candidates are spread over: `.gguf`, `lora:<adapter.gguf>`, `endpoint:<model>`, URLs, `replay:` files. */
   experts: string[];

@@ -35,7 +35,7 @@ export interface RoundModel {
   /** The feedback sent to the model for the next round. */
   feedback?: string;
   summary?: RoundSummary;
-  /** A round with several candidates: each one's expert and outcome, the kept one first (issue 20). */
+  /** A round with several candidates: each one's expert and outcome, the kept one first. */
   candidates?: CandidateRun[];
 }
 

@@ -1,5 +1,5 @@
 /**
- * Complementary experts (issue 20): two replay experts, each closing a design the other cannot. Alone each closes
+ * Complementary experts: two replay experts, each closing a design the other cannot. Alone each closes
  * one item; as an ensemble (one candidate each per round, the simulator keeps the best) they close both, and the
  * bench reports which expert won each item, the closes per expert and the oracle beside Pass@1.
  */

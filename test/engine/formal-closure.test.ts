@@ -1,5 +1,5 @@
 /**
- * Formal closure inside runs (issue 18): the model-free search hands the holes it stalls on to Yosys; proofs end
+ * Formal closure inside runs: the model-free search hands the holes it stalls on to Yosys; proofs end
  * the run closed with the points labelled, witnesses become stimulus that Verilator must hit in the emitted
  * testbench alone, and the model of a hybrid run is never handed a proven hole. Real Yosys, real Verilator.
  */

@@ -1,5 +1,5 @@
 /**
- * Several candidates per round from several experts (issue 20), with replay experts and real Verilator: the best
+ * Several candidates per round from several experts, with replay experts and real Verilator: the best
  * candidate is kept and named, the others are listed; a failing expert is reported and left out while the others
  * go on; a cancel stops every candidate.
  */

@@ -1,5 +1,5 @@
 /**
- * FSM state and arc holes as formal targets (issue 21): holes from a real Verilator run with CHORUS's FSM probe,
+ * FSM state and arc holes as formal targets: holes from a real Verilator run with CHORUS's FSM probe,
  * verdicts from Yosys, and a long random simulation that must never hit a point proven unreachable.
  */
 import { test } from 'node:test';

@@ -1,5 +1,5 @@
 // Hostile testbenches against the resource limits, through the built CLI with real Verilator and g++: the memory
-// bomb of issue 23 (a 2^28-entry array), a huge nested generate loop, deep recursion in a constant function and a
+// bomb (a 2^28-entry array), a huge nested generate loop, deep recursion in a constant function and a
 // million-element array of structs. Each ends within its wall-clock bound; every tool the run started ran under a
 // memory bound no larger than the configured limit; a step stopped at the limit is not retried; no process of the run
 // survives it and its temporary folders are gone. What ran, and under which limits, is read from the engine's own
@@ -135,7 +135,7 @@ function logOutcome(name: string, o: Outcome): void {
   );
 }
 
-test('the memory bomb of issue 23 stops at the memory limit, names the array, and is not retried', async () => {
+test('the memory bomb stops at the memory limit, names the array, and is not retried', async () => {
   const bomb =
     'module tb; logic [63:0] big [0:(1<<28)-1];\n  initial begin for (int i=0;i<(1<<28);i++) big[i]=i; $finish; end endmodule\n';
   const o = await coverageOf('membomb.sv', bomb, 180);

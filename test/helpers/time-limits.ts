@@ -3,7 +3,7 @@
  * measured for that step on this project's 2-core machine, and the load average it was measured at (the comment
  * beside the call says where): MARGIN times the measured time, times how much slower a busier machine is.
  * A CPU-bound step at load average L on 2 cores gets about 2/L of a core, so it runs max(1, L/2) times slower
- * than idle. CI runs at load 4–7 (issue 24): the limits are sized for TARGET_LOAD 7, and
+ * than idle. CI runs at load 4–7: the limits are sized for TARGET_LOAD 7, and
  * `CHORUS_TEST_LOAD=<load average>` sizes them for a busier machine.
  */
 export const MARGIN = 4;

@@ -27,7 +27,7 @@ const cacheDir = join(repoRoot, '.cache', 'test-vsix');
 /** The newest few stay; older ones (other builds of dist/) are removed so the cache stays bounded. */
 const KEEP = 3;
 // `node scripts/package.mjs --no-build` took 37 s here at load average 11 (warm page cache). In a fresh clone at
-// load 4–7 the same packaging, then inside a test, was once still running when killed after 600 s (issue 24; not
+// load 4–7 the same packaging, then inside a test, was once still running when killed after 600 s (not
 // reproduced here): it now runs once, before the suites, bounded at twice that.
 const PACKAGE_LIMIT_MS = Math.max(limitMs(37_000, 11), 2 * 600_000);
 

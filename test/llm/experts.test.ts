@@ -1,5 +1,5 @@
 /**
- * Experts on one base model (issue 20), on a real llama.cpp runtime: LoRA adapters written for the tiny test model
+ * Experts on one base model, on a real llama.cpp runtime: LoRA adapters written for the tiny test model
  * load over one shared base, and steer its replies differently; an adapter that does not fit the base is reported
  * by name while the others open. And a round's candidates on one local model: on one sequence they share the
  * prompt (evaluated once), on several they generate side by side.

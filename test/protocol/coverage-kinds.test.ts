@@ -1,4 +1,4 @@
-// The FSM and expression kinds (issue 21) in the coverage math, summaries, targets, holes, lcov and line view:
+// The FSM and expression kinds in the coverage math, summaries, targets, holes, lcov and line view:
 // a design without FSM points reads exactly as before; FSM points count where they exist.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

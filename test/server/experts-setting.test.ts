@@ -1,5 +1,5 @@
 /**
- * `chorus.experts` and `chorus.candidates` (issue 20) through the built language server over stdio: two replay
+ * `chorus.experts` and `chorus.candidates` through the built language server over stdio: two replay
  * experts each write one of a round's two candidates, the simulator keeps the better, and the round summaries and
  * the result name the experts; an expert that cannot be opened is reported and the others go on.
  */

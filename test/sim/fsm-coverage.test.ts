@@ -1,4 +1,4 @@
-// FSM state and arc coverage (issue 21) on the Verilator this run uses (scripts/test.mjs runs test/sim on each):
+// FSM state and arc coverage on the Verilator this run uses (scripts/test.mjs runs test/sim on each):
 // CHORUS's own points from the bound probe, their hits and holes, and, where Verilator has native FSM coverage
 // (5.048+), Verilator's points are a subset of CHORUS's with the same counts.
 import { test } from 'node:test';

@@ -1,7 +1,7 @@
 // verilog-eval-ecov items with an FSM (../shared/corpus), a sample: on the Verilator this run uses, CHORUS's
 // fsm_state/fsm_arc points are measured for every FSM its analysis finds, and where Verilator reports FSM
 // points natively (5.048+) they are a subset of CHORUS's with the same hit counts. bench/fsm-coverage.ts runs
-// every such item (docs/benchmarks.md, "FSM coverage (issue 21)").
+// every such item (docs/benchmarks.md, "FSM coverage").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';

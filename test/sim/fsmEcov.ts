@@ -1,5 +1,5 @@
 // The verilog-eval-ecov items with an FSM (../shared/corpus), and a plain random testbench for each: shared by
-// test/sim/fsm-ecov.test.ts and bench/fsm-coverage.ts (issue 21: CHORUS's FSM points against Verilator's own).
+// test/sim/fsm-ecov.test.ts and bench/fsm-coverage.ts (CHORUS's FSM points against Verilator's own).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyzeSources } from '../../src/hdl';

@@ -1,4 +1,4 @@
-// Verilator versions (issue 21): what the probe finds and where it is cached, VERILATOR_ROOT, the build flags, and
+// Verilator versions: what the probe finds and where it is cached, VERILATOR_ROOT, the build flags, and
 // the same line, branch and toggle points from every Verilator the suites have (system, and 5.050 when present).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

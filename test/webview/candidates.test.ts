@@ -1,5 +1,5 @@
 // A round with several candidates in the built chat panel (headless Chromium): its card lists them, the kept one
-// first with its expert, outcome and coverage, and any candidate's testbench can be opened (issue 20).
+// first with its expert, outcome and coverage, and any candidate's testbench can be opened.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

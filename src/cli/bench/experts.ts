@@ -1,5 +1,5 @@
 /**
- * Which expert won (issue 20): per sample, the expert whose testbench is the result, each round's kept expert, and
+ * Which expert won: per sample, the expert whose testbench is the result, each round's kept expert, and
  * the experts whose candidates met the targets; over the bench, wins and closes per expert and the oracle (items any
  * expert closes) beside the ensemble's Pass@1, so a user sees whether a set of experts is complementary.
  */

@@ -39,7 +39,7 @@ export interface BenchOptions {
   workDir: string;
   /** Keep the laid-out folders (default: removed after each sample). */
   keep?: boolean;
-  /** Candidate testbenches per LLM round (issue 20). */
+  /** Candidate testbenches per LLM round. */
   candidates?: number;
   /** Top parameter overrides for every item (`-G`), over an item's own. */
   parameters?: Record<string, string>;
@@ -84,7 +84,7 @@ export interface SampleResult {
   tokens: number;
   targets: TargetCheck[];
   error?: string;
-  /** Which expert's candidates were kept and which closed the item (several candidates per round: issue 20). */
+  /** Which expert's candidates were kept and which closed the item (several candidates per round). */
   experts?: SampleExperts;
 }
 
@@ -112,7 +112,7 @@ export interface ItemResult {
   error?: string;
   /** Overall coverage of every sample, in order. */
   overall_samples: number[];
-  /** Sample 1's expert record (issue 20). */
+  /** Sample 1's expert record. */
   experts?: SampleExperts;
   all: SampleResult[];
 }

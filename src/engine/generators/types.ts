@@ -36,7 +36,7 @@ export interface RunSettings {
   promptTemplates?: string;
   /** How often a reply with no code is asked again within its round. */
   parseRetries?: number;
-  /** Candidate testbenches per LLM round (issue 20); the loop's default when absent. */
+  /** Candidate testbenches per LLM round; the loop's default when absent. */
   candidates?: number;
   contextSize?: number;
   /** Whether the model-free search hands the holes it stalls on to the formal engine. */

@@ -1,5 +1,5 @@
 /**
- * The experts a run's candidates come from (issue 20): models, LoRA adapters on one base, endpoint models, replay
+ * The experts a run's candidates come from: models, LoRA adapters on one base, endpoint models, replay
  * files. Candidates are spread over them round-robin; an expert that fails is reported and left out, the others go on.
  */
 import { availableParallelism } from 'node:os';

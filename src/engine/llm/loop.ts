@@ -58,7 +58,7 @@ export interface LlmLoopOptions extends StopLimits {
   promptTemplates?: string;
   /** How often a reply with no code (or an empty one) is asked again within its round; default 1. */
   parseRetries?: number;
-  /** Candidate testbenches per round, spread over the experts (issue 20); default `defaultCandidates`. */
+  /** Candidate testbenches per round, spread over the experts; default `defaultCandidates`. */
   candidates?: number;
 }
 
