@@ -7,7 +7,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { readFilelist, type Filelist } from '../../src/hdl';
-import { ChorusError } from '../../src/protocol';
+import { ChorusError, designFileKind, parseDesignSettings } from '../../src/protocol';
 
 const FIX = resolve(__dirname, '../fixtures/projects');
 const DEPS = resolve(__dirname, '../fixtures/projects-bender-deps');
@@ -197,3 +197,19 @@ function scratchPackage(dir: string, name: string): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'Bender.yml'), `package:\n  name: ${name}\n`);
 }
+
+test('design files are told apart by name; chorus.projectTargets takes target names and -name', () => {
+  assert.deepEqual(
+    ['a/Bender.yml', 'x.core', 'w/.slang/server.json', 'server.json', 'verible.filelist', 'top.f', 'list.flist'].map(
+      designFileKind,
+    ),
+    ['bender', 'fusesoc', 'slang', 'filelist', 'verible', 'filelist', 'filelist'],
+  );
+  const cfg = (projectTargets: unknown) => ({
+    get: (k: string) => (k === 'projectTargets' ? projectTargets : undefined),
+  });
+  assert.deepEqual(parseDesignSettings(cfg(['fpga', '-rtl', 'xilinx.7'])).projectTargets, ['fpga', '-rtl', 'xilinx.7']);
+  assert.deepEqual(parseDesignSettings(cfg(undefined)).projectTargets, []);
+  for (const bad of ['fpga', ['a b'], [3], ['x:y']])
+    assert.throws(() => parseDesignSettings(cfg(bad)), /^ChorusError: chorus\.projectTargets: /);
+});
