@@ -12,6 +12,8 @@ import { collect } from './options';
 
 export interface DesignCliFlags {
   filelist: string[];
+  /** Bender targets / FuseSoC flags for project files (`--project-target`). */
+  projectTarget: string[];
   includeDir: string[];
   define: string[];
   param: string[];
@@ -73,8 +75,14 @@ export function parameterPairs(values: string[] | undefined): Record<string, str
 export function addDesignOptions(cmd: Command, withIncludeDir = true, withParameters = true): Command {
   cmd
     .option(
-      '--filelist <file.f>',
-      'EDA filelist of the design (-f/-F, +incdir+, +define+, -v/-y; repeatable); paths relative to the working folder',
+      '--filelist <file>',
+      "the design's filelist (.f: -f/-F, +incdir+, +define+, -v/-y; paths relative to the working folder) or project file (Bender.yml, a FuseSoC .core, .slang/server.json, verible.filelist); repeatable",
+      collect,
+      [],
+    )
+    .option(
+      '--project-target <name>',
+      'a Bender target to set (-name clears one; the defaults are verilator, simulation, rtl), also a FuseSoC flag (repeatable)',
       collect,
       [],
     )
@@ -98,7 +106,7 @@ export async function designInput(files: string[], flags: Partial<DesignCliFlags
     if (!list.includes(item)) list.push(item);
   };
   for (const list of flags.filelist ?? []) {
-    const fl = await readFilelist(list);
+    const fl = await readFilelist(list, { targets: flags.projectTarget });
     fl.files.forEach((f) => add(out.files, shown(f)));
     fl.libraryFiles.forEach((f) => add(libraries.files, f));
     fl.libraryDirs.forEach((d) => add(libraries.dirs, d));
@@ -113,6 +121,11 @@ export async function designInput(files: string[], flags: Partial<DesignCliFlags
     out.defines[eq < 0 ? d : d.slice(0, eq)] = eq < 0 ? undefined : d.slice(eq + 1);
   }
   out.parameters = parameterPairs(flags.param);
+  if (!out.files.length && flags.filelist?.length)
+    throw new ChorusError(
+      'bad_input',
+      `${flags.filelist.join(', ')} names no source file: check the list (a project file's groups follow --project-target).`,
+    );
   if (!out.files.length)
     throw new ChorusError('bad_input', 'No RTL files given: pass the DUT source files or --filelist <file.f>.');
   // Only the library files whose modules the sources use are compiled, as a simulator resolves -v/-y.

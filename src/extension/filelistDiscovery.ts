@@ -1,11 +1,14 @@
 /**
- * Filelist discovery: when the open design file is listed by a `.f` in its workspace folder and no
+ * Filelist discovery: when the open design file is listed by a `.f` or a project file (Bender.yml, a FuseSoC
+ * `.core`, `.slang/server.json`, `verible.filelist`; `DESIGN_FILE_GLOB`) in its workspace folder and no
  * `chorus.filelist` is set, CHORUS offers that list once ("Use rtl/top.f for this design?"). Accepted, it goes into
  * the workspace settings; declined, the list is remembered in the workspace state and not offered again.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
+  DESIGN_FILE_EXCLUDE,
+  DESIGN_FILE_GLOB,
   MAX_FILELIST_CANDIDATES,
   SETTINGS_SECTION,
   type FilelistsForParams,
@@ -18,8 +21,6 @@ export const USE_FILELIST = 'Use it';
 export const DECLINE_FILELIST = 'No';
 /** Workspace state: the filelists (URIs) the user declined. */
 export const DECLINED_KEY = 'chorus.declinedFilelists';
-/** Folders never searched: dependencies and version control. */
-const EXCLUDE = '{**/node_modules/**,**/.git/**}';
 
 export interface DiscoveryDeps {
   /** The server reads the candidates (nested lists and all) and says which list the document. */
@@ -70,8 +71,8 @@ export class FilelistDiscovery implements vscode.Disposable {
     if (config.get<string>('filelist')) return;
     const declined = new Set(this.deps.state.get<string[]>(DECLINED_KEY) ?? []);
     const found = await vscode.workspace.findFiles(
-      new vscode.RelativePattern(folder, '**/*.f'),
-      EXCLUDE,
+      new vscode.RelativePattern(folder, DESIGN_FILE_GLOB),
+      DESIGN_FILE_EXCLUDE,
       MAX_FILELIST_CANDIDATES,
     );
     // The shallowest lists first: a project's top list usually sits above the lists it nests.

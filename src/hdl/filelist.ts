@@ -32,6 +32,11 @@ export interface FilelistOptions {
   cwd?: string;
   /** Environment for `$VAR`/`${VAR}`; default process.env. */
   env?: Record<string, string | undefined>;
+  /**
+   * Project targets (`--project-target`, `chorus.projectTargets`): Bender targets added to the defaults (`-name`
+   * removes one, as `bender -t -name` does), also FuseSoC flags. A `.f` list ignores them.
+   */
+  targets?: readonly string[];
 }
 
 /** Deeper nesting than any real project uses; also bounds a list that names itself under another path. */
@@ -39,12 +44,14 @@ const MAX_DEPTH = 32;
 /** Filelists are text of paths; anything larger is not one. */
 const MAX_LIST_BYTES = 4 * 1024 * 1024;
 
-interface Where {
+/** A line of a design file: messages name it. */
+export interface Where {
   list: string;
   line: number;
 }
 
-function bad(where: Where, message: string): ChorusError {
+/** A problem on a line of a design file (`list.f:3: message` on the command line). */
+export function lineError(where: Where, message: string): ChorusError {
   // The location names the list and line (`list.f:3: message` on the command line).
   return new ChorusError('bad_input', `${message}.`, { file: where.list, line: where.line });
 }
@@ -64,7 +71,7 @@ function stripComment(line: string): string {
 }
 
 /** Words of a line; double quotes keep spaces in a path. */
-function words(line: string): string[] {
+export function words(line: string): string[] {
   const out: string[] = [];
   const re = /"([^"]*)"|(\S+)/g;
   for (let m = re.exec(line); m; m = re.exec(line)) out.push(m[1] ?? m[2]);
@@ -78,7 +85,7 @@ function expandEnv(text: string, env: Record<string, string | undefined>, where:
       const name = braced ?? bare ?? '';
       const value = env[name];
       if (value === undefined)
-        throw bad(where, `Environment variable ${name} is not set: set it or write the path out`);
+        throw lineError(where, `Environment variable ${name} is not set: set it or write the path out`);
       return value;
     },
   );
@@ -96,8 +103,9 @@ async function kindOf(path: string): Promise<'file' | 'dir' | 'other' | undefine
 
 const NOT_REGULAR = 'is a device, FIFO or socket, not a regular file: name the file itself';
 
-class Reader {
-  readonly result: Filelist = {
+/** A design with nothing in it yet. */
+export function emptyFilelist(): Filelist {
+  return {
     files: [],
     includeDirs: [],
     defines: {},
@@ -106,6 +114,34 @@ class Reader {
     libraryExtensions: [],
     lists: [],
   };
+}
+
+/**
+ * The text of a design file: the top one given (`from` undefined: the error names the file itself) or one a design
+ * file names on a line (the error names that line). `what` names the kind of file in messages.
+ */
+export async function readDesignText(path: string, what: string, from?: Where): Promise<string> {
+  const kind = await kindOf(path);
+  if (kind !== 'file') {
+    const why =
+      kind === 'dir' ? `is a folder, not a ${what}` : kind === 'other' ? NOT_REGULAR : 'does not exist: check the path';
+    if (!from)
+      throw new ChorusError('bad_input', kind === undefined ? `No such ${what}: check the path.` : `This ${why}.`, {
+        file: path,
+      });
+    throw lineError(from, `${what[0].toUpperCase()}${what.slice(1)} ${path} ${why}`);
+  }
+  try {
+    return (await readUserFile(path, { maxBytes: MAX_LIST_BYTES, what })).toString('utf8');
+  } catch (err) {
+    const message = `Cannot read ${what} ${path} (${(err as Error).message})`;
+    throw from ? lineError(from, message) : new ChorusError('bad_input', `${message}.`, { file: path }, { cause: err });
+  }
+}
+
+/** Reads `.f` lists into one design; the project readers (`src/hdl/project`) feed it their words and paths too. */
+export class FilelistReader {
+  readonly result: Filelist = emptyFilelist();
   private readonly stack: string[] = [];
 
   constructor(
@@ -116,30 +152,13 @@ class Reader {
   async read(list: string, base: string, from?: Where): Promise<void> {
     const where = from ?? { list, line: 0 };
     if (this.stack.includes(list))
-      throw bad(where, `Filelist ${list} includes itself (${[...this.stack, list].join(' -> ')}): remove the loop`);
+      throw lineError(
+        where,
+        `Filelist ${list} includes itself (${[...this.stack, list].join(' -> ')}): remove the loop`,
+      );
     if (this.stack.length >= MAX_DEPTH)
-      throw bad(where, `Filelists nest deeper than ${MAX_DEPTH} levels: flatten them`);
-    const kind = await kindOf(list);
-    if (kind !== 'file') {
-      const why =
-        kind === 'dir'
-          ? 'is a folder, not a filelist'
-          : kind === 'other'
-            ? NOT_REGULAR
-            : 'does not exist: check the path';
-      if (!from)
-        throw new ChorusError('bad_input', kind === undefined ? 'No such filelist: check the path.' : `This ${why}.`, {
-          file: list,
-        });
-      throw bad(from, `Filelist ${list} ${why}`);
-    }
-    let text: string;
-    try {
-      text = (await readUserFile(list, { maxBytes: MAX_LIST_BYTES, what: 'filelist' })).toString('utf8');
-    } catch (err) {
-      const message = `Cannot read filelist ${list} (${(err as Error).message})`;
-      throw from ? bad(from, message) : new ChorusError('bad_input', `${message}.`, { file: list }, { cause: err });
-    }
+      throw lineError(where, `Filelists nest deeper than ${MAX_DEPTH} levels: flatten them`);
+    const text = await readDesignText(list, 'filelist', from);
     if (!this.result.lists.includes(list)) this.result.lists.push(list);
     this.stack.push(list);
     try {
@@ -151,12 +170,13 @@ class Reader {
     }
   }
 
-  private async line(tokens: string[], where: Where, base: string): Promise<void> {
+  /** One line's words: `base` is the folder its relative paths resolve against. */
+  async line(tokens: string[], where: Where, base: string): Promise<void> {
     for (let i = 0; i < tokens.length; i++) {
       const token = expandEnv(tokens[i], this.env, where);
       const argument = (): string => {
         const next = tokens[++i];
-        if (next === undefined) throw bad(where, `${token} needs an argument on the same line`);
+        if (next === undefined) throw lineError(where, `${token} needs an argument on the same line`);
         return expandEnv(next, this.env, where);
       };
       if (token === '-f' || token === '-F') {
@@ -174,7 +194,8 @@ class Reader {
         for (const def of plusList(token, '+define+', where)) {
           const eq = def.indexOf('=');
           const name = eq < 0 ? def : def.slice(0, eq);
-          if (!/^[A-Za-z_][A-Za-z0-9_$]*$/.test(name)) throw bad(where, `'${name}' is not a macro name in ${token}`);
+          if (!/^[A-Za-z_][A-Za-z0-9_$]*$/.test(name))
+            throw lineError(where, `'${name}' is not a macro name in ${token}`);
           this.result.defines[name] = eq < 0 ? undefined : def.slice(eq + 1);
         }
       } else if (token.startsWith('+libext+')) {
@@ -187,7 +208,7 @@ class Reader {
         const eq = def.indexOf('=');
         this.result.defines[eq < 0 ? def : def.slice(0, eq)] = eq < 0 ? undefined : def.slice(eq + 1);
       } else if (token.startsWith('-') || token.startsWith('+')) {
-        throw bad(
+        throw lineError(
           where,
           `Unknown filelist option ${token}: CHORUS reads source paths, -f, -F, -v, -y, +incdir+, +define+ and +libext+`,
         );
@@ -197,35 +218,39 @@ class Reader {
     }
   }
 
-  private async existing(path: string, base: string, where: Where, want: 'file' | 'dir'): Promise<string> {
+  /** `path` (absolute, or relative to `base`) when it is a `want`; else an error on `where`. */
+  async existing(path: string, base: string, where: Where, want: 'file' | 'dir'): Promise<string> {
     const full = isAbsolute(path) ? path : resolve(base, path);
     const kind = await kindOf(full);
     if (kind === want) return full;
     if (kind === undefined)
-      throw bad(where, `${want === 'dir' ? 'Folder' : 'File'} ${full} does not exist: check the path`);
-    if (kind === 'other') throw bad(where, `${full} ${NOT_REGULAR}`);
-    throw bad(
+      throw lineError(where, `${want === 'dir' ? 'Folder' : 'File'} ${full} does not exist: check the path`);
+    if (kind === 'other') throw lineError(where, `${full} ${NOT_REGULAR}`);
+    throw lineError(
       where,
       `${full} is a ${kind === 'dir' ? 'folder' : 'file'}, expected a ${want === 'dir' ? 'folder' : 'file'}`,
     );
   }
 }
 
-function add(list: string[], item: string): void {
+export function add(list: string[], item: string): void {
   if (!list.includes(item)) list.push(item);
 }
 
 /** `+incdir+a+b` → [a, b]; an empty list is an error. */
 function plusList(token: string, prefix: string, where: Where): string[] {
   const items = token.slice(prefix.length).split('+').filter(Boolean);
-  if (!items.length) throw bad(where, `${prefix} names nothing`);
+  if (!items.length) throw lineError(where, `${prefix} names nothing`);
   return items;
 }
 
-/** Reads a filelist (and the lists it nests). `path` is relative to `cwd`, as a top-level `-f` is. */
-export async function readFilelist(path: string, opts: FilelistOptions = {}): Promise<Filelist> {
+/**
+ * Reads a `.f` filelist (and the lists it nests). `path` is absolute; the list's paths resolve against `cwd` (as a
+ * top-level `-f`). `readFilelist` (`src/hdl/project`) picks this reader or a project file's.
+ */
+export async function readDotFilelist(path: string, opts: FilelistOptions = {}): Promise<Filelist> {
   const cwd = resolve(opts.cwd ?? process.cwd());
-  const reader = new Reader(cwd, opts.env ?? process.env);
+  const reader = new FilelistReader(cwd, opts.env ?? process.env);
   await reader.read(resolve(cwd, path), cwd);
   return reader.result;
 }

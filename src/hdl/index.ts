@@ -12,7 +12,8 @@ export {
 export { evaluate, type ConstScope, type ConstValue } from './const-eval';
 export { parseNumber, type NumberLiteral } from './numbers';
 export { conjuncts, countersOf, identifiersOf, type CounterInfo, type CounterWrite } from './counters';
-export { readFilelist, type Filelist, type FilelistOptions } from './filelist';
+export { type Filelist, type FilelistOptions } from './filelist';
+export { readFilelist } from './project';
 export {
   indexModules,
   filesNeeded,

@@ -1,5 +1,6 @@
 /**
- * The design settings (`chorus.filelist`, `chorus.includeDirs`, `chorus.defines`, `chorus.topParameters`): how
+ * The design settings (`chorus.filelist`, `chorus.projectTargets`, `chorus.includeDirs`, `chorus.defines`,
+ * `chorus.topParameters`): how
  * the user's RTL is read, as a filelist and the CLI's `-I`, `-D`, `-G` say it; read and checked the same way by
  * the extension and the server. Paths are as written: relative ones are relative to the workspace folder.
  */
@@ -9,8 +10,10 @@ import type { ConfigurationLike } from './settings';
 
 /** See the file comment. */
 export interface DesignSettings {
-  /** A `.f` filelist; empty when none. */
+  /** A `.f` filelist or a project file (Bender.yml, a FuseSoC .core, .slang/server.json, verible.filelist); empty when none. */
   filelist: string;
+  /** Bender targets for a project file (`-name` clears a default), also FuseSoC flags. */
+  projectTargets: string[];
   includeDirs: string[];
   /** `undefined` defines the name alone. */
   defines: Record<string, string | undefined>;
@@ -19,7 +22,13 @@ export interface DesignSettings {
 }
 
 /** The defaults: no filelist, folders, macros or parameters. */
-export const NO_DESIGN_SETTINGS: DesignSettings = { filelist: '', includeDirs: [], defines: {}, topParameters: {} };
+export const NO_DESIGN_SETTINGS: DesignSettings = {
+  filelist: '',
+  projectTargets: [],
+  includeDirs: [],
+  defines: {},
+  topParameters: {},
+};
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_$]*$/;
 
@@ -81,12 +90,19 @@ function readParameters(v: unknown): Record<string, string> {
 export function parseDesignSettings(cfg: ConfigurationLike): DesignSettings {
   const filelist = cfg.get('filelist');
   if (filelist !== undefined && filelist !== null && typeof filelist !== 'string')
-    throw settingError('filelist', 'expected the path of a .f file');
+    throw settingError('filelist', 'expected the path of a .f file or a project file');
+  const targets = cfg.get('projectTargets') ?? [];
+  if (
+    !Array.isArray(targets) ||
+    targets.some((t) => typeof t !== 'string' || !/^-?[A-Za-z0-9._][A-Za-z0-9._-]*$/.test(t))
+  )
+    throw settingError('projectTargets', 'expected a list of target names (letters, digits, . _ -; -name clears one)');
   const dirs = cfg.get('includeDirs') ?? [];
   if (!Array.isArray(dirs) || dirs.some((d) => typeof d !== 'string' || !d.trim()))
     throw settingError('includeDirs', 'expected a list of folder paths');
   return {
     filelist: typeof filelist === 'string' ? filelist.trim() : '',
+    projectTargets: targets as string[],
     includeDirs: dirs.map((d: string) => d.trim()),
     defines: readDefines(cfg.get('defines')),
     topParameters: readParameters(cfg.get('topParameters')),

@@ -169,7 +169,7 @@ export interface WorkspaceTrustParams {
   trusted: boolean;
 }
 
-/** Most candidate filelists one `chorus/filelistsFor` reads: discovery searches a bounded number of `.f` files. */
+/** Most candidate filelists one `chorus/filelistsFor` reads: discovery searches a bounded number of `.f` and project files. */
 export const MAX_FILELIST_CANDIDATES = 100;
 
 /**

@@ -7,7 +7,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { libraryFilesNeeded, readFilelist, readSourceText, type Filelist } from '../engine';
-import { ChorusError, type DesignSettings } from '../protocol';
+import { ChorusError, designFileKind, type DesignSettings } from '../protocol';
 
 export interface ResolvedDesign {
   /** The filelist's sources (absolute, in its order) when it lists the document; else none (the document and its siblings). */
@@ -40,13 +40,18 @@ async function isFolder(path: string): Promise<boolean> {
  * Reads a filelist as a simulator started in the workspace folder reads it (`-f`); a list whose paths do not resolve
  * there is read as `-F` reads it, relative to its own folder. The first way's error is the one reported.
  */
-export async function readWorkspaceFilelist(list: string, folder: string | undefined): Promise<Filelist> {
+export async function readWorkspaceFilelist(
+  list: string,
+  folder: string | undefined,
+  targets: readonly string[] = [],
+): Promise<Filelist> {
   const own = dirname(list);
   try {
-    return await readFilelist(list, { cwd: folder ?? own });
+    return await readFilelist(list, { cwd: folder ?? own, targets });
   } catch (err) {
-    if (!folder || folder === own) throw err;
-    return readFilelist(list, { cwd: own }).catch(() => {
+    // A project file's paths are its own: the working folder changes nothing, so it is read once.
+    if (!folder || folder === own || designFileKind(list) !== 'filelist') throw err;
+    return readFilelist(list, { cwd: own, targets }).catch(() => {
       throw err;
     });
   }
@@ -58,7 +63,7 @@ function filelistError(err: unknown, list: string, setting: string): unknown {
   if (err.location?.file === list && err.location.line === undefined) {
     return new ChorusError(
       'bad_input',
-      `chorus.filelist names ${setting}, which is no filelist here (${err.message}): fix the path (relative to the workspace folder) in the workspace settings, or clear it.`,
+      `chorus.filelist names ${setting}, which is no filelist or project file here (${err.message}): fix the path (relative to the workspace folder) in the workspace settings, or clear it.`,
       { file: list },
       { cause: err },
     );
@@ -85,7 +90,7 @@ export async function resolveDesign(
   const out: ResolvedDesign = { includeDirs: [], defines: {}, parameters: { ...settings.topParameters } };
   if (settings.filelist) {
     const list = resolve(base, settings.filelist);
-    const fl = await readWorkspaceFilelist(list, folder).catch((err: unknown) => {
+    const fl = await readWorkspaceFilelist(list, folder, settings.projectTargets).catch((err: unknown) => {
       throw filelistError(err, list, settings.filelist);
     });
     out.filelist = list;

@@ -1,5 +1,5 @@
 /** Wires the LSP features and the `chorus/*` messages to the engine. */
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import {
   DiagnosticSeverity,
   DidChangeConfigurationNotification,
@@ -16,8 +16,10 @@ import {
   ChorusError,
   ClientNotifications,
   DEFAULT_SETTINGS,
+  designFileKind,
   initOptionsSchema,
   Notifications,
+  NO_DESIGN_SETTINGS,
   Requests,
   SETTINGS_SECTION,
   type ChorusErrorData,
@@ -74,7 +76,10 @@ export function createServer(
       logger.warn(`The design settings cannot be used (symbols and lenses read the text as written): ${message}`);
     }
     const at = err instanceof ChorusError ? err.location : undefined;
-    if (at?.line && /\.f$/i.test(at.file)) {
+    // A line of a design file: a `.f` list, a project file, or the Bender.lock a Bender.yml is read with.
+    const designFile =
+      at && (/\.f$/i.test(at.file) || designFileKind(at.file) !== 'filelist' || basename(at.file) === 'Bender.lock');
+    if (at?.line && designFile) {
       const uri = pathToUri(at.file);
       badLists.add(uri);
       const line = at.line - 1;
@@ -248,10 +253,13 @@ export function createServer(
       handle(Requests.filelistsFor, async (p) => {
         const file = uriToPath(p.uri);
         const lists: string[] = [];
+        const { projectTargets } = await readDesignSettings(connection, p.uri, configSupported).catch(
+          () => NO_DESIGN_SETTINGS,
+        );
         for (const list of p.lists) {
           const path = uriToPath(list);
-          // Read as a run would read it; a list that does not read is no candidate.
-          const fl = await readWorkspaceFilelist(path, folderOf(path, folders)).catch(() => undefined);
+          // Read as a run would read it (a project file with the targets set); a list that does not read is no candidate.
+          const fl = await readWorkspaceFilelist(path, folderOf(path, folders), projectTargets).catch(() => undefined);
           if (fl?.files.includes(file)) lists.push(list);
         }
         return { lists };

@@ -70,6 +70,18 @@ test('accepted: the shallowest list that names the file becomes chorus.filelist,
   d.dispose();
 });
 
+test('project files are searched with .f lists; Bender and FuseSoC checkouts are not', async () => {
+  const { d } = discovery();
+  await d.check(top);
+  const { include, exclude } = stub.findFilesCalls[0];
+  const pattern = String((include as { pattern?: unknown }).pattern ?? include);
+  for (const kind of ['*.f', 'Bender.yml', '*.core', '.slang/server.json', 'verible.filelist'])
+    assert.ok(pattern.includes(kind), `${kind} in ${pattern}`);
+  assert.match(String(exclude), /\.bender/);
+  assert.match(String(exclude), /fusesoc_libraries/);
+  d.dispose();
+});
+
 test('declined: remembered in the workspace state, never offered again, also in a later session', async () => {
   stub.answer = () => DECLINE_FILELIST;
   const first = discovery();

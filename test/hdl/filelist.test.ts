@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { readFilelist } from '../../src/hdl/filelist';
+import { readFilelist } from '../../src/hdl';
 import { ChorusError } from '../../src/protocol';
 
 const FIX = resolve(__dirname, '../fixtures/filelist');

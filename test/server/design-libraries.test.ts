@@ -10,7 +10,7 @@ const fixture = resolve(repoRoot, 'test/fixtures/libraries');
 test('a filelist with -v and -y: the sources, then the library files their modules need', async () => {
   const document = resolve(fixture, 'src/lib_top.sv');
   const design = await resolveDesign(
-    { filelist: 'libs.f', includeDirs: [], defines: {}, topParameters: {} },
+    { filelist: 'libs.f', projectTargets: [], includeDirs: [], defines: {}, topParameters: {} },
     document,
     fixture,
   );
