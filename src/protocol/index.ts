@@ -13,3 +13,4 @@ export * from './settings';
 export * from './designSettings';
 export * from './parameterValue';
 export * from './byteSize';
+export * from './serve';
