@@ -8,6 +8,7 @@ import { registerInspect } from './inspect';
 import { registerModel } from './model';
 import { registerPrompt } from './prompt';
 import { registerProve } from './prove';
+import { registerServe } from './serve';
 
 /** A subcommand adds itself to the program; its action gets the shared context. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
@@ -22,4 +23,5 @@ export const commands: RegisterCommand[] = [
   registerInspect,
   registerCache,
   registerProve,
+  registerServe,
 ];
