@@ -13,7 +13,9 @@ const layers = {
   formal: ['hdl', 'protocol'],
   engine: ['hdl', 'sim', 'llm', 'formal', 'protocol'],
   server: ['engine', 'protocol'],
-  cli: ['engine', 'protocol'],
+  // The reward server is an adapter like the language server; `chorus serve` starts it from the CLI.
+  serve: ['engine', 'protocol'],
+  cli: ['serve', 'engine', 'protocol'],
   extension: ['protocol'],
   webview: ['protocol'],
 };

@@ -18,6 +18,7 @@ const order = [
   'hardening',
   'bench',
   'server',
+  'serve',
   'extension',
   'webview',
   'e2e',

@@ -41,6 +41,10 @@ export { GPU_CANDIDATES } from './llm/experts';
 export { ask, askMessages, type AskRequest } from './ask';
 export { measure, lcov, type MeasureRequest, type MeasureServices, type MeasureResult } from './measure';
 export { designNames } from './names';
+// The reward server (`chorus serve`): the sandbox rules on an untrusted design, the reward and the next round's feedback.
+export { checkDesign, type DesignCheckOptions } from './designCheck';
+export { rewardOf, coveredFraction, nextRoundFeedback, type Reward } from './reward';
+export { detectVerilator } from '../sim';
 // The build cache (`chorus cache`) and the resource limits' units.
 export * from './cache';
 // Model management for adapters (`chorus model`, the server's model list and its warm backend pool).

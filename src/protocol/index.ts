@@ -14,3 +14,4 @@ export * from './designSettings';
 export * from './parameterValue';
 export * from './byteSize';
 export * from './projectFiles';
+export * from './serve';

@@ -44,6 +44,6 @@ export { parseVerilatorOutput, parseRuntimeOutput } from './verilator/diagnostic
 export { lintDesign, designFlagArgs, type DesignFlags, type LintInput, type LintOptions } from './verilator/lintDesign';
 export { splitDesignWarnings } from './verilator/designWarnings';
 export { preprocessDesignFile, alignPreprocessed } from './verilator/preprocessDesign';
-export { jailWarning } from './sandbox';
+export { jailWarning, preprocessTestbench, violationDiagnostics, bwrapAvailable } from './sandbox';
 export { killAllGroups } from './process/processGroup';
 export { machineFault } from './verilator/infrastructure';

@@ -153,6 +153,8 @@ export type MeasureResult = CoverageReport & {
   points: CoveragePoint[];
   /** The simulator's output (capped), when it ran. */
   simOutput?: string;
+  /** The simulator came from the build cache (a warm build): what a server counts as a cache hit. */
+  cacheHit?: boolean;
   /** Verilator's own FSM points (5.048+), as read, before merging with CHORUS's: for checks that the two agree. */
   nativeFsm?: CoveragePoint[];
 };

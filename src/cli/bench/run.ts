@@ -375,28 +375,43 @@ export async function runBench(
   await trimCache({ cacheDir: services.cacheDir, cacheMaxBytes: services.cacheMaxBytes }).catch((err: unknown) =>
     services.logger.debug(`Cache trim skipped: ${err instanceof Error ? err.message : String(err)}`),
   );
-  const finished = results.filter(Boolean);
+  return benchReport(results.filter(Boolean), metricMapping(lines), opts.engine, opts.samples, Date.now() - started);
+}
+
+/** Metric names seen in the dataset and what they were evaluated as. */
+export function metricMapping(lines: ParsedLine[]): Record<string, string> {
   const mapping: Record<string, string> = {};
   for (const l of lines)
     if (l.ok)
       for (const t of l.item.targets) mapping[t.metric] = mapMetric(t.metric) ?? 'unmapped (counted as not met)';
+  return mapping;
+}
+
+/** The report's figures over finished items, in dataset order: one run's, or the merged shards' (`bench merge`). */
+export function benchReport(
+  finished: ItemResult[],
+  mapping: Record<string, string>,
+  engine: EngineName,
+  samplesPerItem: number,
+  totalMs: number,
+): BenchReport {
   // Over attempted samples: items rejected by the schema never ran.
   const samples = finished.flatMap((r) => r.all);
   const tokens = finished.reduce((a, r) => a + r.all.reduce((b, s) => b + s.tokens, 0), 0);
   const genMs = finished.reduce((a, r) => a + r.all.reduce((b, s) => b + s.ms.generate, 0), 0);
   return {
     items: finished.length,
-    engine: opts.engine,
-    samples: opts.samples,
-    k: opts.samples,
+    engine,
+    samples: samplesPerItem,
+    k: samplesPerItem,
     pass_at_1: round4(mean(finished.map((r) => (r.samples ? r.passes / r.samples : 0)))),
-    pass_at_k: round4(mean(finished.map((r) => passAtK(r.samples || opts.samples, r.passes, opts.samples)))),
+    pass_at_k: round4(mean(finished.map((r) => passAtK(r.samples || samplesPerItem, r.passes, samplesPerItem)))),
     closed_at_1: round4(mean(finished.map((r) => (r.all.length ? mean(r.all.map((s) => (s.closed ? 1 : 0))) : 0)))),
     formal: sumFormal(samples.flatMap((s) => (s.formal ? [s.formal] : []))),
     cov_at_1: round4(mean(finished.map((r) => (r.all.length ? mean(r.all.map((s) => s.overall)) : 0)))),
     compile_rate: round4(samples.length ? samples.filter((s) => s.compiled).length / samples.length : 0),
     mapping,
-    total_ms: Date.now() - started,
+    total_ms: totalMs,
     tokens,
     tokens_per_second: tokens && genMs ? Math.round((tokens / genMs) * 1000 * 10) / 10 : null,
     results: finished,

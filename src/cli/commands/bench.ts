@@ -9,7 +9,8 @@ import { ChorusError, type EngineName } from '../../protocol';
 import { readUserText } from '../../protocol/userFile';
 import { expertMarkdown, expertStats } from '../bench/experts';
 import { benchMarkdown, benchSvg } from '../bench/report';
-import { runBench } from '../bench/run';
+import { metricMapping, runBench, type BenchReport } from '../bench/run';
+import { mergeShards, parseShard, shardLines, SHARD_FILE, type Shard, type ShardRecord } from '../bench/shard';
 import { parseItems } from '../bench/schema';
 import type { CliContext } from '../context';
 import { parameterArg, parameterPairs } from '../design';
@@ -40,6 +41,7 @@ interface BenchFlags {
   expert?: string[];
   /** False with --no-formal. */
   formal?: boolean;
+  shard?: Shard;
 }
 
 async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Promise<void> {
@@ -55,9 +57,12 @@ async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Prom
     );
   }
   // A real-IP item names its filelist relative to the dataset's folder.
-  let lines = parseItems(text, dirname(resolve(dataset)));
-  if (flags.limit) lines = lines.slice(0, flags.limit);
-  if (!lines.length) throw new ChorusError('bad_input', `${dataset} holds no items.`, { file: dataset });
+  let all = parseItems(text, dirname(resolve(dataset)));
+  if (flags.limit) all = all.slice(0, flags.limit);
+  if (!all.length) throw new ChorusError('bad_input', `${dataset} holds no items.`, { file: dataset });
+  if (flags.shard && !flags.out)
+    throw new ChorusError('bad_input', "--shard needs --out: `chorus bench merge` reads each shard's folder.");
+  const { lines, positions } = flags.shard ? shardLines(all, flags.shard) : { lines: all, positions: [] };
   // Refused before the items run, not after hours of them (checked again on write).
   if (flags.out) await checkBenchOutputs(resolve(flags.out), Boolean(flags.force), [resolve(dataset)]);
   // One backend for every item and sample: a local model is loaded once, not per run.
@@ -83,7 +88,7 @@ async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Prom
   let passed = 0;
   bar?.start(lines.length, 0, { passed: 0, id: '' });
   try {
-    const report = await runBench(
+    const ran = await runBench(
       lines,
       {
         engine: flags.engine,
@@ -125,30 +130,23 @@ async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Prom
       },
     );
     bar?.stop();
-    const experts = expertStats(report.results);
-    const slim = {
-      ...report,
-      ...(experts ? { experts } : {}),
-      results: report.results.map(({ all: _all, ...r }) => r),
-    };
-    if (flags.out) {
-      const out = resolve(flags.out);
-      await mkdir(out, { recursive: true });
-      await checkBenchOutputs(out, Boolean(flags.force), [resolve(dataset)]);
-      await writeFileAtomic(join(out, 'results.json'), JSON.stringify(slim, null, 2) + '\n');
-      await writeFileAtomic(
-        join(out, 'summary.md'),
-        benchMarkdown(report, `chorus bench: ${dataset}`) + (experts ? `\n${expertMarkdown(experts)}` : ''),
-      );
-      await writeFileAtomic(join(out, 'chart.svg'), benchSvg(report));
+    // A shard's figures are of its items; the metric names are the whole dataset's, as a single run lists them.
+    const report: BenchReport = { ...ran, mapping: metricMapping(all) };
+    if (flags.shard && flags.out) {
+      const record: ShardRecord = {
+        shard: flags.shard,
+        total: all.length,
+        positions,
+        engine: report.engine,
+        samples: report.samples,
+        mapping: report.mapping,
+        total_ms: report.total_ms,
+        results: report.results,
+      };
+      await mkdir(resolve(flags.out), { recursive: true });
+      await writeFileAtomic(join(resolve(flags.out), SHARD_FILE), JSON.stringify(record) + '\n');
     }
-    if (flags.json) ctx.out(JSON.stringify(slim, null, 2));
-    else {
-      ctx.out(benchMarkdown(report, `chorus bench: ${dataset}`).split('\n![')[0]);
-      if (experts) ctx.out(expertMarkdown(experts));
-      if (flags.out) ctx.out(`Results written to ${resolve(flags.out)}`);
-    }
-    process.exitCode = 0;
+    await publish(report, `chorus bench: ${dataset}`, flags, ctx, [resolve(dataset)]);
   } finally {
     bar?.stop();
     await models.dispose();
@@ -156,9 +154,43 @@ async function action(dataset: string, flags: BenchFlags, ctx: CliContext): Prom
   }
 }
 
+/** The report to --out (results.json, summary.md, chart.svg) and stdout: one run's or the merged shards'. */
+async function publish(
+  report: BenchReport,
+  title: string,
+  flags: { out?: string; force?: boolean; json?: boolean },
+  ctx: CliContext,
+  inputs: string[],
+): Promise<void> {
+  const experts = expertStats(report.results);
+  const slim = {
+    ...report,
+    ...(experts ? { experts } : {}),
+    results: report.results.map(({ all: _all, ...r }) => r),
+  };
+  if (flags.out) {
+    const out = resolve(flags.out);
+    await mkdir(out, { recursive: true });
+    await checkBenchOutputs(out, Boolean(flags.force), inputs);
+    await writeFileAtomic(join(out, 'results.json'), JSON.stringify(slim, null, 2) + '\n');
+    await writeFileAtomic(
+      join(out, 'summary.md'),
+      benchMarkdown(report, title) + (experts ? `\n${expertMarkdown(experts)}` : ''),
+    );
+    await writeFileAtomic(join(out, 'chart.svg'), benchSvg(report));
+  }
+  if (flags.json) ctx.out(JSON.stringify(slim, null, 2));
+  else {
+    ctx.out(benchMarkdown(report, title).split('\n![')[0]);
+    if (experts) ctx.out(expertMarkdown(experts));
+    if (flags.out) ctx.out(`Results written to ${resolve(flags.out)}`);
+  }
+  process.exitCode = 0;
+}
+
 export const registerBench: RegisterCommand = (program: Command, ctx: CliContext) => {
-  program
-    .command('bench')
+  const bench = program.command('bench');
+  bench
     .description('Run an ECov-schema JSONL dataset through an engine: Pass@1, Pass@k, Cov@1, compile rate and times.')
     .argument('<items.jsonl>', 'benchmark items, one JSON object per line (CVDP-ECov schema)')
     .option(
@@ -199,6 +231,11 @@ export const registerBench: RegisterCommand = (program: Command, ctx: CliContext
       parameterArg,
       [],
     )
+    .option(
+      '--shard <i/n>',
+      'run only items p with p mod n = i - 1 (needs --out; join the shards with `bench merge`)',
+      parseShard,
+    )
     .option('--out <dir>', 'write results.json, summary.md and chart.svg here')
     .option(
       '--force',
@@ -212,4 +249,18 @@ export const registerBench: RegisterCommand = (program: Command, ctx: CliContext
     )
     .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'))
     .action((dataset: string, flags: BenchFlags) => action(dataset, flags, ctx));
+  bench
+    .command('merge')
+    .description('Merge the --out folders of `chorus bench --shard i/n` runs into the report of one run.')
+    .argument('<dirs...>', "every shard's --out folder")
+    .option('--out <dir>', 'write results.json, summary.md and chart.svg here')
+    .option('--force', 'replace those files in --out even when chorus bench did not write them')
+    .option('--json', 'print only the JSON result')
+    .action(async (dirs: string[], _own: unknown, command: Command) => {
+      // `bench`'s own --out, --force and --json are read before the subcommand: the merged view of both.
+      const flags = command.optsWithGlobals<{ out?: string; force?: boolean; json?: boolean }>();
+      const report = await mergeShards(dirs.map((d) => resolve(d)));
+      if (flags.out) await checkBenchOutputs(resolve(flags.out), Boolean(flags.force), []);
+      await publish(report, `chorus bench merge: ${dirs.join(' ')}`, flags, ctx, []);
+    });
 };

@@ -6,6 +6,7 @@ import { registerInspect } from './inspect';
 import { registerModel } from './model';
 import { registerPrompt } from './prompt';
 import { registerProve } from './prove';
+import { registerServe } from './serve';
 
 import type { RegisterCommand } from './register';
 
@@ -21,4 +22,5 @@ export const commands: RegisterCommand[] = [
   registerInspect,
   registerCache,
   registerProve,
+  registerServe,
 ];

@@ -28,6 +28,7 @@ export async function measureCoverage(input: MeasureInput, opts: SimOptions): Pr
     ms: { build: build.ms, sim },
     notes: [...notes],
     points: [],
+    cacheHit: build.cacheHit,
   });
   if (build.status !== 'ok' || !build.binary) {
     return failed(build.timedOut ? 'timeout' : build.status, build.diagnostics);
@@ -104,6 +105,7 @@ export async function measureCoverage(input: MeasureInput, opts: SimOptions): Pr
       notes,
       points,
       simOutput: run.output,
+      cacheHit: build.cacheHit,
       ...(read.native.length
         ? { nativeFsm: read.native.filter((n) => points.some((q) => q.hierarchy === n.hierarchy)) }
         : {}),
