@@ -4,7 +4,7 @@ import { DEFAULT_PORT, startServe } from '../../serve';
 import type { CliContext } from '../context';
 import { nonNegativeInt, positiveInt, positiveNumber } from '../options';
 import { byteSize } from './cache';
-import type { RegisterCommand } from './index';
+import type { RegisterCommand } from './register';
 
 interface ServeFlags {
   host: string;
