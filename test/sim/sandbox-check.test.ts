@@ -442,3 +442,21 @@ test("the design's files are preprocessed before the testbench: a DUT define can
     assert.deepEqual(await checkTestbench(tbPath, { verilatorPath, workspaceRoot: dir }), [], folder);
   }
 });
+
+test('a design reached through a symbolic link to its folder is checked in the jail at the path it is named by', async () => {
+  const real = join(ws, 'linked-real');
+  mkdirSync(real, { recursive: true });
+  writeFileSync(join(real, 'dut.sv'), '`define WIDTH 8\nmodule dut; endmodule\n');
+  writeFileSync(join(real, 'tb.sv'), 'module tb; dut uut(); `ifdef WIDTH initial $system("id"); `endif endmodule\n');
+  const link = join(ws, 'linked');
+  symlinkSync(real, link);
+  const got = await checkTestbench(join(link, 'tb.sv'), {
+    verilatorPath,
+    workspaceRoot: link,
+    designFiles: [join(link, 'dut.sv')],
+  });
+  assert.deepEqual(
+    got.map((v) => [v.rule, v.line]),
+    [['system-task', 1]],
+  );
+});

@@ -150,7 +150,8 @@ export async function preprocessTestbench(
     const spec = jailCommand(verilator, args, {
       workDir: tmp,
       chdir: cwd,
-      readOnly: [...allowedRoots, cwd, ...toolRoots(verilator)],
+      // The roots at their real paths, and the design's folders as named on the command line (a linked folder).
+      readOnly: [...allowedRoots, ...designFiles.map((f) => dirname(f)), ...includeDirs, cwd, ...toolRoots(verilator)],
       useBwrap: opts.useJail ?? bwrapAvailable(),
       limits: { cpuSeconds: limits.cpuSeconds, memoryBytes: limits.memoryBytes },
     });

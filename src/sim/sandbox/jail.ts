@@ -98,14 +98,17 @@ function bwrapArgs(workDir: string, opts: JailOptions): string[] {
     if (opts.view === 'runtime' || existsSync(abs)) args.push('--tmpfs', abs);
   }
   // Later mounts sit on top of the hidden folders, so these reappear inside them.
-  for (const p of opts.readOnly ?? []) {
-    const abs = absolute(p);
-    if (existsSync(abs)) args.push('--ro-bind', abs, abs);
-  }
-  for (const p of opts.writable ?? []) {
-    const abs = absolute(p);
-    if (existsSync(abs)) args.push('--bind', abs, abs);
-  }
+  // Each path at its real location and, when a symbolic link leads to it, at the path as given too: a design
+  // reached through a linked folder is named by that path on the tool's command line.
+  const bind = (flag: string, p: string): void => {
+    const real = absolute(p);
+    if (!existsSync(real)) return;
+    args.push(flag, real, real);
+    const given = resolve(p);
+    if (given !== real) args.push(flag, real, given);
+  };
+  for (const p of opts.readOnly ?? []) bind('--ro-bind', p);
+  for (const p of opts.writable ?? []) bind('--bind', p);
   args.push('--bind', workDir, workDir, '--chdir', opts.chdir ? absolute(opts.chdir) : workDir);
   args.push('--unshare-all');
   if (opts.network) args.push('--share-net');
