@@ -65,6 +65,23 @@ export interface CandidateRun {
 }
 
 /** A run's result as it goes on the wire (the engine keeps its measured points to itself: `EngineResult`). */
+/**
+ * Why a run stopped, one word set for every engine: `targets met`; `all reachable points covered` (what is left is
+ * proven unreachable); `stalled` (no gain for the stop rule's rounds or time); `rounds` / `runs` (every round or
+ * candidate run it was given); `budget` (wall clock or tokens); `cancelled`; `error` (the backend or a tool failed
+ * after a testbench was measured); `context` (the next prompt does not fit the model's context).
+ */
+export type StopReason =
+  | 'targets met'
+  | 'all reachable points covered'
+  | 'stalled'
+  | 'rounds'
+  | 'runs'
+  | 'budget'
+  | 'cancelled'
+  | 'error'
+  | 'context';
+
 export interface GenerateResult {
   top: string;
   engine: EngineName;
@@ -77,8 +94,8 @@ export interface GenerateResult {
   testbench: string;
   /** Where it was written, when it was. */
   testbenchPath?: string;
-  /** Why the loop stopped: `targets met`, `stalled`, `rounds`, `budget`, `cancelled`, `error`, `context`. */
-  stopReason: string;
+  /** Why the run stopped. */
+  stopReason: StopReason;
   /** What went wrong when the run stopped early (`error`, `context`): the backend's message, what did not fit. */
   stopDetail?: string;
   diagnostics: Diagnostic[];

@@ -144,7 +144,7 @@ test('loop events update the gutter live; the response is published, written and
       round: { index: 1, status: 'ok', coverage: cov(8, 6), ms: { generate: 5, build: 900, sim: 30 } },
     });
     // The server's final event says what the response says; only the response counts.
-    emit({ type: 'final', result: { ...finalResult(p, []), stopReason: 'from the notification' } });
+    emit({ type: 'final', result: { ...finalResult(p, []), stopReason: 'stalled' } });
     return finalResult(p, round2Lines(h.dut.fsPath));
   };
   const result = await h.launcher.generate();

@@ -1,12 +1,15 @@
 /** When the loop stops: before a round (cancelled, out of time) and after one (targets met, stalled, out of tokens). */
-import { meetsTargets, type Targets } from '../../protocol';
+import { meetsTargets, type StopReason as WireStopReason, type Targets } from '../../protocol';
 import type { Attempt } from './attempt';
 
 /**
  * `rounds` means the loop ran every round it was given; `error` that the backend (or a tool) failed after a
  * testbench was measured, and `context` that the next prompt could not fit the model's context: both keep the best.
  */
-export type StopReason = 'rounds' | 'targets met' | 'cancelled' | 'budget' | 'stalled' | 'error' | 'context';
+export type StopReason = Extract<
+  WireStopReason,
+  'rounds' | 'targets met' | 'cancelled' | 'budget' | 'stalled' | 'error' | 'context'
+>;
 
 export interface StopLimits {
   /** Stop after this many rounds in a row without a coverage gain. */

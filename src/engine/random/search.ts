@@ -24,6 +24,7 @@ import {
   type GenerateResult,
   type LoopEvent,
   type RoundSummary,
+  type StopReason,
 } from '../../protocol';
 import type { EngineServices } from '../api';
 import type { Emit } from '../channel';
@@ -200,7 +201,7 @@ export async function runRandomSearch(
   let simMs = 0;
   let roundSim = 0;
   let roundRuns = 0;
-  let stopReason = 'budget';
+  let stopReason: StopReason = 'budget';
   const phaseMs = { plain: 0, deep: 0, search: 0, formal: 0, shrink: 0, final: 0 };
   // Line/branch/FSM targets stop early once only points proven unreachable (by analysis or by the formal stage) are left.
   const unreachable = new Set(unreachableDefaults(ctx.analysis).map((u) => `${u.file}:${u.line}`));
@@ -400,7 +401,7 @@ export async function runRandomSearch(
           break;
         }
       }
-      let stop: string | undefined;
+      let stop: StopReason | undefined;
       if (Date.now() - started > opts.budgetMs) stop = 'budget';
       else if (runs >= opts.maxRuns) stop = 'runs';
       // A stall is judged against how long the search took to find its last new point: a design whose points all
