@@ -2,7 +2,16 @@
  * Coverage data → what one line of a DUT editor shows: its state and the hover text explaining its holes.
  * Pure (no `vscode`), so the gutter, the hover and the tests share one reading of the data.
  */
-import { armHole, formalText, isProven, proofText, type CoverageKind, type Hole, type LineCoverage } from '../protocol';
+import {
+  armHole,
+  formalText,
+  isProven,
+  pointLines,
+  proofText,
+  type CoverageKind,
+  type Hole,
+  type LineCoverage,
+} from '../protocol';
 
 /** `proven`: nothing on the line is missing but points proven unreachable (dead code, not a hole). */
 export type LineState = 'covered' | 'uncovered' | 'partial' | 'proven';
@@ -162,16 +171,9 @@ function ran(lc: LineCoverage): boolean {
   return lc.hits > 0 || lc.branches.some((b) => b.count > 0);
 }
 
-/** A point's lines: its own and its span's (`17-20`, `25,27`), read as `pointLines` in src/sim/coverage/coverageFile.ts does. */
+/** A hole's lines: its own and its span's (`pointLines`, the one reading of a span). */
 export function holeLines(h: Pick<Hole, 'line' | 'span'>): number[] {
-  const lines = new Set<number>([h.line]);
-  for (const part of (h.span ?? '').split(',')) {
-    const m = /^\s*(\d{1,9})(?:\s*-\s*(\d{1,9}))?\s*$/.exec(part);
-    if (!m) continue;
-    const from = Number(m[1]);
-    for (let l = from, to = Math.min(Number(m[2] ?? m[1]), from + 10_000); l <= to; l++) lines.add(l);
-  }
-  return [...lines];
+  return pointLines(h);
 }
 
 /**

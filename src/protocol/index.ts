@@ -15,3 +15,4 @@ export * from './parameterValue';
 export * from './byteSize';
 export * from './projectFiles';
 export * from './serve';
+export * from './pointIdentity';

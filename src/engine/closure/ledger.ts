@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { holeDetail } from '../../sim';
-import type { CoveragePoint, FormalSummary, Hole, Targets } from '../../protocol';
+import { pointId, type CoveragePoint, type FormalSummary, type Hole, type Targets } from '../../protocol';
 import type { FormalTarget, Verdict, Witness } from '../../formal';
 
 interface Entry {
@@ -51,7 +51,11 @@ export class FormalLedger {
   constructor(private readonly dutInstance: string) {}
 
   private pointKey(p: CoveragePoint): string {
-    return `${resolve(p.file)}\u0000${p.line}\u0000${p.column}\u0000${p.kind}\u0000${p.comment}\u0000${instanceBelow(p.hierarchy, this.dutInstance) ?? p.hierarchy}`;
+    return pointId({
+      ...p,
+      file: resolve(p.file),
+      hierarchy: instanceBelow(p.hierarchy, this.dutInstance) ?? p.hierarchy,
+    });
   }
 
   /** Records one verdict for an uncovered point. A later verdict on the same point replaces the earlier one. */

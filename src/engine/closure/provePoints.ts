@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { prove, type FormalTarget, type ProveResult, type TargetVerdict } from '../../formal';
 import { readSourceText } from '../../hdl';
-import type { CoveragePoint, Logger } from '../../protocol';
+import { pointId, siteId, type CoveragePoint, type Logger } from '../../protocol';
 import { isFormalKind } from './ledger';
 
 export type { FormalTarget, ProveResult, TargetVerdict, Witness, StimulusRow, Verdict } from '../../formal';
@@ -35,7 +35,7 @@ export interface ProvePointsResult extends ProveResult {
 
 /** A point's place in the source (every instance of a module shares it). */
 const siteKey = (p: { file: string; line: number; column: number; kind: string; comment: string }) =>
-  `${resolve(p.file)}\u0000${p.line}\u0000${p.column}\u0000${p.kind}\u0000${p.comment}`;
+  siteId({ ...p, file: resolve(p.file), kind: p.kind as CoveragePoint['kind'] });
 
 /**
  * Verdicts for the uncovered line and branch points of a measurement (`points` as `measure` or a run returns
@@ -58,7 +58,7 @@ export async function provePoints(
   const of: CoveragePoint[] = [];
   for (const p of points) {
     if (p.count > 0 || !isFormalKind(p.kind)) continue;
-    const key = `${siteKey(p)}\u0000${p.hierarchy}`;
+    const key = pointId({ ...p, file: resolve(p.file) });
     if (seen.has(key)) continue;
     seen.add(key);
     const t: FormalTarget = { file: resolve(p.file), line: p.line, column: p.column, kind: p.kind, comment: p.comment };

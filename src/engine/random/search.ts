@@ -25,6 +25,7 @@ import {
   type LoopEvent,
   type RoundSummary,
   type StopReason,
+  pointId,
 } from '../../protocol';
 import type { EngineServices } from '../api';
 import type { Emit } from '../channel';
@@ -104,8 +105,7 @@ const FORMAL_AFTER_MIN_MS = 3_000;
 /** Wall-clock allowance per simulated cycle on top of the base timeout: a deep hold runs millions of cycles. */
 const MS_PER_MILLION_CYCLES = 20_000;
 
-const pointKey = (p: CoveragePoint) =>
-  `${p.file}\u0001${p.line}\u0001${p.column}\u0001${p.kind}\u0001${p.comment}\u0001${p.hierarchy}`;
+const pointKey = pointId;
 
 interface Kept extends KeptSequence {
   covered: Set<string>;

@@ -155,16 +155,4 @@ export async function readCoverageFile(path: string, dutFiles: string[]): Promis
   return parseCoverageDat(text, dutFiles, path);
 }
 
-/** The source lines of a point: its own line plus its `S` span (`17-20`, `25,27`, `3-4,9`). */
-export function pointLines(point: Pick<CoveragePoint, 'line' | 'span'>): number[] {
-  const lines = new Set<number>([point.line]);
-  for (const part of (point.span ?? '').split(',')) {
-    // At most 9 digits: a damaged span such as 99999999999999999999 would make `l++` stand still (1e20 + 1 === 1e20).
-    const m = /^\s*(\d{1,9})(?:\s*-\s*(\d{1,9}))?\s*$/.exec(part);
-    if (!m) continue;
-    const from = Number(m[1]);
-    const to = Math.min(Number(m[2] ?? m[1]), from + 10_000);
-    for (let l = from; l <= to; l++) lines.add(l);
-  }
-  return [...lines].sort((a, b) => a - b);
-}
+export { pointLines } from '../../protocol';

@@ -1,11 +1,16 @@
 /** Totals of coverage points: per kind, per instance, and across merged runs. */
-import { BASE_KINDS, REPORTED_KINDS, kindTotals, type CoveragePoint, type CoverageSummary } from '../../protocol';
+import {
+  BASE_KINDS,
+  REPORTED_KINDS,
+  kindTotals,
+  pointId,
+  type CoveragePoint,
+  type CoverageSummary,
+} from '../../protocol';
 export { emptySummary, kindTotals } from '../../protocol';
 
 /** A point's identity across runs: the same file, place, kind, comment and instance. */
-export function pointId(p: CoveragePoint): string {
-  return [p.file, p.line, p.column, p.kind, p.comment, p.hierarchy].join('\u0000');
-}
+export { pointId } from '../../protocol';
 
 function comparePoints(a: CoveragePoint, b: CoveragePoint): number {
   return (
