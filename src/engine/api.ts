@@ -49,6 +49,11 @@ export interface GenerateRequest {
    * stimulus. Default on for the random and hybrid engines; false turns it off.
    */
   formal?: boolean;
+  /**
+   * Judge the targets on raw coverage: points proven unreachable or waived count as missed (default: they are
+   * excluded, as signoff tools count them; see src/engine/verdict.ts).
+   */
+  requireRaw?: boolean;
   /** Sampling for model replies; `seed` above also seeds it, one derived seed per round. */
   sampling?: { temperature?: number; topP?: number; maxTokens?: number; thinking?: boolean };
 }

@@ -16,11 +16,19 @@ import {
 import { DEFAULT_TARGETS, type EngineName, type GenerateResult, type LoopEvent } from '../../protocol';
 import type { CliContext } from '../context';
 import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
-import { closureLine, coverageTable, givenNames, holesList, namedHoles, type FileNamer } from '../format';
+import { closureLine, coverageTable, verdictLine, givenNames, holesList, namedHoles, type FileNamer } from '../format';
 import { cliModels } from '../models';
 import { collect, oneOf, positiveInt, nonNegativeInt, positiveNumber, numberIn } from '../options';
 import { byteSize } from './cache';
 import type { RegisterCommand } from './index';
+
+/** The verdict rule (src/engine/verdict.ts), as `generate --help` states it. */
+const VERDICT_HELP = `
+Verdict: each target is judged on signoff coverage, where points proven unreachable (k-induction, the analysis)
+and points waived in a waiver file are excluded from the kind's total, as signoff tools count exclusions;
+--require-raw judges on the raw counts. Closed: every line and branch point (FSM point, when targeted) covered
+or excluded. Exit codes: 0 targets met (so a closed line/branch run exits 0), 1 not met or a failed build/run,
+2 bad input or a rejected testbench, 3 a missing tool, 4 a fault of the machine, 130 cancelled.`;
 
 interface GenerateFlags extends DesignCliFlags {
   top?: string;
@@ -52,6 +60,7 @@ interface GenerateFlags extends DesignCliFlags {
   expert?: string[];
   /** False with --no-formal. */
   formal?: boolean;
+  requireRaw?: boolean;
 }
 
 /** A live line on a terminal: round, coverage per kind, elapsed. */
@@ -113,16 +122,8 @@ function printResult(ctx: CliContext, r: GenerateResult, name: FileNamer): void 
   ctx.out(
     `${pc.bold(r.top)} — ${r.engine} engine, ${r.rounds.length} round(s), stopped: ${r.stopReason}${r.stopDetail ? ` (${r.stopDetail})` : ''}`,
   );
-  ctx.out(coverageTable(r.coverage, r.targets));
-  ctx.out(
-    r.pass
-      ? pc.green('Targets met.')
-      : pc.red(
-          `Targets not met (${Object.entries(r.targets)
-            .map(([k, v]) => `${k} ${v}%`)
-            .join(', ')}).`,
-        ),
-  );
+  ctx.out(coverageTable(r.coverage, r.targets, r.verdict));
+  if (r.verdict) ctx.out(verdictLine(r.verdict));
   if (r.holes.length) {
     ctx.out(pc.bold('Holes:'));
     ctx.out(holesList(namedHoles(r.holes, name)));
@@ -176,6 +177,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
         simTimeoutSeconds: flags.timeout,
         contextSize: flags.contextSize,
         candidates: flags.candidates,
+        ...(flags.requireRaw ? { requireRaw: true } : {}),
         ...(flags.promptTemplates ? { promptTemplates: resolve(flags.promptTemplates) } : {}),
         sampling: {
           temperature: flags.temperature,
@@ -238,7 +240,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
   } else {
     printResult(ctx, result, name);
   }
-  process.exitCode = result.stopReason === 'cancelled' ? 130 : result.pass ? 0 : 1;
+  process.exitCode = result.verdict?.exitCode ?? (result.stopReason === 'cancelled' ? 130 : 1);
 }
 
 export const registerGenerate: RegisterCommand = (program: Command, ctx: CliContext) => {
@@ -311,6 +313,7 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
     )
     .option('--instance <name>', 'DUT instance name in the testbench (default uut)')
     .option('--no-formal', 'do not hand the holes the search leaves to the formal engine (Yosys)')
+    .option('--require-raw', 'judge the targets on raw coverage: points proven unreachable or waived count as missed')
     .option('--json', 'print only the result as JSON')
     .option(
       '--memory-limit <size>',
@@ -318,5 +321,6 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
       byteSize('--memory-limit'),
     )
     .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'));
+  command.addHelpText('after', VERDICT_HELP);
   addDesignOptions(command).action((files: string[], flags: GenerateFlags) => action(files, flags, ctx));
 };

@@ -3,8 +3,8 @@ import { ChorusError, type EngineName } from '../../protocol';
 import type { EngineServices } from '../api';
 import type { RunContext } from '../context';
 import { explainHoles, formalLedger, formalRan } from '../evaluate';
-import { isClosed } from '../formalLedger';
 import { formalBounds, hasStructuralHoles, proveSearchHoles } from '../random/formal';
+import { judge } from '../verdict';
 import { hybridGenerator } from './hybrid';
 import { llmGenerator } from './llm';
 import { randomGenerator } from './random';
@@ -26,8 +26,8 @@ export function generatorFor(engine: EngineName, settings: RunSettings): Generat
 }
 
 /**
- * Every engine's result says whether the run is closed (every line and branch point covered or proven
- * unreachable) and what the formal engine did. The model alone never met the formal engine: its holes are handed
+ * Every engine's result carries its verdict (met, closed, exit code: `judge`, the one rule) and what the formal
+ * engine did. The model alone never met the formal engine: its holes are handed
  * to it once at the end (proofs only; a witness there is not replayed).
  */
 function withClosure(inner: Generator, settings: RunSettings): Generator {
@@ -37,9 +37,19 @@ function withClosure(inner: Generator, settings: RunSettings): Generator {
       const outcome = await inner.generate(ctx, services, emit);
       if (inner.name === 'llm' && settings.formal) await proveAtEnd(ctx, services, outcome, settings);
       const { result, report } = outcome;
-      const closed = Boolean(report && report.status === 'ok') && isClosed(result.holes, ctx.targets);
+      const verdict = judge({
+        coverage: result.coverage,
+        holes: result.holes,
+        targets: ctx.targets,
+        ran: report?.status === 'ok',
+        cancelled: result.stopReason === 'cancelled',
+        requireRaw: settings.requireRaw,
+      });
       const formal = formalRan(ctx) ? formalLedger(ctx).summary(outcome.points, result.holes, ctx.targets) : undefined;
-      return { ...outcome, result: { ...result, closed, ...(formal ? { formal } : {}) } };
+      return {
+        ...outcome,
+        result: { ...result, pass: verdict.met, closed: verdict.closed, verdict, ...(formal ? { formal } : {}) },
+      };
     },
   };
 }

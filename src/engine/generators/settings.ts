@@ -22,6 +22,7 @@ export function runSettings(req: GenerateRequest): RunSettings {
     ...(req.parseRetries !== undefined ? { parseRetries: req.parseRetries } : {}),
     ...(req.contextSize !== undefined ? { contextSize: req.contextSize } : {}),
     ...(req.candidates !== undefined ? { candidates: req.candidates } : {}),
+    ...(req.requireRaw ? { requireRaw: true } : {}),
     ...(req.sampling ? { sampling: req.sampling } : {}),
   };
 }
