@@ -9,6 +9,7 @@ import {
   type Hole,
   type Targets,
   type Verdict,
+  type WaiverReport,
 } from '../protocol';
 
 /** How output names a file (results carry absolute paths). */
@@ -125,6 +126,23 @@ export function verdictLine(v: Verdict): string {
   if (v.met) return pc.green(`Targets met${how}.`);
   if (!v.unmet.length) return pc.red('Targets not met: the testbench did not build and run.');
   return pc.red(`Targets not met${how}: ${v.unmet.map((u) => `${u.metric} ${u.pct}% of ${u.target}%`).join(', ')}.`);
+}
+
+/** What `--waivers` did, then each stale entry on its own line (`file:line`), for a reviewer. */
+export function waiverLine(w: WaiverReport, name: FileNamer): string {
+  const parts = [
+    `${w.entries} entr${w.entries === 1 ? 'y' : 'ies'}`,
+    `${w.applied} applied`,
+    `${w.added} added from proofs`,
+    ...(w.moved ? [`${w.moved} moved`] : []),
+    ...(w.reproven ? [`${w.reproven} re-proven`] : []),
+    `${w.stale.length} stale`,
+  ];
+  const head = `Waivers ${name(w.file)}: ${parts.join(', ')}.`;
+  const stale = w.stale.map(
+    (s) => `  ${name(s.file)}:${s.line}: ${pc.yellow('stale')} ${s.category} ${s.kind}: ${s.why}`,
+  );
+  return [w.stale.length ? pc.yellow(head) : head, ...stale].join('\n');
 }
 
 export function closureLine(r: Pick<GenerateResult, 'closed' | 'holes' | 'formal' | 'targets'>): string {

@@ -1,5 +1,6 @@
 /** The closure loop's events and result: rendered by the CLI, the language server and the chat panel. */
 import type {
+  CoverageKind,
   CoverageSummary,
   Diagnostic,
   FormalSummary,
@@ -10,6 +11,7 @@ import type {
   RunStatus,
   TargetMetric,
   Targets,
+  WaiverCategory,
 } from './coverage';
 
 export type EngineName = 'random' | 'llm' | 'hybrid';
@@ -95,8 +97,28 @@ export interface GenerateResult {
   closed?: boolean;
   /** Set when the formal engine ran on the run's holes. */
   formal?: FormalSummary;
+  /** What `--waivers` did: entries applied, added from proofs, moved, re-proven, stale. */
+  waivers?: WaiverReport;
   /** Met, closed and the exit code by the one signoff rule (`judge`, src/engine/verdict.ts); `pass` is `verdict.met`. */
   verdict?: Verdict;
+}
+
+/** A waiver file checked against a run (`generate --waivers`). */
+export interface WaiverReport {
+  /** The waiver file (absolute). */
+  file: string;
+  /** Entries in the file after the run. */
+  entries: number;
+  /** Holes the file's entries excluded (a person's, or an earlier proof on unchanged text). */
+  applied: number;
+  /** `UNR` entries added for points this run proved. */
+  added: number;
+  /** Entries whose lines moved and were re-anchored by their fingerprint. */
+  moved: number;
+  /** `UNR` entries whose text changed and the formal engine proved again. */
+  reproven: number;
+  /** Entries that no longer apply, with why: what a reviewer must look at. */
+  stale: { file: string; line: number; kind: CoverageKind; category: WaiverCategory; why: string }[];
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   generateToEnd,
   parseTargets,
   planRun,
+  readWaiverFile,
   writeTestbench,
   formatSummary,
   overallPct,
@@ -16,7 +17,16 @@ import {
 import { DEFAULT_TARGETS, type EngineName, type GenerateResult, type LoopEvent } from '../../protocol';
 import type { CliContext } from '../context';
 import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
-import { closureLine, coverageTable, verdictLine, givenNames, holesList, namedHoles, type FileNamer } from '../format';
+import {
+  closureLine,
+  coverageTable,
+  verdictLine,
+  waiverLine,
+  givenNames,
+  holesList,
+  namedHoles,
+  type FileNamer,
+} from '../format';
 import { cliModels } from '../models';
 import { collect, oneOf, positiveInt, nonNegativeInt, positiveNumber, numberIn } from '../options';
 import { byteSize } from './cache';
@@ -61,6 +71,7 @@ interface GenerateFlags extends DesignCliFlags {
   /** False with --no-formal. */
   formal?: boolean;
   requireRaw?: boolean;
+  waivers?: string;
 }
 
 /** A live line on a terminal: round, coverage per kind, elapsed. */
@@ -129,6 +140,7 @@ function printResult(ctx: CliContext, r: GenerateResult, name: FileNamer): void 
     ctx.out(holesList(namedHoles(r.holes, name)));
   }
   ctx.out(closureLine(r));
+  if (r.waivers) ctx.out(waiverLine(r.waivers, name));
   if (r.designWarnings?.length) {
     ctx.out(pc.bold(`Warnings in the design (lint, not fatal): ${r.designWarnings.length}`));
     for (const d of r.designWarnings)
@@ -157,6 +169,18 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
     inputs,
   });
   if (flags.out) await checkOutputTarget(target(resolve(flags.out)));
+  const waivers = flags.waivers ? resolve(flags.waivers) : undefined;
+  if (waivers) {
+    await checkOutputTarget({
+      path: waivers,
+      option: '--waivers',
+      kind: 'waivers',
+      force: Boolean(flags.force),
+      inputs,
+    });
+    // A malformed file is refused now, naming its line, not after the run.
+    await readWaiverFile(waivers);
+  }
   const models = cliModels(flags, ctx);
   let result: GenerateResult;
   try {
@@ -178,6 +202,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
         contextSize: flags.contextSize,
         candidates: flags.candidates,
         ...(flags.requireRaw ? { requireRaw: true } : {}),
+        ...(waivers ? { waivers: { file: waivers, force: Boolean(flags.force) } } : {}),
         ...(flags.promptTemplates ? { promptTemplates: resolve(flags.promptTemplates) } : {}),
         sampling: {
           temperature: flags.temperature,
@@ -314,6 +339,10 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
     .option('--instance <name>', 'DUT instance name in the testbench (default uut)')
     .option('--no-formal', 'do not hand the holes the search leaves to the formal engine (Yosys)')
     .option('--require-raw', 'judge the targets on raw coverage: points proven unreachable or waived count as missed')
+    .option(
+      '--waivers <file>',
+      "waiver file (docs/waivers.md): its entries exclude the points they waive; rewritten with this run's proofs",
+    )
     .option('--json', 'print only the result as JSON')
     .option(
       '--memory-limit <size>',

@@ -1,10 +1,11 @@
 /** Every generator by engine name: the engine's one place that knows which engines exist. */
-import { ChorusError, type EngineName } from '../../protocol';
+import { ChorusError, type EngineName, type WaiverReport } from '../../protocol';
 import type { EngineServices } from '../api';
 import type { RunContext } from '../context';
 import { explainHoles, formalLedger, formalRan } from '../evaluate';
 import { formalBounds, hasStructuralHoles, proveSearchHoles } from '../random/formal';
 import { judge } from '../verdict';
+import { applyWaiverFile } from '../waivers/run';
 import { hybridGenerator } from './hybrid';
 import { llmGenerator } from './llm';
 import { randomGenerator } from './random';
@@ -37,6 +38,18 @@ function withClosure(inner: Generator, settings: RunSettings): Generator {
       const outcome = await inner.generate(ctx, services, emit);
       if (inner.name === 'llm' && settings.formal) await proveAtEnd(ctx, services, outcome, settings);
       const { result, report } = outcome;
+      let waivers: WaiverReport | undefined;
+      if (settings.waivers && report?.status === 'ok') {
+        const checked = await applyWaiverFile(
+          { ...settings.waivers, inputs: [...ctx.rtlFiles, ...ctx.specFiles] },
+          ctx,
+          services,
+          { points: outcome.points, holes: result.holes },
+        );
+        result.holes = checked.holes;
+        report.holes = checked.holes;
+        waivers = checked.report;
+      }
       const verdict = judge({
         coverage: result.coverage,
         holes: result.holes,
@@ -48,7 +61,14 @@ function withClosure(inner: Generator, settings: RunSettings): Generator {
       const formal = formalRan(ctx) ? formalLedger(ctx).summary(outcome.points, result.holes, ctx.targets) : undefined;
       return {
         ...outcome,
-        result: { ...result, pass: verdict.met, closed: verdict.closed, verdict, ...(formal ? { formal } : {}) },
+        result: {
+          ...result,
+          pass: verdict.met,
+          closed: verdict.closed,
+          verdict,
+          ...(formal ? { formal } : {}),
+          ...(waivers ? { waivers } : {}),
+        },
       };
     },
   };

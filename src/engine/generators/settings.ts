@@ -23,6 +23,7 @@ export function runSettings(req: GenerateRequest): RunSettings {
     ...(req.contextSize !== undefined ? { contextSize: req.contextSize } : {}),
     ...(req.candidates !== undefined ? { candidates: req.candidates } : {}),
     ...(req.requireRaw ? { requireRaw: true } : {}),
+    ...(req.waivers ? { waivers: { file: req.waivers.file, force: Boolean(req.waivers.force) } } : {}),
     ...(req.sampling ? { sampling: req.sampling } : {}),
   };
 }

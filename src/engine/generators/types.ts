@@ -41,6 +41,8 @@ export interface RunSettings {
   contextSize?: number;
   /** Judge on raw coverage (`--require-raw`): excluded points count as missed. */
   requireRaw?: boolean;
+  /** The waiver file to check against the run and write back (absolute). */
+  waivers?: { file: string; force: boolean };
   /** Whether the model-free search hands the holes it stalls on to the formal engine. */
   formal: boolean;
   sampling?: { temperature?: number; topP?: number; maxTokens?: number; thinking?: boolean };
