@@ -3,6 +3,7 @@ export { generate, generateToEnd, DEFAULT_ROUNDS } from './generate';
 export { parseTargets, meetsTargets, overallPct, formatSummary, formatTargets } from './targets';
 export { judge, isExcluded, type VerdictInput } from './verdict';
 export { readWaiverFile } from './waivers/run';
+export { toVlt, lcovWithoutExcluded } from './waivers/exports';
 export { parseWaivers, formatWaivers, type WaiverEntry } from './waivers/file';
 export { writeTestbench, writeFileAtomic, mayOverwrite, checkTestbenchTarget, GENERATED_MARKER } from './fs';
 // The consent rule of every output file option (--out, --lcov, bench --out).

@@ -11,6 +11,7 @@ import { lstat, open, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ChorusError } from '../protocol';
 import { GENERATED_MARKER, writeFileAtomic } from './fs';
+import { VLT_HEADER } from './waivers/exports';
 import { WAIVER_HEADER } from './waivers/file';
 
 /** How each output CHORUS writes begins. */
@@ -19,6 +20,7 @@ const SIGNATURES = {
   lcov: 'TN:chorus\n',
   benchSummary: '# chorus bench',
   waivers: WAIVER_HEADER,
+  vlt: VLT_HEADER,
 } as const;
 
 export type OutputKind = keyof typeof SIGNATURES;

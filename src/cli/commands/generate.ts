@@ -12,6 +12,11 @@ import {
   writeTestbench,
   formatSummary,
   overallPct,
+  lcovWithoutExcluded,
+  toVlt,
+  writeOutput,
+  type EngineResult,
+  type OutputKind,
   type OutputTarget,
 } from '../../engine';
 import { DEFAULT_TARGETS, type EngineName, type GenerateResult, type LoopEvent } from '../../protocol';
@@ -72,6 +77,8 @@ interface GenerateFlags extends DesignCliFlags {
   formal?: boolean;
   requireRaw?: boolean;
   waivers?: string;
+  vlt?: string;
+  lcov?: string;
 }
 
 /** A live line on a terminal: round, coverage per kind, elapsed. */
@@ -169,6 +176,36 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
     inputs,
   });
   if (flags.out) await checkOutputTarget(target(resolve(flags.out)));
+  const exportsOf = (): { option: string; kind: OutputKind; path: string; text: (r: EngineResult) => string }[] => [
+    ...(flags.vlt
+      ? [
+          {
+            option: '--vlt',
+            kind: 'vlt' as const,
+            path: resolve(flags.vlt),
+            text: (r: EngineResult) => toVlt(r.points, r.holes),
+          },
+        ]
+      : []),
+    ...(flags.lcov
+      ? [
+          {
+            option: '--lcov',
+            kind: 'lcov' as const,
+            path: resolve(flags.lcov),
+            text: (r: EngineResult) => lcovWithoutExcluded(r.points, r.holes),
+          },
+        ]
+      : []),
+  ];
+  const exportTarget = (e: ReturnType<typeof exportsOf>[number]): OutputTarget => ({
+    path: e.path,
+    option: e.option,
+    kind: e.kind,
+    force: Boolean(flags.force),
+    inputs,
+  });
+  for (const e of exportsOf()) await checkOutputTarget(exportTarget(e));
   const waivers = flags.waivers ? resolve(flags.waivers) : undefined;
   if (waivers) {
     await checkOutputTarget({
@@ -221,7 +258,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
     }
     const progress = progressRenderer(ctx, Boolean(flags.json));
     try {
-      const { points: _points, ...wire } = await generateToEnd(
+      const full = await generateToEnd(
         { ...request, formal: flags.formal !== false },
         {
           logger: ctx.logger,
@@ -233,7 +270,9 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
         },
         (e) => progress.onEvent(e),
       );
+      const { points: _points, ...wire } = full;
       result = wire;
+      for (const e of exportsOf()) await writeOutput(exportTarget(e), e.text(full));
     } finally {
       progress.stop();
     }
@@ -343,6 +382,8 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
       '--waivers <file>',
       "waiver file (docs/waivers.md): its entries exclude the points they waive; rewritten with this run's proofs",
     )
+    .option('--vlt <file>', 'Verilator configuration turning coverage off on lines whose every point is excluded')
+    .option('--lcov <file>', 'lcov tracefile of the result, its excluded (proven or waived) points left out')
     .option('--json', 'print only the result as JSON')
     .option(
       '--memory-limit <size>',

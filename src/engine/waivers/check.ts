@@ -35,7 +35,7 @@ export interface WaiverOutcome {
 const CHANGED = 'the text of its lines changed since it was waived: review the point, then update or delete the entry';
 
 /** A hole is a point's when it sits at the point's place and says what the point missed. */
-const holeOf = (h: Hole, p: CoveragePoint) =>
+export const holeOf = (h: Hole, p: CoveragePoint) =>
   resolve(h.file) === resolve(p.file) &&
   h.line === p.line &&
   h.kind === p.kind &&
