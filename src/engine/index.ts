@@ -4,6 +4,7 @@ export { parseTargets, meetsTargets, overallPct, formatSummary, formatTargets } 
 export { judge, isExcluded, type VerdictInput } from './verdict';
 export { readWaiverFile } from './waivers/run';
 export { toVlt, lcovWithoutExcluded } from './waivers/exports';
+export { summaryJson, summaryMarkdown } from './summaries';
 export { parseWaivers, formatWaivers, type WaiverEntry } from './waivers/file';
 export { writeTestbench, writeFileAtomic, mayOverwrite, checkTestbenchTarget, GENERATED_MARKER } from './fs';
 // The consent rule of every output file option (--out, --lcov, bench --out).

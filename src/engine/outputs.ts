@@ -11,6 +11,7 @@ import { lstat, open, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ChorusError } from '../protocol';
 import { GENERATED_MARKER, writeFileAtomic } from './fs';
+import { SUMMARY_JSON_HEADER, SUMMARY_MD_HEADER } from './summaries';
 import { VLT_HEADER } from './waivers/exports';
 import { WAIVER_HEADER } from './waivers/file';
 
@@ -21,6 +22,8 @@ const SIGNATURES = {
   benchSummary: '# chorus bench',
   waivers: WAIVER_HEADER,
   vlt: VLT_HEADER,
+  summaryJson: SUMMARY_JSON_HEADER,
+  summaryMd: SUMMARY_MD_HEADER,
 } as const;
 
 export type OutputKind = keyof typeof SIGNATURES;

@@ -1,7 +1,7 @@
 /** `chorus generate` on a design that closes on proofs: exit 0, the rule in --help, only missed kinds listed. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, runCli } from '../helpers/cli';
@@ -11,8 +11,19 @@ const design = join(repoRoot, 'test', 'fixtures', 'signoff', 'xmux.sv');
 test('generate on a closed design exits 0; --require-raw exits 1 and lists only the kind that misses', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'chorus-verdict-'));
   const args = ['generate', design, '--engine', 'random', '--seed', '1', '--out', join(dir, 'tb.sv'), '--force'];
-  const r = await runCli(args, { cwd: dir });
+  const json = join(dir, 'summary.json');
+  const md = join(dir, 'summary.md');
+  const r = await runCli([...args, '--summary-json', json, '--summary-md', md], { cwd: dir });
   assert.equal(r.code, 0, r.stdout + r.stderr);
+  const summary = JSON.parse(readFileSync(json, 'utf8'));
+  assert.equal(summary.chorus, 'summary');
+  assert.deepEqual(summary.raw.branch, { covered: 2, total: 4, pct: 50 });
+  assert.deepEqual(summary.verdict.coverage.branch, { covered: 2, total: 2, pct: 100 });
+  assert.equal(summary.verdict.met, true);
+  assert.equal(summary.verdict.exitCode, 0);
+  const comment = readFileSync(md, 'utf8');
+  assert.match(comment, /^<!-- chorus summary -->\n### CHORUS coverage: `xmux` — ✅ targets met, closed/);
+  assert.match(comment, /^\| branch \| 2\/4 \| 50% \| 2 \| 100% \| 100% \|$/m);
   assert.match(r.stdout, /Targets met\./);
   assert.match(r.stdout, /branch +2\/4 +50\.0% +100\.0% signoff \(2 proven excluded\)/);
   assert.match(r.stdout, /Closed: every line and branch point is covered or proven unreachable \(2\)/);

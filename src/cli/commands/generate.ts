@@ -13,6 +13,8 @@ import {
   formatSummary,
   overallPct,
   lcovWithoutExcluded,
+  summaryJson,
+  summaryMarkdown,
   toVlt,
   writeOutput,
   type EngineResult,
@@ -79,6 +81,8 @@ interface GenerateFlags extends DesignCliFlags {
   waivers?: string;
   vlt?: string;
   lcov?: string;
+  summaryJson?: string;
+  summaryMd?: string;
 }
 
 /** A live line on a terminal: round, coverage per kind, elapsed. */
@@ -176,36 +180,23 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
     inputs,
   });
   if (flags.out) await checkOutputTarget(target(resolve(flags.out)));
-  const exportsOf = (): { option: string; kind: OutputKind; path: string; text: (r: EngineResult) => string }[] => [
-    ...(flags.vlt
-      ? [
-          {
-            option: '--vlt',
-            kind: 'vlt' as const,
-            path: resolve(flags.vlt),
-            text: (r: EngineResult) => toVlt(r.points, r.holes),
-          },
-        ]
-      : []),
-    ...(flags.lcov
-      ? [
-          {
-            option: '--lcov',
-            kind: 'lcov' as const,
-            path: resolve(flags.lcov),
-            text: (r: EngineResult) => lcovWithoutExcluded(r.points, r.holes),
-          },
-        ]
-      : []),
-  ];
-  const exportTarget = (e: ReturnType<typeof exportsOf>[number]): OutputTarget => ({
+  // Every file the run's result is exported to, checked before the run and written after it by the one output rule.
+  type Export = { option: string; kind: OutputKind; path: string; text: (r: EngineResult) => string };
+  const exports: Export[] = [];
+  const add = (path: string | undefined, e: Omit<Export, 'path'>) =>
+    path && exports.push({ ...e, path: resolve(path) });
+  add(flags.vlt, { option: '--vlt', kind: 'vlt', text: (r) => toVlt(r.points, r.holes) });
+  add(flags.lcov, { option: '--lcov', kind: 'lcov', text: (r) => lcovWithoutExcluded(r.points, r.holes) });
+  add(flags.summaryJson, { option: '--summary-json', kind: 'summaryJson', text: summaryJson });
+  add(flags.summaryMd, { option: '--summary-md', kind: 'summaryMd', text: summaryMarkdown });
+  const exportTarget = (e: Export): OutputTarget => ({
     path: e.path,
     option: e.option,
     kind: e.kind,
     force: Boolean(flags.force),
     inputs,
   });
-  for (const e of exportsOf()) await checkOutputTarget(exportTarget(e));
+  for (const e of exports) await checkOutputTarget(exportTarget(e));
   const waivers = flags.waivers ? resolve(flags.waivers) : undefined;
   if (waivers) {
     await checkOutputTarget({
@@ -272,7 +263,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
       );
       const { points: _points, ...wire } = full;
       result = wire;
-      for (const e of exportsOf()) await writeOutput(exportTarget(e), e.text(full));
+      for (const e of exports) await writeOutput(exportTarget(e), e.text(full));
     } finally {
       progress.stop();
     }
@@ -384,6 +375,8 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
     )
     .option('--vlt <file>', 'Verilator configuration turning coverage off on lines whose every point is excluded')
     .option('--lcov <file>', 'lcov tracefile of the result, its excluded (proven or waived) points left out')
+    .option('--summary-json <file>', 'JSON summary for CI: raw and signoff coverage per kind, the verdict, waivers')
+    .option('--summary-md <file>', 'Markdown summary fit for a pull-request comment')
     .option('--json', 'print only the result as JSON')
     .option(
       '--memory-limit <size>',
