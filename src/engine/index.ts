@@ -3,7 +3,7 @@ export { generate, generateToEnd, DEFAULT_ROUNDS } from './generate';
 export { parseTargets, meetsTargets, overallPct, formatSummary, formatTargets } from './targets';
 export { judge, isExcluded, type VerdictInput } from './verdict';
 export { readWaiverFile } from './waivers/run';
-export { toVlt, lcovWithoutExcluded } from './waivers/exports';
+export { toVlt, lcovWithoutExcluded, coberturaWithoutExcluded } from './waivers/exports';
 export { summaryJson, summaryMarkdown } from './summaries';
 export { parseWaivers, formatWaivers, type WaiverEntry } from './waivers/file';
 export { writeTestbench, writeFileAtomic, mayOverwrite, checkTestbenchTarget, GENERATED_MARKER } from './fs';
@@ -34,7 +34,7 @@ export {
 export { chooseEngine, findModel, openModel, openModelExperts, type ModelProvider, type OpenedExperts } from './models';
 export { GPU_CANDIDATES } from './llm/experts';
 export { ask, askMessages, type AskRequest } from './ask';
-export { measure, lcov, type MeasureRequest, type MeasureServices, type MeasureResult } from './measure';
+export { measure, lcov, cobertura, type MeasureRequest, type MeasureServices, type MeasureResult } from './measure';
 export { designNames } from './names';
 // The build cache (`chorus cache`) and the resource limits' units.
 export * from './cache';

@@ -1,5 +1,5 @@
 /**
- * The consent rule for every file a command writes (`generate --out`, `generate --waivers`, `coverage --lcov`, the
+ * The consent rule for every file a command writes (`generate --out`, `generate --waivers`, `coverage --lcov`, `--cobertura`, the
  * files of `bench --out`): a file CHORUS did not write is replaced only with `--force`; an input of the run (a DUT source,
  * the testbench, a filelist, a spec) never, not even with `--force`, since that destroys what was being measured;
  * nor a symbolic link, folder, device or FIFO (renaming over one replaces it, it is not written through). A file
@@ -11,6 +11,7 @@ import { lstat, open, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ChorusError } from '../protocol';
 import { GENERATED_MARKER, writeFileAtomic } from './fs';
+import { COBERTURA_HEADER } from '../sim';
 import { SUMMARY_JSON_HEADER, SUMMARY_MD_HEADER } from './summaries';
 import { VLT_HEADER } from './waivers/exports';
 import { WAIVER_HEADER } from './waivers/file';
@@ -19,6 +20,7 @@ import { WAIVER_HEADER } from './waivers/file';
 const SIGNATURES = {
   testbench: GENERATED_MARKER,
   lcov: 'TN:chorus\n',
+  cobertura: COBERTURA_HEADER,
   benchSummary: '# chorus bench',
   waivers: WAIVER_HEADER,
   vlt: VLT_HEADER,

@@ -13,6 +13,7 @@ import {
   formatSummary,
   overallPct,
   lcovWithoutExcluded,
+  coberturaWithoutExcluded,
   summaryJson,
   summaryMarkdown,
   toVlt,
@@ -38,6 +39,7 @@ import { cliModels } from '../models';
 import { collect, oneOf, positiveInt, nonNegativeInt, positiveNumber, numberIn } from '../options';
 import { byteSize } from './cache';
 import type { RegisterCommand } from './index';
+import pkg from '../../../package.json';
 
 /** The verdict rule (src/engine/verdict.ts), as `generate --help` states it. */
 const VERDICT_HELP = `
@@ -81,6 +83,7 @@ interface GenerateFlags extends DesignCliFlags {
   waivers?: string;
   vlt?: string;
   lcov?: string;
+  cobertura?: string;
   summaryJson?: string;
   summaryMd?: string;
 }
@@ -187,6 +190,12 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
     path && exports.push({ ...e, path: resolve(path) });
   add(flags.vlt, { option: '--vlt', kind: 'vlt', text: (r) => toVlt(r.points, r.holes) });
   add(flags.lcov, { option: '--lcov', kind: 'lcov', text: (r) => lcovWithoutExcluded(r.points, r.holes) });
+  add(flags.cobertura, {
+    option: '--cobertura',
+    kind: 'cobertura',
+    text: (r) =>
+      coberturaWithoutExcluded(r.points, r.holes, { base: process.cwd(), version: pkg.version, timestamp: Date.now() }),
+  });
   add(flags.summaryJson, { option: '--summary-json', kind: 'summaryJson', text: summaryJson });
   add(flags.summaryMd, { option: '--summary-md', kind: 'summaryMd', text: summaryMarkdown });
   const exportTarget = (e: Export): OutputTarget => ({
@@ -375,6 +384,10 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
     )
     .option('--vlt <file>', 'Verilator configuration turning coverage off on lines whose every point is excluded')
     .option('--lcov <file>', 'lcov tracefile of the result, its excluded (proven or waived) points left out')
+    .option(
+      '--cobertura <file>',
+      'Cobertura XML of the result for GitLab, Jenkins, Azure (files relative to the working folder), excluded points left out',
+    )
     .option('--summary-json <file>', 'JSON summary for CI: raw and signoff coverage per kind, the verdict, waivers')
     .option('--summary-md <file>', 'Markdown summary fit for a pull-request comment')
     .option('--json', 'print only the result as JSON')

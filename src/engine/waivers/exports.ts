@@ -1,10 +1,10 @@
 /**
  * Exports of a run's exclusions (points proven unreachable or waived, src/engine/verdict.ts) for other tools:
- * Verilator configuration that turns coverage off on wholly excluded lines, and an lcov tracefile without them.
+ * Verilator configuration that turns coverage off on wholly excluded lines, and lcov and Cobertura files without them.
  */
 import { resolve } from 'node:path';
 import type { CoveragePoint, Hole } from '../../protocol';
-import { toLcov } from '../../sim';
+import { toCobertura, toLcov, type CoberturaOptions } from '../../sim';
 import { isExcluded } from '../verdict';
 import { holeOf } from './check';
 
@@ -53,4 +53,13 @@ export function toVlt(points: CoveragePoint[], holes: Hole[]): string {
 export function lcovWithoutExcluded(points: CoveragePoint[], holes: Hole[]): string {
   const excluded = excludedPoints(points, holes);
   return toLcov(points.filter((p) => !excluded.has(p)));
+}
+
+/** Cobertura XML of the run with its excluded points left out, as the lcov export (GitLab then counts as URG does). */
+export function coberturaWithoutExcluded(points: CoveragePoint[], holes: Hole[], options: CoberturaOptions): string {
+  const excluded = excludedPoints(points, holes);
+  return toCobertura(
+    points.filter((p) => !excluded.has(p)),
+    options,
+  );
 }
