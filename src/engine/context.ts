@@ -18,6 +18,9 @@ import { designNames } from './names';
 import { selectDut } from './plan';
 import { findSpecFiles } from './llm/specFiles';
 
+/** The DUT's instance name in CHORUS's testbench when the request names none (`--instance`). */
+export const DEFAULT_INSTANCE = 'uut';
+
 export interface RunContext {
   rtlFiles: string[];
   specFiles: string[];
@@ -80,7 +83,7 @@ export async function prepareRun(req: GenerateRequest): Promise<RunContext> {
     specs,
     analysis,
     top,
-    instance: req.instanceName ?? 'uut',
+    instance: req.instanceName ?? DEFAULT_INSTANCE,
     targets: Object.keys(req.targets ?? {}).length ? req.targets : DEFAULT_TARGETS,
     workDir,
     sources,

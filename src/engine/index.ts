@@ -4,6 +4,8 @@ export { parseTargets, meetsTargets, overallPct, formatSummary, formatTargets } 
 export { judge, isExcluded, type VerdictInput } from './verdict';
 export { readWaiverFile } from './waivers/run';
 export { toVlt, lcovWithoutExcluded, coberturaWithoutExcluded } from './waivers/exports';
+export { toUrgEl, toImcTcl, type SignoffPlace } from './waivers/signoffExports';
+export { DEFAULT_INSTANCE } from './context';
 export { summaryJson, summaryMarkdown } from './summaries';
 export { parseWaivers, formatWaivers, type WaiverEntry } from './waivers/file';
 export { writeTestbench, writeFileAtomic, mayOverwrite, checkTestbenchTarget, GENERATED_MARKER } from './fs';

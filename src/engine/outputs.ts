@@ -14,6 +14,7 @@ import { GENERATED_MARKER, writeFileAtomic } from './fs';
 import { COBERTURA_HEADER } from '../sim';
 import { SUMMARY_JSON_HEADER, SUMMARY_MD_HEADER } from './summaries';
 import { VLT_HEADER } from './waivers/exports';
+import { IMC_HEADER, URG_HEADER } from './waivers/signoffExports';
 import { WAIVER_HEADER } from './waivers/file';
 
 /** How each output CHORUS writes begins. */
@@ -24,6 +25,8 @@ const SIGNATURES = {
   benchSummary: '# chorus bench',
   waivers: WAIVER_HEADER,
   vlt: VLT_HEADER,
+  urgEl: URG_HEADER,
+  imcTcl: IMC_HEADER,
   summaryJson: SUMMARY_JSON_HEADER,
   summaryMd: SUMMARY_MD_HEADER,
 } as const;

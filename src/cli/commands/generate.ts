@@ -14,6 +14,9 @@ import {
   overallPct,
   lcovWithoutExcluded,
   coberturaWithoutExcluded,
+  toUrgEl,
+  toImcTcl,
+  DEFAULT_INSTANCE,
   summaryJson,
   summaryMarkdown,
   toVlt,
@@ -84,6 +87,9 @@ interface GenerateFlags extends DesignCliFlags {
   vlt?: string;
   lcov?: string;
   cobertura?: string;
+  urgEl?: string;
+  imcTcl?: string;
+  dutPath: string;
   summaryJson?: string;
   summaryMd?: string;
 }
@@ -196,6 +202,9 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
     text: (r) =>
       coberturaWithoutExcluded(r.points, r.holes, { base: process.cwd(), version: pkg.version, timestamp: Date.now() }),
   });
+  const place = { dutPath: flags.dutPath, dutInstance: flags.instance ?? DEFAULT_INSTANCE };
+  add(flags.urgEl, { option: '--urg-el', kind: 'urgEl', text: (r) => toUrgEl(r.points, r.holes, place) });
+  add(flags.imcTcl, { option: '--imc-tcl', kind: 'imcTcl', text: (r) => toImcTcl(r.points, r.holes, place) });
   add(flags.summaryJson, { option: '--summary-json', kind: 'summaryJson', text: summaryJson });
   add(flags.summaryMd, { option: '--summary-md', kind: 'summaryMd', text: summaryMarkdown });
   const exportTarget = (e: Export): OutputTarget => ({
@@ -387,6 +396,13 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
     .option(
       '--cobertura <file>',
       'Cobertura XML of the result for GitLab, Jenkins, Azure (files relative to the working folder), excluded points left out',
+    )
+    .option('--urg-el <file>', 'Synopsys URG exclusion file (urg -elfile) of the excluded toggle points')
+    .option('--imc-tcl <file>', 'Cadence IMC exclude commands of the excluded toggle signals')
+    .option(
+      '--dut-path <path>',
+      "the DUT's instance path in your regression's testbench, for --urg-el and --imc-tcl",
+      'tb.dut',
     )
     .option('--summary-json <file>', 'JSON summary for CI: raw and signoff coverage per kind, the verdict, waivers')
     .option('--summary-md <file>', 'Markdown summary fit for a pull-request comment')
