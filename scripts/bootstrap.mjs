@@ -70,6 +70,8 @@ function ensureSystemTools() {
   if (!has('python3')) missing.push('python3');
   // The jail every testbench build and simulation runs in (docs/security.md); Linux only.
   if (process.platform === 'linux' && !has('bwrap')) missing.push('bubblewrap');
+  // The Cobertura export's test validates it against the DTD (test/signoff/cobertura.test.ts).
+  if (!has('xmllint')) missing.push('libxml2-utils');
   if (args.has('--browser') && !existsSync('/usr/bin/chromium')) missing.push('chromium');
   if (missing.length) aptInstall(missing, `Missing ${missing.join(', ')}`);
 }

@@ -15,6 +15,7 @@ const order = [
   'engine',
   'formal',
   'cli',
+  'signoff',
   'hardening',
   'bench',
   'server',

@@ -1,7 +1,16 @@
 /** Terminal rendering of coverage: a per-kind table and the holes with their source lines. */
 import { resolve } from 'node:path';
 import pc from 'picocolors';
-import { shownKinds, totalsOf, type CoverageSummary, type GenerateResult, type Hole, type Targets } from '../protocol';
+import {
+  shownKinds,
+  totalsOf,
+  type CoverageSummary,
+  type GenerateResult,
+  type Hole,
+  type Targets,
+  type Verdict,
+  type WaiverReport,
+} from '../protocol';
 
 /** How output names a file (results carry absolute paths). */
 export type FileNamer = (file: string) => string;
@@ -26,13 +35,28 @@ export function pctColour(pct: number, target?: number): string {
   return pct >= 100 ? pc.green(text) : pct >= 80 ? pc.yellow(text) : pc.red(text);
 }
 
-export function coverageTable(s: CoverageSummary, targets: Targets = {}): string {
+/**
+ * Per kind: covered of total and percent; with a verdict that excludes points, the signoff percent too (excluded
+ * points left out of the total), which is what a target is judged on then.
+ */
+export function coverageTable(s: CoverageSummary, targets: Targets = {}, verdict?: Verdict): string {
   const kinds = shownKinds(s);
   const width = Math.max(8, ...kinds.map((k) => k.length));
+  const signoff = verdict?.counting === 'signoff' ? verdict : undefined;
   const rows = kinds.map((k) => {
     const t = targets[k];
     const c = totalsOf(s, k);
-    const cells = [k.padEnd(width), `${c.covered}/${c.total}`.padStart(11), pctColour(c.pct, t).padStart(8)];
+    const e = signoff?.excluded[k];
+    const judged = e ? totalsOf(signoff.coverage, k) : undefined;
+    const cells = [
+      k.padEnd(width),
+      `${c.covered}/${c.total}`.padStart(11),
+      pctColour(c.pct, judged ? undefined : t).padStart(8),
+    ];
+    if (e && judged) {
+      const parts = [e.proven ? `${e.proven} proven` : '', e.waived ? `${e.waived} waived` : ''].filter(Boolean);
+      cells.push(`${pctColour(judged.pct, t)} signoff (${parts.join(', ')} excluded)`);
+    }
     if (t !== undefined) cells.push(pc.dim(`target ${t}%`));
     return `  ${cells.join('  ')}`;
   });
@@ -93,6 +117,34 @@ export function holesList(holes: Hole[], limit = 30): string {
  * Closure in one line: "Closed" when every line and branch point is covered or proven unreachable, else how many
  * are neither; then what the formal engine did, when it ran.
  */
+/**
+ * The verdict in one line: `Targets met.`, or the targets missed, each with what it reached
+ * (`Targets not met: branch 50% of 100%.`): a kind that met its target is not listed.
+ */
+export function verdictLine(v: Verdict): string {
+  const how = v.counting === 'raw' ? ' (raw coverage: --require-raw)' : '';
+  if (v.met) return pc.green(`Targets met${how}.`);
+  if (!v.unmet.length) return pc.red('Targets not met: the testbench did not build and run.');
+  return pc.red(`Targets not met${how}: ${v.unmet.map((u) => `${u.metric} ${u.pct}% of ${u.target}%`).join(', ')}.`);
+}
+
+/** What `--waivers` did, then each stale entry on its own line (`file:line`), for a reviewer. */
+export function waiverLine(w: WaiverReport, name: FileNamer): string {
+  const parts = [
+    `${w.entries} entr${w.entries === 1 ? 'y' : 'ies'}`,
+    `${w.applied} applied`,
+    `${w.added} added from proofs`,
+    ...(w.moved ? [`${w.moved} moved`] : []),
+    ...(w.reproven ? [`${w.reproven} re-proven`] : []),
+    `${w.stale.length} stale`,
+  ];
+  const head = `Waivers ${name(w.file)}: ${parts.join(', ')}.`;
+  const stale = w.stale.map(
+    (s) => `  ${name(s.file)}:${s.line}: ${pc.yellow('stale')} ${s.category} ${s.kind}: ${s.why}`,
+  );
+  return [w.stale.length ? pc.yellow(head) : head, ...stale].join('\n');
+}
+
 export function closureLine(r: Pick<GenerateResult, 'closed' | 'holes' | 'formal' | 'targets'>): string {
   // FSM points count toward closure when the run targets them (as the engine's `closed` reads them).
   const fsm = r.targets.fsm_state !== undefined || r.targets.fsm_arc !== undefined;
@@ -101,11 +153,15 @@ export function closureLine(r: Pick<GenerateResult, 'closed' | 'holes' | 'formal
   const what = fsm ? 'line, branch and FSM' : 'line and branch';
   const structural = r.holes.filter((h) => counted(h.kind));
   const proven = structural.filter((h) => h.proof).length;
-  const open = structural.length - proven;
+  const waived = structural.filter((h) => !h.proof && h.waiver).length;
+  const open = structural.length - proven - waived;
+  const excluded = [proven ? `proven unreachable (${proven})` : '', waived ? `waived (${waived})` : '']
+    .filter(Boolean)
+    .join(' or ');
   const head = r.closed
-    ? pc.green(`Closed: every ${what} point is covered${proven ? ` or proven unreachable (${proven})` : ''}.`)
+    ? pc.green(`Closed: every ${what} point is covered${excluded ? ` or ${excluded}` : ''}.`)
     : pc.yellow(
-        `Not closed: ${open} ${fsm ? 'line/branch/FSM' : 'line/branch'} point(s) neither covered nor proven unreachable${proven ? `, ${proven} proven unreachable` : ''}.`,
+        `Not closed: ${open} ${fsm ? 'line/branch/FSM' : 'line/branch'} point(s) neither covered nor proven unreachable${proven ? `, ${proven} proven unreachable` : ''}${waived ? `, ${waived} waived` : ''}.`,
       );
   const f = r.formal;
   return f

@@ -49,6 +49,16 @@ export interface GenerateRequest {
    * stimulus. Default on for the random and hybrid engines; false turns it off.
    */
   formal?: boolean;
+  /**
+   * Judge the targets on raw coverage: points proven unreachable or waived count as missed (default: they are
+   * excluded, as signoff tools count them; see src/engine/verdict.ts).
+   */
+  requireRaw?: boolean;
+  /**
+   * A waiver file (docs/waivers.md) checked against the run and written back with its new proofs; its entries
+   * exclude the points they waive. `force` replaces a file at that path that CHORUS did not write.
+   */
+  waivers?: { file: string; force?: boolean };
   /** Sampling for model replies; `seed` above also seeds it, one derived seed per round. */
   sampling?: { temperature?: number; topP?: number; maxTokens?: number; thinking?: boolean };
 }

@@ -19,6 +19,9 @@ import { designNames } from './names';
 import { selectDut } from './plan';
 import { findSpecFiles } from './llm/specFiles';
 
+/** The DUT's instance name in CHORUS's testbench when the request names none (`--instance`). */
+export const DEFAULT_INSTANCE = 'uut';
+
 export interface RunContext {
   rtlFiles: string[];
   specFiles: string[];
@@ -76,7 +79,7 @@ export async function prepareRun(req: GenerateRequest): Promise<RunContext> {
     }
   }
   const workDir = req.workDir ?? (await mkdtemp(join(tmpdir(), 'chorus-run-')));
-  const instance = req.instanceName ?? 'uut';
+  const instance = req.instanceName ?? DEFAULT_INSTANCE;
   return {
     rtlFiles,
     specFiles,

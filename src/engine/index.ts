@@ -1,6 +1,13 @@
 export * from './api';
 export { generate, generateToEnd, DEFAULT_ROUNDS } from './generate';
 export { parseTargets, meetsTargets, overallPct, formatSummary, formatTargets } from './targets';
+export { judge, isExcluded, type VerdictInput } from './verdict';
+export { readWaiverFile } from './waivers/run';
+export { toVlt, lcovWithoutExcluded, coberturaWithoutExcluded } from './waivers/exports';
+export { toUrgEl, toImcTcl, type SignoffPlace } from './waivers/signoffExports';
+export { DEFAULT_INSTANCE } from './context';
+export { summaryJson, summaryMarkdown } from './summaries';
+export { parseWaivers, formatWaivers, type WaiverEntry } from './waivers/file';
 export { writeTestbench, writeFileAtomic, mayOverwrite, checkTestbenchTarget, GENERATED_MARKER } from './fs';
 // The consent rule of every output file option (--out, --lcov, bench --out).
 export {
@@ -39,7 +46,7 @@ export {
 } from './models';
 export { GPU_CANDIDATES } from './llm/experts';
 export { ask, askMessages, type AskRequest } from './ask';
-export { measure, lcov, type MeasureRequest, type MeasureServices, type MeasureResult } from './measure';
+export { measure, lcov, cobertura, type MeasureRequest, type MeasureServices, type MeasureResult } from './measure';
 export { designNames } from './names';
 // The reward server (`chorus serve`): the sandbox rules on an untrusted design, the reward and the next round's feedback.
 export { checkDesign, type DesignCheckOptions } from './designCheck';

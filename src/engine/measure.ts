@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { fsmModelsOfFiles } from '../hdl';
-import { jailWarning, measureCoverage, toLcov, type MeasureResult } from '../sim';
+import { jailWarning, measureCoverage, toCobertura, toLcov, type CoberturaOptions, type MeasureResult } from '../sim';
 import type { CoveragePoint, Logger } from '../protocol';
 import { parameterizedTestbench } from './parameterizedTestbench';
 import { selectDut } from './plan';
@@ -102,4 +102,9 @@ async function measureAsGiven(req: MeasureRequest, services: MeasureServices): P
 /** An lcov tracefile of measured points; `name` writes each `SF:` path (default: as the points name it). */
 export function lcov(points: CoveragePoint[], name?: (file: string) => string): string {
   return toLcov(points, name);
+}
+
+/** Cobertura XML of measured points (src/sim/coverage/cobertura.ts). */
+export function cobertura(points: CoveragePoint[], options: CoberturaOptions): string {
+  return toCobertura(points, options);
 }

@@ -1,6 +1,6 @@
 /**
- * The consent rule for every file a command writes (`generate --out`, `coverage --lcov`, the files of
- * `bench --out`): a file CHORUS did not write is replaced only with `--force`; an input of the run (a DUT source,
+ * The consent rule for every file a command writes (`generate --out`, `generate --waivers`, `coverage --lcov`, `--cobertura`, the
+ * files of `bench --out`): a file CHORUS did not write is replaced only with `--force`; an input of the run (a DUT source,
  * the testbench, a filelist, a spec) never, not even with `--force`, since that destroys what was being measured;
  * nor a symbolic link, folder, device or FIFO (renaming over one replaces it, it is not written through). A file
  * CHORUS wrote is known by how it begins, so only its first bytes are read. Callers check before the run, so a
@@ -11,12 +11,24 @@ import { lstat, open, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ChorusError } from '../protocol';
 import { GENERATED_MARKER, writeFileAtomic } from './fs';
+import { COBERTURA_HEADER } from '../sim';
+import { SUMMARY_JSON_HEADER, SUMMARY_MD_HEADER } from './summaries';
+import { VLT_HEADER } from './waivers/exports';
+import { IMC_HEADER, URG_HEADER } from './waivers/signoffExports';
+import { WAIVER_HEADER } from './waivers/file';
 
 /** How each output CHORUS writes begins. */
 const SIGNATURES = {
   testbench: GENERATED_MARKER,
   lcov: 'TN:chorus\n',
+  cobertura: COBERTURA_HEADER,
   benchSummary: '# chorus bench',
+  waivers: WAIVER_HEADER,
+  vlt: VLT_HEADER,
+  urgEl: URG_HEADER,
+  imcTcl: IMC_HEADER,
+  summaryJson: SUMMARY_JSON_HEADER,
+  summaryMd: SUMMARY_MD_HEADER,
 } as const;
 
 export type OutputKind = keyof typeof SIGNATURES;

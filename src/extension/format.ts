@@ -1,6 +1,6 @@
 /** Short texts for coverage and run progress, shared by the status bar, notifications and test results. Pure. */
-import { REPORTED_KINDS, metricPct } from '../protocol';
-import type { CoverageSummary, LoopEvent, ReportedKind, TargetMetric, Targets } from '../protocol';
+import { REPORTED_KINDS } from '../protocol';
+import type { CoverageSummary, LoopEvent, ReportedKind, Verdict } from '../protocol';
 
 const SHORT: Record<ReportedKind, string> = {
   line: 'line',
@@ -24,11 +24,9 @@ export function summaryText(c: CoverageSummary, kinds: readonly ReportedKind[] =
 }
 
 /** `branch 88% < 100%, toggle 70% < 90%`; empty when every target is met. */
-export function targetsMissed(r: { coverage: CoverageSummary; targets: Targets }): string {
-  return (Object.entries(r.targets) as [TargetMetric, number][])
-    .filter(([m, want]) => metricPct(r.coverage, m) < want)
-    .map(([m, want]) => `${m} ${pctText(metricPct(r.coverage, m))} < ${pctText(want)}`)
-    .join(', ');
+/** The targets the engine's verdict says were missed (`branch 80% < 90%`); shown here, never judged again. */
+export function targetsMissed(r: { verdict?: Verdict }): string {
+  return (r.verdict?.unmet ?? []).map((u) => `${u.metric} ${pctText(u.pct)} < ${pctText(u.target)}`).join(', ');
 }
 
 export interface ProgressState {

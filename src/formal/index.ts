@@ -2,3 +2,4 @@
 export { prove, type ProveServices } from './prove';
 export { instrument, rewriteXCompares, FLAG_PREFIX, type Instrumented } from './instrument';
 export type { FormalTarget, ProveRequest, ProveResult, StimulusRow, TargetVerdict, Verdict, Witness } from './types';
+export { proverVersion } from './version';

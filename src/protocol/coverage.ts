@@ -71,6 +71,21 @@ export interface Hole {
   proof?: UnreachableProof;
   /** Why the formal engine gave neither a proof nor a witness (timeout, unsupported construct, depth), when it ran. */
   formal?: string;
+  /** The waiver file's entry that excludes this point (a person's `LOW_RISK`/`UNSUPPORTED`, or a kept `UNR`). */
+  waiver?: HoleWaiver;
+}
+
+/**
+ * A waiver's category, as signoff reviews name them: `UNR` proven unreachable (by CHORUS's formal engine or the
+ * analysis), `UNSUPPORTED` a construct the flow cannot exercise, `LOW_RISK` a person's judgement.
+ */
+export type WaiverCategory = 'UNR' | 'UNSUPPORTED' | 'LOW_RISK';
+
+/** What a hole shows of the waiver that excludes it: the category, the reason and who signed it. */
+export interface HoleWaiver {
+  category: WaiverCategory;
+  reason: string;
+  who?: string;
 }
 
 /** A proof that no stimulus reaches a point: Yosys k-induction, or the analysis' state-register/enum rule. */

@@ -1,13 +1,17 @@
 /** The closure loop's events and result: rendered by the CLI, the language server and the chat panel. */
 import type {
+  CoverageKind,
   CoverageSummary,
   Diagnostic,
   FormalSummary,
   Hole,
   LineCoverage,
   PhaseTimes,
+  ReportedKind,
   RunStatus,
+  TargetMetric,
   Targets,
+  WaiverCategory,
 } from './coverage';
 
 export type EngineName = 'random' | 'llm' | 'hybrid';
@@ -110,6 +114,50 @@ export interface GenerateResult {
   closed?: boolean;
   /** Set when the formal engine ran on the run's holes. */
   formal?: FormalSummary;
+  /** What `--waivers` did: entries applied, added from proofs, moved, re-proven, stale. */
+  waivers?: WaiverReport;
+  /** Met, closed and the exit code by the one signoff rule (`judge`, src/engine/verdict.ts); `pass` is `verdict.met`. */
+  verdict?: Verdict;
+}
+
+/** A waiver file checked against a run (`generate --waivers`). */
+export interface WaiverReport {
+  /** The waiver file (absolute). */
+  file: string;
+  /** Entries in the file after the run. */
+  entries: number;
+  /** Holes the file's entries excluded (a person's, or an earlier proof on unchanged text). */
+  applied: number;
+  /** `UNR` entries added for points this run proved. */
+  added: number;
+  /** Entries whose lines moved and were re-anchored by their fingerprint. */
+  moved: number;
+  /** `UNR` entries whose text changed and the formal engine proved again. */
+  reproven: number;
+  /** Entries that no longer apply, with why: what a reviewer must look at. */
+  stale: { file: string; line: number; kind: CoverageKind; category: WaiverCategory; why: string }[];
+}
+
+/**
+ * How a run is judged, by one rule for every adapter (the CLI's exit code, the bench's pass, the editor's test
+ * state): points proven unreachable or waived are excluded from a kind's total, as signoff tools count them,
+ * unless the run requires raw coverage.
+ */
+export interface Verdict {
+  /** `signoff`: excluded points leave the totals; `raw`: every point counts (`--require-raw`). */
+  counting: 'signoff' | 'raw';
+  /** Per kind as judged: `covered` of `total` less the excluded points (the raw summary when counting is raw). */
+  coverage: CoverageSummary;
+  /** Excluded points per kind: proven unreachable, or waived by a person's entry in the waiver file. */
+  excluded: Partial<Record<ReportedKind, { proven: number; waived: number }>>;
+  /** Every target reached by `coverage`, on a run whose testbench built and ran. */
+  met: boolean;
+  /** The targets not reached, each with the percentage it reached: what a summary lists. */
+  unmet: { metric: TargetMetric; pct: number; target: number }[];
+  /** Every line and branch point (and FSM point, when targeted) covered, proven unreachable or waived. */
+  closed: boolean;
+  /** 0 met, 1 not met or a failed build/run, 130 cancelled (errors before a result exit 2, 3 or 4). */
+  exitCode: 0 | 1 | 130;
 }
 
 export type LoopEvent =

@@ -1,4 +1,4 @@
-/** The simulation core: Verilator build (cached), bounded run, exact DUT coverage, holes, lcov. */
+/** The simulation core: Verilator build (cached), bounded run, exact DUT coverage, holes, lcov, Cobertura. */
 export type {
   SimOptions,
   VerilatorFeatures,
@@ -27,6 +27,8 @@ export { mergePoints, summarize, summarizeByInstance, emptySummary, pointId, isC
 export { findHoles, holesFeedback, holeDetail } from './coverage/holes';
 export { lineCoverage } from './coverage/lineCoverage';
 export { toLcov } from './coverage/lcov';
+export { readRegression, belowDut, checkSameBuild, type RegressionRun } from './coverage/regression';
+export { toCobertura, COBERTURA_HEADER, type CoberturaOptions } from './coverage/cobertura';
 export { measureCoverage, scopeToTop } from './coverage/measure';
 export { buildWithFsm, readCoverageWithFsm, type FsmPlan } from './coverage/fsmMeasure';
 export { cacheRoot } from './cache/cacheDir';

@@ -39,8 +39,19 @@ test('generate --json: the shared result shape, exit 0 when the targets are met,
 
 test('generate: exit 1 when a target is not met, and the default engine says why it is model-free', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'chorus-gen-'));
+  // The vending FSM's default arm is proven unreachable: only the raw count (--require-raw) leaves line=100 unmet.
   const r = await runCli(
-    ['generate', example('vending'), '--budget-seconds', '20', '--target', 'line=100', '--out', join(dir, 'tb.sv')],
+    [
+      'generate',
+      example('vending'),
+      '--budget-seconds',
+      '20',
+      '--target',
+      'line=100',
+      '--require-raw',
+      '--out',
+      join(dir, 'tb.sv'),
+    ],
     { cwd: dir },
   );
   assert.equal(r.code, 1, r.stderr);

@@ -1,7 +1,8 @@
 import './stub/register';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CoverageSummary, GenerateResult, LoopEvent, TopsParams } from '../../src/protocol';
+import type { CoverageSummary, GenerateResult, LoopEvent, Targets, TopsParams } from '../../src/protocol';
+import { judge } from '../../src/engine/verdict';
 import { ChorusError } from '../../src/protocol';
 import { describeError, ErrorReporter } from '../../src/extension/errors';
 import { progressStep, summaryText, targetsMissed, type ProgressState } from '../../src/extension/format';
@@ -17,16 +18,21 @@ const cov = (line: number, branch: number): CoverageSummary => ({
   toggle: { covered: 0, total: 0, pct: 100 },
 });
 
+/** The engine's verdict on a run that ran, with no holes: what the extension shows. */
+const verdictOf = (coverage: CoverageSummary, targets: Targets) => ({
+  verdict: judge({ coverage, holes: [], targets, ran: true, cancelled: false }),
+});
+
 test('coverage texts skip kinds without points and name missed targets', () => {
   assert.equal(summaryText(cov(96, 87.5)), 'line 96% · branch 87.5%');
-  assert.equal(targetsMissed({ coverage: cov(100, 80), targets: { line: 100, branch: 90 } }), 'branch 80% < 90%');
-  assert.equal(targetsMissed({ coverage: cov(100, 100), targets: { line: 100, branch: 100 } }), '');
-  assert.equal(targetsMissed({ coverage: cov(50, 100), targets: { overall: 80 } }), 'overall 75% < 80%');
+  assert.equal(targetsMissed(verdictOf(cov(100, 80), { line: 100, branch: 90 })), 'branch 80% < 90%');
+  assert.equal(targetsMissed(verdictOf(cov(100, 100), { line: 100, branch: 100 })), '');
+  assert.equal(targetsMissed(verdictOf(cov(50, 100), { overall: 80 })), 'overall 75% < 80%');
   // "Overall" is the mean of the kinds' percentages (the engine's reading), not covered points over all points:
   // 50 of 100 lines and 4 of 4 branch arms read 75 %, not 54 of 104.
   const fewBranches: CoverageSummary = { ...cov(50, 100), branch: { covered: 4, total: 4, pct: 100 } };
-  assert.equal(targetsMissed({ coverage: fewBranches, targets: { overall: 70 } }), '');
-  assert.equal(targetsMissed({ coverage: fewBranches, targets: { overall: 80 } }), 'overall 75% < 80%');
+  assert.equal(targetsMissed(verdictOf(fewBranches, { overall: 70 })), '');
+  assert.equal(targetsMissed(verdictOf(fewBranches, { overall: 80 })), 'overall 75% < 80%');
 });
 
 test('loop events → progress notification lines and bar increments', () => {

@@ -2,7 +2,16 @@
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { resolve } from 'node:path';
-import { checkOutputTarget, lcov, measure, writeOutput, type MeasureResult, type OutputTarget } from '../../engine';
+import {
+  checkOutputTarget,
+  cobertura,
+  lcov,
+  measure,
+  writeOutput,
+  type MeasureResult,
+  type OutputKind,
+  type OutputTarget,
+} from '../../engine';
 import type { CoverageReport, Diagnostic } from '../../protocol';
 import type { CliContext } from '../context';
 import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
@@ -10,12 +19,14 @@ import { coverageTable, givenNames, holesList, namedHoles } from '../format';
 import { collect, nonNegativeInt, positiveNumber } from '../options';
 import { byteSize } from './cache';
 import type { RegisterCommand } from './register';
+import pkg from '../../../package.json';
 
 interface CoverageFlags extends DesignCliFlags {
   tb: string;
   top?: string;
   json?: boolean;
   lcov?: string;
+  cobertura?: string;
   force?: boolean;
   timeout?: number;
   maxSimTime?: number;
@@ -77,16 +88,20 @@ async function run(given: string[], flags: CoverageFlags, ctx: CliContext): Prom
   const design = await designInput(given, flags);
   const rtl = design.files;
   // Refused before the build, not after it: a user's file needs --force, the design's own files are never replaced.
-  const lcovTarget: OutputTarget | undefined = flags.lcov
-    ? {
-        path: resolve(flags.lcov),
-        option: '--lcov',
-        kind: 'lcov',
-        force: Boolean(flags.force),
-        inputs: [...rtl, flags.tb, ...(flags.filelist ?? [])],
-      }
-    : undefined;
+  const outputTarget = (path: string | undefined, option: string, kind: OutputKind): OutputTarget | undefined =>
+    path
+      ? {
+          path: resolve(path),
+          option,
+          kind,
+          force: Boolean(flags.force),
+          inputs: [...rtl, flags.tb, ...(flags.filelist ?? [])],
+        }
+      : undefined;
+  const lcovTarget = outputTarget(flags.lcov, '--lcov', 'lcov');
+  const coberturaTarget = outputTarget(flags.cobertura, '--cobertura', 'cobertura');
   if (lcovTarget) await checkOutputTarget(lcovTarget);
+  if (coberturaTarget) await checkOutputTarget(coberturaTarget);
   const measured = await measure(
     {
       rtlFiles: rtl,
@@ -124,9 +139,16 @@ async function run(given: string[], flags: CoverageFlags, ctx: CliContext): Prom
     ctx.out(render(report, rtl, flags));
   }
   process.exitCode = exitCodeForStatus(report.status);
-  if (flags.lcov && lcovTarget) {
-    if (report.points.length) await writeOutput(lcovTarget, lcov(report.points, name));
-    else ctx.logger.warn(`No coverage was measured, so ${flags.lcov} was not written.`);
+  for (const [t, text] of [
+    [lcovTarget, () => lcov(report.points, name)],
+    [
+      coberturaTarget,
+      () => cobertura(report.points, { base: process.cwd(), version: pkg.version, timestamp: Date.now() }),
+    ],
+  ] as const) {
+    if (!t) continue;
+    if (report.points.length) await writeOutput(t, text());
+    else ctx.logger.warn(`No coverage was measured, so ${t.path} was not written.`);
   }
 }
 
@@ -141,7 +163,11 @@ export const registerCoverage: RegisterCommand = (program: Command, ctx: CliCont
     .option('--top <module>', 'DUT top module: coverage is scoped to its instances')
     .option('--json', 'print one JSON object (status, coverage, holes, diagnostics, ms)')
     .option('--lcov <out.info>', 'also write an lcov tracefile (for Coverage Gutters, Codecov)')
-    .option('--force', 'overwrite --lcov even when CHORUS did not write it (never a design or testbench file)')
+    .option('--cobertura <out.xml>', 'also write Cobertura XML (GitLab, Jenkins, Azure), files relative to this folder')
+    .option(
+      '--force',
+      'overwrite --lcov or --cobertura even when CHORUS did not write it (never a design or testbench file)',
+    )
     .option('--timeout <seconds>', 'wall-clock bound of the simulation (default 60)', positiveNumber('--timeout'))
     .option(
       '--max-sim-time <units>',

@@ -8,19 +8,49 @@ import {
   generateToEnd,
   parseTargets,
   planRun,
+  readWaiverFile,
   writeTestbench,
   formatSummary,
   overallPct,
+  lcovWithoutExcluded,
+  coberturaWithoutExcluded,
+  toUrgEl,
+  toImcTcl,
+  DEFAULT_INSTANCE,
+  summaryJson,
+  summaryMarkdown,
+  toVlt,
+  writeOutput,
+  type EngineResult,
+  type OutputKind,
   type OutputTarget,
 } from '../../engine';
 import { DEFAULT_TARGETS, type EngineName, type GenerateResult, type LoopEvent } from '../../protocol';
 import type { CliContext } from '../context';
 import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
-import { closureLine, coverageTable, givenNames, holesList, namedHoles, type FileNamer } from '../format';
+import {
+  closureLine,
+  coverageTable,
+  verdictLine,
+  waiverLine,
+  givenNames,
+  holesList,
+  namedHoles,
+  type FileNamer,
+} from '../format';
 import { cliModels } from '../models';
 import { collect, oneOf, positiveInt, nonNegativeInt, positiveNumber, numberIn } from '../options';
 import { byteSize } from './cache';
 import type { RegisterCommand } from './register';
+import pkg from '../../../package.json';
+
+/** The verdict rule (src/engine/verdict.ts), as `generate --help` states it. */
+const VERDICT_HELP = `
+Verdict: each target is judged on signoff coverage, where points proven unreachable (k-induction, the analysis)
+and points waived in a waiver file are excluded from the kind's total, as signoff tools count exclusions;
+--require-raw judges on the raw counts. Closed: every line and branch point (FSM point, when targeted) covered
+or excluded. Exit codes: 0 targets met (so a closed line/branch run exits 0), 1 not met or a failed build/run,
+2 bad input or a rejected testbench, 3 a missing tool, 4 a fault of the machine, 130 cancelled.`;
 
 interface GenerateFlags extends DesignCliFlags {
   top?: string;
@@ -52,6 +82,16 @@ interface GenerateFlags extends DesignCliFlags {
   expert?: string[];
   /** False with --no-formal. */
   formal?: boolean;
+  requireRaw?: boolean;
+  waivers?: string;
+  vlt?: string;
+  lcov?: string;
+  cobertura?: string;
+  urgEl?: string;
+  imcTcl?: string;
+  dutPath: string;
+  summaryJson?: string;
+  summaryMd?: string;
 }
 
 /** A live line on a terminal: round, coverage per kind, elapsed. */
@@ -113,21 +153,14 @@ function printResult(ctx: CliContext, r: GenerateResult, name: FileNamer): void 
   ctx.out(
     `${pc.bold(r.top)} — ${r.engine} engine, ${r.rounds.length} round(s), stopped: ${r.stopReason}${r.stopDetail ? ` (${r.stopDetail})` : ''}`,
   );
-  ctx.out(coverageTable(r.coverage, r.targets));
-  ctx.out(
-    r.pass
-      ? pc.green('Targets met.')
-      : pc.red(
-          `Targets not met (${Object.entries(r.targets)
-            .map(([k, v]) => `${k} ${v}%`)
-            .join(', ')}).`,
-        ),
-  );
+  ctx.out(coverageTable(r.coverage, r.targets, r.verdict));
+  if (r.verdict) ctx.out(verdictLine(r.verdict));
   if (r.holes.length) {
     ctx.out(pc.bold('Holes:'));
     ctx.out(holesList(namedHoles(r.holes, name)));
   }
   ctx.out(closureLine(r));
+  if (r.waivers) ctx.out(waiverLine(r.waivers, name));
   if (r.designWarnings?.length) {
     ctx.out(pc.bold(`Warnings in the design (lint, not fatal): ${r.designWarnings.length}`));
     for (const d of r.designWarnings)
@@ -156,6 +189,44 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
     inputs,
   });
   if (flags.out) await checkOutputTarget(target(resolve(flags.out)));
+  // Every file the run's result is exported to, checked before the run and written after it by the one output rule.
+  type Export = { option: string; kind: OutputKind; path: string; text: (r: EngineResult) => string };
+  const exports: Export[] = [];
+  const add = (path: string | undefined, e: Omit<Export, 'path'>) =>
+    path && exports.push({ ...e, path: resolve(path) });
+  add(flags.vlt, { option: '--vlt', kind: 'vlt', text: (r) => toVlt(r.points, r.holes) });
+  add(flags.lcov, { option: '--lcov', kind: 'lcov', text: (r) => lcovWithoutExcluded(r.points, r.holes) });
+  add(flags.cobertura, {
+    option: '--cobertura',
+    kind: 'cobertura',
+    text: (r) =>
+      coberturaWithoutExcluded(r.points, r.holes, { base: process.cwd(), version: pkg.version, timestamp: Date.now() }),
+  });
+  const place = { dutPath: flags.dutPath, dutInstance: flags.instance ?? DEFAULT_INSTANCE };
+  add(flags.urgEl, { option: '--urg-el', kind: 'urgEl', text: (r) => toUrgEl(r.points, r.holes, place) });
+  add(flags.imcTcl, { option: '--imc-tcl', kind: 'imcTcl', text: (r) => toImcTcl(r.points, r.holes, place) });
+  add(flags.summaryJson, { option: '--summary-json', kind: 'summaryJson', text: summaryJson });
+  add(flags.summaryMd, { option: '--summary-md', kind: 'summaryMd', text: summaryMarkdown });
+  const exportTarget = (e: Export): OutputTarget => ({
+    path: e.path,
+    option: e.option,
+    kind: e.kind,
+    force: Boolean(flags.force),
+    inputs,
+  });
+  for (const e of exports) await checkOutputTarget(exportTarget(e));
+  const waivers = flags.waivers ? resolve(flags.waivers) : undefined;
+  if (waivers) {
+    await checkOutputTarget({
+      path: waivers,
+      option: '--waivers',
+      kind: 'waivers',
+      force: Boolean(flags.force),
+      inputs,
+    });
+    // A malformed file is refused now, naming its line, not after the run.
+    await readWaiverFile(waivers);
+  }
   const models = cliModels(flags, ctx);
   let result: GenerateResult;
   try {
@@ -176,6 +247,8 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
         simTimeoutSeconds: flags.timeout,
         contextSize: flags.contextSize,
         candidates: flags.candidates,
+        ...(flags.requireRaw ? { requireRaw: true } : {}),
+        ...(waivers ? { waivers: { file: waivers, force: Boolean(flags.force) } } : {}),
         ...(flags.promptTemplates ? { promptTemplates: resolve(flags.promptTemplates) } : {}),
         sampling: {
           temperature: flags.temperature,
@@ -194,7 +267,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
     }
     const progress = progressRenderer(ctx, Boolean(flags.json));
     try {
-      const { points: _points, ...wire } = await generateToEnd(
+      const full = await generateToEnd(
         { ...request, formal: flags.formal !== false },
         {
           logger: ctx.logger,
@@ -206,7 +279,9 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
         },
         (e) => progress.onEvent(e),
       );
+      const { points: _points, ...wire } = full;
       result = wire;
+      for (const e of exports) await writeOutput(exportTarget(e), e.text(full));
     } finally {
       progress.stop();
     }
@@ -238,7 +313,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
   } else {
     printResult(ctx, result, name);
   }
-  process.exitCode = result.stopReason === 'cancelled' ? 130 : result.pass ? 0 : 1;
+  process.exitCode = result.verdict?.exitCode ?? (result.stopReason === 'cancelled' ? 130 : 1);
 }
 
 export const registerGenerate: RegisterCommand = (program: Command, ctx: CliContext) => {
@@ -311,6 +386,26 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
     )
     .option('--instance <name>', 'DUT instance name in the testbench (default uut)')
     .option('--no-formal', 'do not hand the holes the search leaves to the formal engine (Yosys)')
+    .option('--require-raw', 'judge the targets on raw coverage: points proven unreachable or waived count as missed')
+    .option(
+      '--waivers <file>',
+      "waiver file (docs/waivers.md): its entries exclude the points they waive; rewritten with this run's proofs",
+    )
+    .option('--vlt <file>', 'Verilator configuration turning coverage off on lines whose every point is excluded')
+    .option('--lcov <file>', 'lcov tracefile of the result, its excluded (proven or waived) points left out')
+    .option(
+      '--cobertura <file>',
+      'Cobertura XML of the result for GitLab, Jenkins, Azure (files relative to the working folder), excluded points left out',
+    )
+    .option('--urg-el <file>', 'Synopsys URG exclusion file (urg -elfile) of the excluded toggle points')
+    .option('--imc-tcl <file>', 'Cadence IMC exclude commands of the excluded toggle signals')
+    .option(
+      '--dut-path <path>',
+      "the DUT's instance path in your regression's testbench, for --urg-el and --imc-tcl",
+      'tb.dut',
+    )
+    .option('--summary-json <file>', 'JSON summary for CI: raw and signoff coverage per kind, the verdict, waivers')
+    .option('--summary-md <file>', 'Markdown summary fit for a pull-request comment')
     .option('--json', 'print only the result as JSON')
     .option(
       '--memory-limit <size>',
@@ -318,5 +413,6 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
       byteSize('--memory-limit'),
     )
     .option('--cache-max <size>', 'byte cap of the build cache, e.g. 2G, 500M (default 2G)', byteSize('--cache-max'));
+  command.addHelpText('after', VERDICT_HELP);
   addDesignOptions(command).action((files: string[], flags: GenerateFlags) => action(files, flags, ctx));
 };

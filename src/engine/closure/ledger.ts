@@ -120,8 +120,3 @@ export class FormalLedger {
     };
   }
 }
-
-/** Every line and branch point (and FSM point, when targeted) covered or proven unreachable. */
-export function isClosed(holes: Hole[], targets?: Targets): boolean {
-  return holes.every((h) => !closureKind(h.kind, targets) || h.proof !== undefined);
-}

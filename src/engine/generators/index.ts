@@ -1,10 +1,11 @@
 /** Every generator by engine name: the engine's one place that knows which engines exist. */
-import { ChorusError, type EngineName } from '../../protocol';
+import { ChorusError, type EngineName, type WaiverReport } from '../../protocol';
 import type { EngineServices } from '../api';
 import type { RunContext } from '../context';
 import { explainHoles, formalRan } from '../evaluate';
-import { isClosed } from '../closure/ledger';
 import { formalBounds, hasStructuralHoles, proveSearchHoles } from '../random/formal';
+import { judge } from '../verdict';
+import { applyWaiverFile } from '../waivers/run';
 import { hybridGenerator } from './hybrid';
 import { llmGenerator } from './llm';
 import { randomGenerator } from './random';
@@ -26,8 +27,8 @@ export function generatorFor(engine: EngineName, settings: RunSettings): Generat
 }
 
 /**
- * Every engine's result says whether the run is closed (every line and branch point covered or proven
- * unreachable) and what the formal engine did. The model alone never met the formal engine: its holes are handed
+ * Every engine's result carries its verdict (met, closed, exit code: `judge`, the one rule) and what the formal
+ * engine did. The model alone never met the formal engine: its holes are handed
  * to it once at the end (proofs only; a witness there is not replayed).
  */
 function withClosure(inner: Generator, settings: RunSettings): Generator {
@@ -37,9 +38,38 @@ function withClosure(inner: Generator, settings: RunSettings): Generator {
       const outcome = await inner.generate(ctx, services, emit);
       if (inner.name === 'llm' && settings.formal) await proveAtEnd(ctx, services, outcome, settings);
       const { result, report } = outcome;
-      const closed = Boolean(report && report.status === 'ok') && isClosed(result.holes, ctx.targets);
+      let waivers: WaiverReport | undefined;
+      if (settings.waivers && report?.status === 'ok') {
+        const checked = await applyWaiverFile(
+          { ...settings.waivers, inputs: [...ctx.rtlFiles, ...ctx.specFiles] },
+          ctx,
+          services,
+          { points: outcome.points, holes: result.holes },
+        );
+        result.holes = checked.holes;
+        report.holes = checked.holes;
+        waivers = checked.report;
+      }
+      const verdict = judge({
+        coverage: result.coverage,
+        holes: result.holes,
+        targets: ctx.targets,
+        ran: report?.status === 'ok',
+        cancelled: result.stopReason === 'cancelled',
+        requireRaw: settings.requireRaw,
+      });
       const formal = formalRan(ctx) ? ctx.formal.summary(outcome.points, result.holes, ctx.targets) : undefined;
-      return { ...outcome, result: { ...result, closed, ...(formal ? { formal } : {}) } };
+      return {
+        ...outcome,
+        result: {
+          ...result,
+          pass: verdict.met,
+          closed: verdict.closed,
+          verdict,
+          ...(formal ? { formal } : {}),
+          ...(waivers ? { waivers } : {}),
+        },
+      };
     },
   };
 }

@@ -22,6 +22,8 @@ export function runSettings(req: GenerateRequest): RunSettings {
     ...(req.parseRetries !== undefined ? { parseRetries: req.parseRetries } : {}),
     ...(req.contextSize !== undefined ? { contextSize: req.contextSize } : {}),
     ...(req.candidates !== undefined ? { candidates: req.candidates } : {}),
+    ...(req.requireRaw ? { requireRaw: true } : {}),
+    ...(req.waivers ? { waivers: { file: req.waivers.file, force: Boolean(req.waivers.force) } } : {}),
     ...(req.sampling ? { sampling: req.sampling } : {}),
   };
 }

@@ -39,6 +39,10 @@ export interface RunSettings {
   /** Candidate testbenches per LLM round; the loop's default when absent. */
   candidates?: number;
   contextSize?: number;
+  /** Judge on raw coverage (`--require-raw`): excluded points count as missed. */
+  requireRaw?: boolean;
+  /** The waiver file to check against the run and write back (absolute). */
+  waivers?: { file: string; force: boolean };
   /** Whether the model-free search hands the holes it stalls on to the formal engine. */
   formal: boolean;
   sampling?: { temperature?: number; topP?: number; maxTokens?: number; thinking?: boolean };
