@@ -16,7 +16,7 @@ import type { DesignFlags } from '../sim';
 import type { GenerateRequest } from './api';
 import { FormalLedger } from './closure/ledger';
 import { designNames } from './names';
-import { selectDut } from './plan';
+import { selectDut, type DutSelection } from './plan';
 import { findSpecFiles } from './llm/specFiles';
 
 /** The DUT's instance name in CHORUS's testbench when the request names none (`--instance`). */
@@ -42,17 +42,28 @@ export interface RunContext {
   formal: FormalLedger;
 }
 
-export async function prepareRun(req: GenerateRequest): Promise<RunContext> {
+/**
+ * The run's context. `planned` is the DUT selection `planRun` made for this request: the design is analysed once
+ * per run, and a selection for other files or another top is not reused.
+ */
+export async function prepareRun(req: GenerateRequest, planned?: DutSelection): Promise<RunContext> {
   if (!req.rtlFiles.length) throw new ChorusError('bad_input', 'No RTL files given: pass the DUT source files.');
+  const reuse =
+    planned &&
+    planned.top.name === req.top &&
+    planned.files.length === req.rtlFiles.length &&
+    planned.files.every((f, i) => f === resolve(req.rtlFiles[i] ?? ''));
   const {
     files: rtlFiles,
     top,
     analysis,
-  } = await selectDut({
-    files: req.rtlFiles,
-    top: req.top,
-    design: { includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters },
-  });
+  } = reuse
+    ? planned
+    : await selectDut({
+        files: req.rtlFiles,
+        top: req.top,
+        design: { includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters },
+      });
   // None named: the spec beside the design (`<name>.md`, `<name>.txt`, spec/ or docs/ files naming the module).
   const specFiles = req.specFiles?.length
     ? req.specFiles.map((f) => resolve(f))

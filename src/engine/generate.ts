@@ -5,6 +5,7 @@ import { jailWarning, lintDesign } from '../sim';
 import type { EngineResult, EngineServices, GenerateRequest } from './api';
 import { channel, type Emit } from './channel';
 import { prepareRun, type RunContext } from './context';
+import type { DutSelection } from './plan';
 import { generatorFor, runSettings } from './generators';
 
 export { DEFAULT_ROUNDS, DEFAULT_STALL_ROUNDS } from './generators';
@@ -32,16 +33,19 @@ export async function generateToEnd(
   req: GenerateRequest,
   services: EngineServices,
   onEvent?: (e: LoopEvent) => void,
+  planned?: DutSelection,
 ): Promise<EngineResult> {
-  return generateRun(req, services, (e) => onEvent?.(e));
+  return generateRun(req, services, (e) => onEvent?.(e), planned);
 }
 
 async function generateRun(
   req: GenerateRequest,
   services: EngineServices,
   emit: Emit<LoopEvent>,
+  planned?: DutSelection,
 ): Promise<EngineResult> {
-  const ctx = await prepareRun(req);
+  // The DUT selection planRun made (its analysis) is used, not made again.
+  const ctx = await prepareRun(req, planned);
   try {
     return await runAndReport(req, services, ctx, emit);
   } finally {

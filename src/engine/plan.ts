@@ -5,7 +5,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { analyzeFiles, filesNeeded, indexModules, moduleByName, readSourceText } from '../hdl';
+import { filesNeeded, indexModules, moduleByName, readSourceText } from '../hdl';
 import { checkParameterValues, ChorusError, type DesignAnalysis, type EngineName, type ModuleInfo } from '../protocol';
 import type { DesignFlags } from '../sim';
 import type { GenerateRequest } from './api';
@@ -115,11 +115,8 @@ export async function selectDut(req: DutRequest): Promise<DutSelection> {
     const index = await indexModules([doc, ...others], readSourceText);
     files = [doc, ...filesNeeded(index, topName, doc).filter((f) => f !== doc)];
     if (files.length > 1) {
-      const wide = await analyzeFiles(files, {
-        top: topName,
-        parameters: req.design?.parameters,
-        defines: req.design?.defines,
-      });
+      // Read as a run reads them (macro files as Verilator's preprocessor expands them): this is the run's analysis.
+      const wide = await analyzeDesign(files, { top: topName, design: req.design });
       // A needed file the analysis cannot read (macros, …) may still build: the document's analysis serves then.
       if (!wide.errors.length) analysis = wide;
     }

@@ -136,6 +136,7 @@ export class RunManager {
           cacheMaxBytes: parseByteSize(settings.cacheMax),
         },
         send,
+        dut,
       );
       if (request.engine !== 'random') this.models.publish({ ...this.models.status, state: 'ready' });
       // A stopped run answers as cancelled: its partial figures must not replace the last finished run's.

@@ -79,6 +79,14 @@ test('one top rule: an unknown top names what to check', async () => {
   );
 });
 
+test('an engine that needs a model and has none is refused by planRun, with the one message', async () => {
+  await assert.rejects(
+    planRun({ files: [fileA, fileB], targets: {}, engine: 'llm' }, provider(undefined)),
+    (err: unknown) =>
+      err instanceof ChorusError && err.kind === 'bad_input' && /The llm engine needs a model/.test(err.message),
+  );
+});
+
 test('the auto engine choice: the model when one is configured or found, else the model-free search', async () => {
   assert.equal(chooseEngine(undefined, provider(undefined)), 'random');
   assert.equal(chooseEngine('auto', provider('/m/chorus.gguf')), 'llm');
@@ -119,4 +127,14 @@ test('text names files by base name, by their path from the common folder when t
   const messages = await askMessages({ files: [fileA, fileB], question: 'why?' });
   assert.match(messages[1].content, /\/\/ File: a\/fifo\.sv/);
   assert.match(messages[1].content, /\/\/ File: b\/fifo\.sv/);
+});
+
+test('the design is analysed once per run: generateToEnd takes the selection planRun made', async () => {
+  const plan = await planRun({ files: [fileA, fileB], targets: {} }, provider(undefined));
+  // The planned analysis is what the run uses: a marker on it reaches the run's context.
+  const ctx = await prepareRun({ ...plan.request, workDir: work }, plan.dut);
+  assert.equal(ctx.analysis, plan.dut.analysis, 'the same analysis object, not a second pass');
+  // A selection for other files is not reused.
+  const other = await prepareRun({ ...plan.request, rtlFiles: [fileB, fileA], workDir: work }, plan.dut);
+  assert.notEqual(other.analysis, plan.dut.analysis);
 });

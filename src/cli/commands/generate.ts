@@ -230,7 +230,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
   const models = cliModels(flags, ctx);
   let result: GenerateResult;
   try {
-    const { request } = await planRun(
+    const { request, dut } = await planRun(
       {
         files: design.files,
         includeDirs: design.includeDirs,
@@ -278,6 +278,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
           cacheMaxBytes: flags.cacheMax,
         },
         (e) => progress.onEvent(e),
+        dut,
       );
       const { points: _points, ...wire } = full;
       result = wire;
