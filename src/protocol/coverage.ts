@@ -70,7 +70,7 @@ export interface Hole {
   /** How it was proven unreachable; set with `unreachable`. */
   proof?: UnreachableProof;
   /** Why the formal engine gave neither a proof nor a witness (timeout, unsupported construct, depth), when it ran. */
-  formal?: string;
+  formal?: string | undefined;
 }
 
 /** A proof that no stimulus reaches a point: Yosys k-induction, or the analysis' state-register/enum rule. */
@@ -146,7 +146,7 @@ export interface LineCoverage {
    * The kinds of points on this line (optional). Lets editors tell a signal declaration (only `toggle`, whose
    * `hits` are toggle counts) from an executable statement (`line`/`branch`).
    */
-  kinds?: CoverageKind[];
+  kinds?: CoverageKind[] | undefined;
 }
 
 export type TargetMetric = ReportedKind | 'overall';

@@ -178,8 +178,8 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
         candidates: flags.candidates,
         ...(flags.promptTemplates ? { promptTemplates: resolve(flags.promptTemplates) } : {}),
         sampling: {
-          temperature: flags.temperature,
-          maxTokens: flags.maxTokens,
+          ...(flags.temperature !== undefined ? { temperature: flags.temperature } : {}),
+          ...(flags.maxTokens !== undefined ? { maxTokens: flags.maxTokens } : {}),
           ...(flags.thinking ? { thinking: flags.thinking === 'on' } : {}),
         },
       },
