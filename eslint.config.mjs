@@ -53,6 +53,24 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
+  {
+    // Typed rules: a promise is awaited, handled or explicitly let go; a switch over a union names every member
+    // (or has a default that says what the others do).
+    files: ['src/**/*.ts', 'test/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // node:test's test() and describe() return promises the runner awaits itself.
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] },
+          ],
+        },
+      ],
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+    },
+  },
   ...all.map(layerRules),
   {
     // No import cycle anywhere in src: a module that needs a use case above it is in the wrong place.

@@ -27,7 +27,7 @@ export interface PlainOutcome {
 }
 
 export async function plainRandom(
-  req: { rtlFiles: string[]; top?: string; targets: Targets; seed: number },
+  req: { rtlFiles: string[]; top?: string | undefined; targets: Targets; seed: number },
   sim: SimOptions,
 ): Promise<PlainOutcome> {
   const workDir = await mkdtemp(join(tmpdir(), 'chorus-plain-'));

@@ -26,10 +26,10 @@ interface Item {
 interface Side {
   ms: number;
   pass: boolean;
-  coverage?: CoverageSummary;
-  error?: string;
-  phases?: string;
-  stop?: string;
+  coverage?: CoverageSummary | undefined;
+  error?: string | undefined;
+  phases?: string | undefined;
+  stop?: string | undefined;
 }
 
 function args(): { input: string; concurrency: number; budget: number; limit: number; out: string } {

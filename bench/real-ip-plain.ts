@@ -31,9 +31,9 @@ export const PLAIN_RUN_CYCLES = 20_000;
 export interface PlainBudgetRequest {
   rtlFiles: string[];
   top?: string;
-  includeDirs?: string[];
-  defines?: Record<string, string | undefined>;
-  parameters?: Record<string, string>;
+  includeDirs?: string[] | undefined;
+  defines?: Record<string, string | undefined> | undefined;
+  parameters?: Record<string, string> | undefined;
   seed: number;
   /** Wall-clock budget of the runs after the build, as the engine's `budgetSeconds`. */
   budgetMs: number;

@@ -20,9 +20,9 @@ import { coverageCell, timed } from './timing';
 
 interface Side {
   ms: number;
-  coverage?: CoverageSummary;
-  error?: string;
-  note?: string;
+  coverage?: CoverageSummary | undefined;
+  error?: string | undefined;
+  note?: string | undefined;
 }
 
 function args() {

@@ -9,24 +9,24 @@ export interface GenerateRequest {
   /** Specification files (absolute paths), given to the model as context. */
   specFiles?: string[];
   /** DUT top module; found by analysis when omitted. */
-  top?: string;
+  top?: string | undefined;
   /** `+incdir` folders of the design (absolute), from `-I` or a filelist. */
-  includeDirs?: string[];
+  includeDirs?: string[] | undefined;
   /** `+define+` macros of the design (`-D`, a filelist); an `undefined` value defines the name alone. */
-  defines?: Record<string, string | undefined>;
+  defines?: Record<string, string | undefined> | undefined;
   /** Parameter overrides of the DUT top (`-G name=value`), as Verilog literals. */
-  parameters?: Record<string, string>;
+  parameters?: Record<string, string> | undefined;
   /** Instance name of the DUT in the testbench; `uut` by default. */
-  instanceName?: string;
+  instanceName?: string | undefined;
   engine: EngineName;
   targets: Targets;
   /** LLM refinement rounds after the first generation (default 3: 1 + 3 generations, LLM4Cov's protocol). */
-  rounds?: number;
-  seed?: number;
+  rounds?: number | undefined;
+  seed?: number | undefined;
   /** Model-free search budget in seconds. */
-  budgetSeconds?: number;
+  budgetSeconds?: number | undefined;
   /** Wall-clock bound per simulation, in seconds. */
-  simTimeoutSeconds?: number;
+  simTimeoutSeconds?: number | undefined;
   /** Stop after this many rounds without a coverage gain. */
   stallRounds?: number;
   /** Folder for generated files of this run; a fresh temporary folder when omitted. */
@@ -38,12 +38,12 @@ export interface GenerateRequest {
   /** How often a model reply with no code (or an empty one) is asked again within its round; default 1. */
   parseRetries?: number;
   /** The model's context in tokens, for fitting prompts (a local model reports its own; an endpoint's is unknown). */
-  contextSize?: number;
+  contextSize?: number | undefined;
   /**
    * Candidate testbenches per LLM round, spread over the experts; the simulator keeps the best. Default: one per
    * expert with several experts, else 1 on a CPU and 4 on an endpoint or a GPU.
    */
-  candidates?: number;
+  candidates?: number | undefined;
   /**
    * The formal engine (Yosys) on the holes the model-free search leaves: proofs of unreachability, witness
    * stimulus. Default on for the random and hybrid engines; false turns it off.
@@ -67,19 +67,19 @@ export interface EngineServices {
   logger: Logger;
   signal: AbortSignal;
   /** The chat backend for `llm`/`hybrid`, opened by the caller; else `models` opens one when the engine needs it. */
-  backend?: ChatBackend;
+  backend?: ChatBackend | undefined;
   /** Experts opened by the caller (a bench opens them once for every item); else `models.experts` opens them. */
-  experts?: ChatBackend[];
+  experts?: ChatBackend[] | undefined;
   /** The adapter's models: what is configured and how to open it (the engine calls it for `llm`/`hybrid`). */
   models?: ModelProvider;
   /** User instructions queued from the chat panel; the loop drains them at the start of each round. */
   steering?: { take(): string[] };
-  verilatorPath?: string;
-  cacheDir?: string;
+  verilatorPath?: string | undefined;
+  cacheDir?: string | undefined;
   /** Most memory CHORUS and a tool building or running a testbench (Verilator, g++, the simulator) may hold; default 4 GiB. */
-  memoryLimitBytes?: number;
+  memoryLimitBytes?: number | undefined;
   /** Byte cap of the build cache; default 2 GiB. */
-  cacheMaxBytes?: number;
+  cacheMaxBytes?: number | undefined;
 }
 
 /** The engine's result: what goes on the wire, plus the measured points the engine side keeps (lcov export). */

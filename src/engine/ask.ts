@@ -12,7 +12,7 @@ export interface AskRequest {
   /** The DUT files (absolute paths): the last run's, or the open document. */
   files: string[];
   /** The last finished run on them, when there is one. */
-  last?: GenerateResult;
+  last?: GenerateResult | undefined;
   question: string;
 }
 

@@ -8,10 +8,10 @@ import type { DesignAnalysis, SourceFile } from '../protocol';
 import { preprocessDesignFile, type DesignFlags } from '../sim';
 
 export interface DesignAnalysisOptions {
-  top?: string;
+  top?: string | undefined;
   /** The design's include folders and macros, for the preprocessor; its top parameter overrides, for the analysis. */
-  design?: DesignFlags;
-  verilatorPath?: string;
+  design?: DesignFlags | undefined;
+  verilatorPath?: string | undefined;
   signal?: AbortSignal;
 }
 

@@ -12,7 +12,7 @@ import { preprocessTestbench, violationDiagnostics } from '../sim';
 import type { Diagnostic } from '../protocol';
 
 export interface DesignCheckOptions {
-  verilatorPath?: string;
+  verilatorPath?: string | undefined;
   /** The only folder the design's includes may reach. */
   workspaceRoot: string;
   signal: AbortSignal;

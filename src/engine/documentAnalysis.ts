@@ -43,7 +43,7 @@ export function usesMacros(text: string): boolean {
 export interface DocumentAnalysisOptions {
   /** The design's include folders, macros and top parameters. */
   design?: DesignFlags;
-  verilatorPath?: string;
+  verilatorPath?: string | undefined;
   signal?: AbortSignal;
 }
 

@@ -14,7 +14,7 @@ export interface Evaluation {
 
 export interface EvaluateOptions {
   sim: SimOptions;
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   maxSimTime?: number;
   /** File name to write the testbench under in the run folder. */
   filename: string;

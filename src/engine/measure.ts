@@ -16,27 +16,27 @@ export interface MeasureRequest {
   rtlFiles: string[];
   testbench: string;
   /** DUT top module: coverage is scoped to its instances when given. */
-  top?: string;
-  includeDirs?: string[];
+  top?: string | undefined;
+  includeDirs?: string[] | undefined;
   /** The design's `+define+` macros (`-D`, a filelist). */
-  defines?: Record<string, string | undefined>;
+  defines?: Record<string, string | undefined> | undefined;
   /** Top parameter overrides (`-G`): applied to the testbench's instantiations of `top`, in a copy. */
-  parameters?: Record<string, string>;
+  parameters?: Record<string, string> | undefined;
   plusargs?: string[];
-  timeoutMs?: number;
-  maxSimTime?: number;
+  timeoutMs?: number | undefined;
+  maxSimTime?: number | undefined;
 }
 
 export interface MeasureServices {
   logger: Logger;
   signal: AbortSignal;
-  verilatorPath?: string;
+  verilatorPath?: string | undefined;
   /** Includes outside this folder are rejected by the sandbox check. */
   workspaceRoot?: string;
   /** Most memory CHORUS and a tool building or running the testbench may hold; default 4 GiB. */
-  memoryLimitBytes?: number;
+  memoryLimitBytes?: number | undefined;
   /** Byte cap of the build cache; default 2 GiB. */
-  cacheMaxBytes?: number;
+  cacheMaxBytes?: number | undefined;
 }
 
 export async function measure(req: MeasureRequest, services: MeasureServices): Promise<MeasureResult> {

@@ -19,11 +19,11 @@ const MAX_SIBLINGS = 64;
 
 export interface DutRequest {
   /** The DUT files (any form of path): used as given, no search. */
-  files?: string[];
+  files?: string[] | undefined;
   /** The document a run starts from, when no files are named: it and the sibling sources its top needs. */
-  document?: string;
+  document?: string | undefined;
   /** The top module; found by analysis when omitted. */
-  top?: string;
+  top?: string | undefined;
   /**
    * The design's include folders and macros (files the text analysis cannot parse are read as Verilator expands
    * them) and top parameter overrides (the analysis reads the top with them).
@@ -127,7 +127,8 @@ export async function selectDut(req: DutRequest): Promise<DutSelection> {
 }
 
 /** What an adapter asks for: a `GenerateRequest` whose DUT files, top and engine are still to be decided. */
-export type RunInput = Omit<GenerateRequest, 'rtlFiles' | 'engine'> & DutRequest & { engine?: EngineName | 'auto' };
+export type RunInput = Omit<GenerateRequest, 'rtlFiles' | 'engine'> &
+  DutRequest & { engine?: EngineName | 'auto' | undefined };
 
 export interface RunPlan {
   request: GenerateRequest;

@@ -27,7 +27,7 @@ export interface VerdictInput {
   ran: boolean;
   cancelled: boolean;
   /** Judge on raw coverage: excluded points count as missed. */
-  requireRaw?: boolean;
+  requireRaw?: boolean | undefined;
 }
 
 /** A hole the signoff count leaves out: proven unreachable, or waived by an entry that still applies. */

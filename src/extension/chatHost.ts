@@ -30,8 +30,8 @@ function runAction<K extends ActionType>(
 export class ChatHost implements vscode.WebviewViewProvider, vscode.Disposable {
   private readonly webviews = new Set<vscode.Webview>();
   private readonly transcript = new Transcript();
-  private modelStatus?: ModelStatus;
-  private panel?: vscode.WebviewPanel;
+  private modelStatus?: ModelStatus | undefined;
+  private panel?: vscode.WebviewPanel | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
   private readonly actions: ChatActions;
 

@@ -91,7 +91,7 @@ async function showCoverage(s: Services, arg?: unknown): Promise<void> {
   const items: HoleItem[] = holes.map((h) => ({
     label: `${isProven(h) ? '$(pass)' : '$(circle-large-outline)'} ${vscode.workspace.asRelativePath(h.file)}:${h.line}`,
     description: `${h.kind}: ${h.detail}${isProven(h) ? ` (${provenText(h)})` : ''}`,
-    detail: h.source,
+    ...(h.source !== undefined ? { detail: h.source } : {}),
     file: h.file,
     line: h.line,
   }));

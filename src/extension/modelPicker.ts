@@ -4,7 +4,7 @@ import type { ModelChoice } from '../protocol';
 import type { ChorusServer } from './server';
 
 export type ModelPickAction =
-  | { kind: 'model'; uri: string; present: boolean; pull?: string }
+  | { kind: 'model'; uri: string; present: boolean; pull?: string | undefined }
   | { kind: 'endpoint' }
   | { kind: 'browse' }
   | { kind: 'none' };

@@ -18,9 +18,9 @@ import { ensureTrusted } from './trust';
 
 export interface LaunchOptions {
   /** The DUT document; the active editor's when absent. */
-  dut?: vscode.Uri;
+  dut?: vscode.Uri | undefined;
   /** The top module; asked for (when there are several candidates) when absent. */
-  top?: string;
+  top?: string | undefined;
   /** Cancels the run too (a test run's token). */
   token?: vscode.CancellationToken;
   /** The test run to publish into (runs started from the Test Coverage profile). */
@@ -32,7 +32,7 @@ export interface RunStart {
   /** The settings the run goes with (after the user's choice of engine, if asked). */
   settings: ChorusSettings;
   /** The test run it was started from, if any. */
-  testRun?: vscode.TestRun;
+  testRun?: vscode.TestRun | undefined;
 }
 
 export type RunOutcome =
@@ -105,7 +105,7 @@ export class RunLauncher implements vscode.Disposable {
 
   private async preflight(
     opts: LaunchOptions,
-  ): Promise<{ doc: vscode.TextDocument; settings: ChorusSettings; top?: string } | undefined> {
+  ): Promise<{ doc: vscode.TextDocument; settings: ChorusSettings; top?: string | undefined } | undefined> {
     if (!ensureTrusted('generate stimulus')) return undefined;
     const doc = await this.dutDocument(opts.dut);
     if (!doc) {
@@ -151,9 +151,12 @@ export class RunLauncher implements vscode.Disposable {
   }
 
   /** The given top, or the only candidate, or the user's pick (the last pick offered first); remembered per DUT. */
-  private async top(doc: vscode.TextDocument, given?: string): Promise<{ top?: string; cancelled: boolean }> {
+  private async top(
+    doc: vscode.TextDocument,
+    given?: string,
+  ): Promise<{ top?: string | undefined; cancelled: boolean }> {
     const key = doc.uri.toString();
-    const picked = given
+    const picked: { top?: string | undefined; cancelled: boolean } = given
       ? { top: given, cancelled: false }
       : await pickTop(this.deps.server, doc, this.deps.state.get<Record<string, string>>(TOPS_KEY)?.[key]);
     if (picked.top)

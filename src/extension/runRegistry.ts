@@ -8,7 +8,7 @@ export interface RunRecord {
   /** The DUT document the run was started on. */
   dut: vscode.Uri;
   /** The top module: picked before the run, else reported by its `start` event, and finally by its result. */
-  top?: string;
+  top?: string | undefined;
   params: GenerateParams;
   cts: vscode.CancellationTokenSource;
   running: boolean;

@@ -144,7 +144,10 @@ export class RunView implements vscode.Disposable {
     const step = progressStep(view.state, e);
     if (step.message === undefined && step.increment === undefined) return;
     view.message = step.message ?? view.message;
-    view.report?.({ message: view.message, increment: step.increment });
+    view.report?.({
+      message: view.message,
+      ...(step.increment !== undefined ? { increment: step.increment } : {}),
+    });
   }
 
   private closeProgress(run: RunRecord): void {

@@ -47,7 +47,7 @@ export interface RunTarget {
   /** The DUT document, as a URI string. */
   uri: string;
   runId: string;
-  top?: string;
+  top?: string | undefined;
   files?: string[];
 }
 

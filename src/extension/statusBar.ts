@@ -9,7 +9,7 @@ export interface StatusInput {
   /** A model or endpoint is set in the settings, or the server found one (it would run `auto` with a model). */
   configured: boolean;
   /** The configured model's name, for before the server reports one. */
-  configuredName?: string;
+  configuredName?: string | undefined;
   /** The engine needs no model (`random`), so "no model" is not a problem. */
   modelFree: boolean;
   last?: { top: string; coverage: CoverageSummary };

@@ -7,13 +7,13 @@ import { groupByFile, type FileCoverageData } from './coverageModel';
 export interface DutCoverage {
   dut: vscode.Uri;
   top: string;
-  coverage?: CoverageSummary;
+  coverage?: CoverageSummary | undefined;
   holes: Hole[];
   /** By absolute file path. */
   files: Map<string, FileCoverageData>;
-  result?: GenerateResult;
+  result?: GenerateResult | undefined;
   /** Where CHORUS wrote this DUT's testbench. */
-  testbench?: vscode.Uri;
+  testbench?: vscode.Uri | undefined;
   /** Update counter: the newest entry wins when two DUTs share a file. */
   seq: number;
 }
@@ -23,7 +23,7 @@ export interface CoverageUpdate {
   coverage?: CoverageSummary;
   holes: Hole[];
   /** Per-line table; when absent the previous table stays and only holes change. */
-  lines?: LineCoverage[];
+  lines?: LineCoverage[] | undefined;
   result?: GenerateResult;
 }
 

@@ -19,11 +19,11 @@ export async function pickTop(
   server: TopsSource,
   doc: Pick<vscode.TextDocument, 'uri'>,
   remembered?: string,
-): Promise<{ top?: string; cancelled: boolean }> {
+): Promise<{ top?: string | undefined; cancelled: boolean }> {
   const { tops } = await server.tops({ uri: doc.uri.toString() });
   if (tops.length <= 1) return { top: tops[0], cancelled: false };
   const pick = await vscode.window.showQuickPick(
-    orderTops(tops, remembered).map((t) => ({ label: t, description: t === remembered ? 'last used' : undefined })),
+    orderTops(tops, remembered).map((t) => ({ label: t, ...(t === remembered ? { description: 'last used' } : {}) })),
     {
       title: 'CHORUS: which top module should the testbench drive?',
       placeHolder: 'Several modules are not instantiated by another',

@@ -51,18 +51,18 @@ export interface ProveRequest {
   sources: { file: string; content: string }[];
   top: string;
   targets: FormalTarget[];
-  defines?: Record<string, string>;
-  includeDirs?: string[];
+  defines?: Record<string, string> | undefined;
+  includeDirs?: string[] | undefined;
   /** Top-level parameter overrides, as Verilog constant text. */
-  parameters?: Record<string, string>;
+  parameters?: Record<string, string> | undefined;
   /** Reset cycles a witness starts with (default 2), when the top has a reset. */
   resetCycles?: number;
   /** Longest induction / witness search, in cycles (default 24). */
-  maxDepth?: number;
+  maxDepth?: number | undefined;
   /** Wall-clock bound of one point's SAT problem (Yosys' `-timeout`), seconds (default 10). */
-  pointTimeoutSeconds?: number;
+  pointTimeoutSeconds?: number | undefined;
   /** Wall-clock bound of the whole run, seconds (default 120). */
-  runTimeoutSeconds?: number;
+  runTimeoutSeconds?: number | undefined;
   /** Memory bound of the Yosys worker, MiB (default 2048). */
   memoryMb?: number;
 }

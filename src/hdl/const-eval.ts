@@ -7,7 +7,7 @@ import { bitLength, clog2, mask, parseNumber } from './numbers';
 export interface ConstValue {
   value: bigint;
   /** Bit width when it is known (sized literals, casts, concatenations). */
-  width?: number;
+  width?: number | undefined;
 }
 
 export interface ConstScope {

@@ -17,7 +17,7 @@ export interface CounterWrite {
   /** The enclosing conditions, as written (negated for else arms): all hold when the write happens. */
   when: string[];
   /** The value written, when it is a constant. */
-  value?: bigint;
+  value?: bigint | undefined;
   line: number;
 }
 
@@ -37,7 +37,7 @@ export interface CounterInfo {
   /** Other counters of the module its counting conditions depend on, directly or through other signals. */
   dependsOn: string[];
   /** Width when known (a port's or a comparison's). */
-  width?: number;
+  width?: number | undefined;
 }
 
 interface Write {

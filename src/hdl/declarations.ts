@@ -119,7 +119,7 @@ export class DeclarationReader {
     });
   }
 
-  private enumMember(): { name: string; value?: string } {
+  private enumMember(): { name: string; value?: string | undefined } {
     let name = '';
     let value: string | undefined;
     this.w.each((t) => {

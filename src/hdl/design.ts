@@ -63,17 +63,17 @@ function extractCached(f: SourceFile, defined: string[]): { key: string; raw: Ra
 }
 
 export interface AnalysisOptions {
-  top?: string;
+  top?: string | undefined;
   /**
    * Top parameter overrides (`-G name=value`, Verilog constant text): the top's parameters take these values in
    * place of their defaults, so widths, constant conditions and unreachable-code claims are those of the build.
    */
-  parameters?: Record<string, string>;
+  parameters?: Record<string, string> | undefined;
   /**
    * The design's macros (`-D`, `+define+`): `ifdef`/`ifndef` branches are read as the build compiles them. Without
    * them, code a define enables would be missing from the analysis, and with it every claim about what reaches what.
    */
-  defines?: Record<string, string | undefined>;
+  defines?: Record<string, string | undefined> | undefined;
 }
 
 /** A file whose module `top` has the overridden parameter defaults (cached raws are shared: copied, not changed). */

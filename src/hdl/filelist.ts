@@ -36,7 +36,7 @@ export interface FilelistOptions {
    * Project targets (`--project-target`, `chorus.projectTargets`): Bender targets added to the defaults (`-name`
    * removes one, as `bender -t -name` does), also FuseSoC flags. A `.f` list ignores them.
    */
-  targets?: readonly string[];
+  targets?: readonly string[] | undefined;
 }
 
 /** Deeper nesting than any real project uses; also bounds a list that names itself under another path. */

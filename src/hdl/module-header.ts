@@ -160,7 +160,9 @@ const SIMPLE_PORT =
 /** An ANSI port declaration in one of its common textual shapes, or undefined to walk its nodes instead. */
 function simplePort(
   text: string,
-): { name: string; direction?: PortDirection; type?: RawDataType; hasHeader: boolean } | undefined {
+):
+  | { name: string; direction?: PortDirection | undefined; type?: RawDataType | undefined; hasHeader: boolean }
+  | undefined {
   const m = SIMPLE_PORT.exec(text);
   if (!m) return undefined;
   const [, direction, netType, keyword, signing, dims, name] = m;

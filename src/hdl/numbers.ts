@@ -6,7 +6,7 @@ export interface NumberLiteral {
   /** Bits that are x, z or `?` (don't-care in casez/casex items). 0n when none. */
   unknownMask: bigint;
   /** Size in bits when written (`8'h..`), 32 for plain decimals, undefined for unbased unsized (`'1`). */
-  width?: number;
+  width?: number | undefined;
   signed: boolean;
   /** `'0`, `'1`, `'x`, `'z`: fills whatever width the context gives. */
   fill?: '0' | '1' | 'x' | 'z';

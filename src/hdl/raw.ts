@@ -8,21 +8,21 @@ export interface RawDataType {
   /** Type text as written, whitespace collapsed. */
   text: string;
   /** Built-in keyword: logic, reg, bit, int, integer, byte, real… */
-  keyword?: string;
+  keyword?: string | undefined;
   /** Net kind (wire, tri, wand…) when declared as a net. */
-  netType?: string;
+  netType?: string | undefined;
   /** A typedef name, possibly package-qualified (`pkg::state_t`). */
-  userType?: string;
-  signing?: 'signed' | 'unsigned';
+  userType?: string | undefined;
+  signing?: 'signed' | 'unsigned' | undefined;
   /** Packed dimensions as written, outermost first: `[W-1:0]`. */
   packed: string[];
-  enumDef?: RawEnum;
-  structDef?: RawStruct;
+  enumDef?: RawEnum | undefined;
+  structDef?: RawStruct | undefined;
 }
 
 export interface RawEnum {
   base?: RawDataType;
-  members: { name: string; value?: string }[];
+  members: { name: string; value?: string | undefined }[];
 }
 
 export interface RawStruct {
@@ -43,16 +43,16 @@ export interface RawParam {
   local: boolean;
   /** `parameter type T = …` */
   isType: boolean;
-  type?: RawDataType;
+  type?: RawDataType | undefined;
 }
 
 export interface RawPort {
   name: string;
-  direction?: PortDirection;
+  direction?: PortDirection | undefined;
   /** Undefined for a non-ANSI port declared with neither type nor range (`output q;`). */
-  type?: RawDataType;
+  type?: RawDataType | undefined;
   /** Interface port (`bus_if.master bus`): the interface name. */
-  interfaceType?: string;
+  interfaceType?: string | undefined;
   unpacked: string[];
   range: SourceRange;
 }

@@ -8,7 +8,7 @@ import type { RawDataType, RawEnum, RawParam, RawScope } from './raw';
 
 export interface TypeInfo {
   /** Packed width in bits; undefined when it could not be resolved. */
-  width?: number;
+  width?: number | undefined;
   signed: boolean;
   /** Enum members, when the type is an enum. */
   enumMembers?: string[];

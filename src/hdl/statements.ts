@@ -75,7 +75,7 @@ interface StatementContext {
   /** Assignment lists that want every assignment walked (the first arm of each top-level `if`). */
   collectors: RawAssign[][];
   /** The case statements whose `default` arm is being walked. */
-  defaultArms?: RawCase[];
+  defaultArms?: RawCase[] | undefined;
 }
 
 /** How deeply nested statements are followed (see `statement`). */

@@ -8,9 +8,9 @@ export interface SamplingOptions {
   topP?: number;
   /** Paper protocol default: 16,384. */
   maxTokens?: number;
-  seed?: number;
+  seed?: number | undefined;
   /** Qwen3-style hybrid models: false asks for no `<think>` block (the template's `enable_thinking`). */
-  thinking?: boolean;
+  thinking?: boolean | undefined;
 }
 
 export interface ChatOptions extends SamplingOptions {

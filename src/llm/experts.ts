@@ -56,7 +56,7 @@ export function parseExpert(uri: string): ExpertSpec {
 
 export interface ExpertOptions extends OpenBackendOptions {
   /** The base model LoRA experts adapt (`--model`, `chorus.model`). */
-  baseModel?: string;
+  baseModel?: string | undefined;
 }
 
 export interface OpenedExperts {

@@ -12,16 +12,16 @@ export interface OpenBackendOptions {
   /** Cancels the opening only; the backend itself outlives it (it may be kept warm). */
   signal?: AbortSignal;
   onStatus?: ModelStatusListener;
-  gpu?: GpuSetting;
-  contextSize?: number;
+  gpu?: GpuSetting | undefined;
+  contextSize?: number | undefined;
   /** Folders searched for `*.gguf` and downloaded models: models/ and the extension's storage. */
   modelDirs?: string[];
   manifestPath?: string;
   /** When given, the model is served there (the `model` argument is then ignored unless it is `replay:`). */
-  endpoint?: EndpointOptions;
+  endpoint?: EndpointOptions | undefined;
   sampling?: SamplingOptions;
   /** CPU threads for a local model. */
-  threads?: number;
+  threads?: number | undefined;
   /** Calls a local model on a GPU generates side by side (a round's candidates). */
   parallel?: number;
 }

@@ -83,24 +83,31 @@ export class BackendPool {
       label: backend.label,
       kind: backend.kind,
       chat,
-      contextSize: backend.contextSize
-        ? (signal?: AbortSignal) =>
-            (backend.contextSize as (s?: AbortSignal) => Promise<number | undefined>).call(backend, signal)
-        : undefined,
-      countTokens: backend.countTokens
-        ? (messages: ChatMessage[], signal?: AbortSignal) =>
-            (backend.countTokens as (m: ChatMessage[], s?: AbortSignal) => Promise<number>).call(
-              backend,
-              messages,
-              signal,
-            )
-        : undefined,
-      compute: backend.compute
-        ? (signal?: AbortSignal) => (backend.compute as (s?: AbortSignal) => Promise<string>).call(backend, signal)
-        : undefined,
-      load: backend.load
-        ? (signal?: AbortSignal) => (backend.load as (s?: AbortSignal) => Promise<void>).call(backend, signal)
-        : undefined,
+      ...(backend.contextSize
+        ? {
+            contextSize: (signal?: AbortSignal) =>
+              (backend.contextSize as (s?: AbortSignal) => Promise<number | undefined>).call(backend, signal),
+          }
+        : {}),
+      ...(backend.countTokens
+        ? {
+            countTokens: (messages: ChatMessage[], signal?: AbortSignal) =>
+              (backend.countTokens as (m: ChatMessage[], s?: AbortSignal) => Promise<number>).call(
+                backend,
+                messages,
+                signal,
+              ),
+          }
+        : {}),
+      ...(backend.compute
+        ? {
+            compute: (signal?: AbortSignal) =>
+              (backend.compute as (s?: AbortSignal) => Promise<string>).call(backend, signal),
+          }
+        : {}),
+      ...(backend.load
+        ? { load: (signal?: AbortSignal) => (backend.load as (s?: AbortSignal) => Promise<void>).call(backend, signal) }
+        : {}),
       dispose: async () => {},
     };
   }

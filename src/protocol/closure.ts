@@ -52,8 +52,8 @@ function plural(n: number, one: string, many = `${one}s`): string {
  */
 export function closureText(r: {
   holes: readonly Hole[];
-  closed?: boolean;
-  formal?: FormalSummary;
+  closed?: boolean | undefined;
+  formal?: FormalSummary | undefined;
 }): string | undefined {
   if (r.closed) return 'Closed: every line and branch point covered or proven unreachable';
   if (r.closed === undefined && !r.formal) return undefined;

@@ -70,7 +70,7 @@ export interface Hole {
   /** How it was proven unreachable; set with `unreachable`. */
   proof?: UnreachableProof;
   /** Why the formal engine gave neither a proof nor a witness (timeout, unsupported construct, depth), when it ran. */
-  formal?: string;
+  formal?: string | undefined;
   /** The waiver file's entry that excludes this point (a person's `LOW_RISK`/`UNSUPPORTED`, or a kept `UNR`). */
   waiver?: HoleWaiver;
 }
@@ -161,7 +161,7 @@ export interface LineCoverage {
    * The kinds of points on this line (optional). Lets editors tell a signal declaration (only `toggle`, whose
    * `hits` are toggle counts) from an executable statement (`line`/`branch`).
    */
-  kinds?: CoverageKind[];
+  kinds?: CoverageKind[] | undefined;
 }
 
 export type TargetMetric = ReportedKind | 'overall';

@@ -26,7 +26,7 @@ export interface SourceLocation {
   /** 1-based. */
   line?: number;
   /** 1-based. */
-  column?: number;
+  column?: number | undefined;
 }
 
 export class ChorusError extends Error {

@@ -97,23 +97,23 @@ export interface GenerateResult {
   /** The generated testbench text. */
   testbench: string;
   /** Where it was written, when it was. */
-  testbenchPath?: string;
+  testbenchPath?: string | undefined;
   /** Why the run stopped. */
   stopReason: StopReason;
   /** What went wrong when the run stopped early (`error`, `context`): the backend's message, what did not fit. */
-  stopDetail?: string;
+  stopDetail?: string | undefined;
   diagnostics: Diagnostic[];
   /** Verilator's lint warnings about the design's own files, found once before the run: never fatal, never given to the model. */
-  designWarnings?: Diagnostic[];
+  designWarnings?: Diagnostic[] | undefined;
   /** Line-level hits for editor overlays, keyed by DUT file then line. */
-  lines?: LineCoverage[];
-  model?: string;
+  lines?: LineCoverage[] | undefined;
+  model?: string | undefined;
   /** The expert whose testbench is the result, when the run had several experts or candidates per round. */
-  expert?: string;
+  expert?: string | undefined;
   /** Every line and branch point covered or proven unreachable (the Closed@1 criterion). */
-  closed?: boolean;
+  closed?: boolean | undefined;
   /** Set when the formal engine ran on the run's holes. */
-  formal?: FormalSummary;
+  formal?: FormalSummary | undefined;
   /** What `--waivers` did: entries applied, added from proofs, moved, re-proven, stale. */
   waivers?: WaiverReport;
   /** Met, closed and the exit code by the one signoff rule (`judge`, src/engine/verdict.ts); `pass` is `verdict.met`. */
@@ -161,10 +161,10 @@ export interface Verdict {
 }
 
 export type LoopEvent =
-  | { type: 'start'; top: string; engine: EngineName; targets: Targets; model?: string; files: string[] }
-  | { type: 'roundStart'; round: number; instruction?: string }
+  | { type: 'start'; top: string; engine: EngineName; targets: Targets; model?: string | undefined; files: string[] }
+  | { type: 'roundStart'; round: number; instruction?: string | undefined }
   | { type: 'tokens'; round: number; text: string }
-  | { type: 'parsed'; round: number; outcome: string; testbench?: string; patch?: boolean }
+  | { type: 'parsed'; round: number; outcome: string; testbench?: string | undefined; patch?: boolean }
   | { type: 'build'; round: number; status: RunStatus; ms: number; diagnostics: Diagnostic[] }
   | {
       type: 'coverage';
@@ -173,7 +173,7 @@ export type LoopEvent =
       holes: Hole[];
       status: RunStatus;
       /** Per-line hits of this round's testbench, so editors can update their overlays live (optional). */
-      lines?: LineCoverage[];
+      lines?: LineCoverage[] | undefined;
     }
   /** A round with several candidates: each one's outcome (kept first, with its testbench), before `feedback`. */
   | { type: 'candidates'; round: number; candidates: CandidateRun[] }

@@ -4,11 +4,11 @@ export type ModelState = 'not_configured' | 'loading' | 'ready' | 'generating' |
 export interface ModelStatus {
   state: ModelState;
   /** What is loaded or configured: a file name, an endpoint model, `replay:…`. */
-  model?: string;
+  model?: string | undefined;
   /** Loading progress, 0..100. */
   percent?: number;
   /** While generating. */
-  tokensPerSecond?: number;
+  tokensPerSecond?: number | undefined;
   /** Errors: what went wrong and what to do next. */
   message?: string;
   /** The compute backend in use: `cuda`, `vulkan`, `metal`, `cpu`, `endpoint`, `replay`. */
@@ -37,7 +37,7 @@ export interface ModelChoice {
   sizeBytes?: number;
   source: 'manifest' | 'found' | 'endpoint';
   /** The file on disk, when present. */
-  path?: string;
+  path?: string | undefined;
   /** One line about the model (manifest entries). */
   description?: string;
   /** `chorus model pull <id>` can fetch it (manifest entries with an hf: or https URI). */

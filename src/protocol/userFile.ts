@@ -19,7 +19,7 @@ export const MAX_USER_FILE_BYTES = 64 * 1024 ** 2;
 
 export interface UserFileOptions {
   /** Largest size read (default MAX_USER_FILE_BYTES). */
-  maxBytes?: number;
+  maxBytes?: number | undefined;
   /** What the file is, for messages: "DUT file", "filelist", "replay file"; default "file". */
   what?: string;
   /** The path as the user wrote it, for the error's location; default the path read. */

@@ -20,9 +20,9 @@ export interface RunRequestInfo {
   targets: Targets;
   engine: EngineName;
   /** Model id or file name; absent for model-free engines. */
-  model?: string;
+  model?: string | undefined;
   /** The round limit, when there is one. */
-  maxRounds?: number;
+  maxRounds?: number | undefined;
   /** ISO 8601 time the run started. */
   startedAt?: string;
 }
@@ -79,7 +79,7 @@ export interface AskChunkMessage {
   askId: string;
   text: string;
   done: boolean;
-  error?: string;
+  error?: string | undefined;
   question?: string;
 }
 
@@ -150,7 +150,7 @@ export interface SteerMessage {
   type: 'steer';
   steerId: string;
   text: string;
-  runId?: string;
+  runId?: string | undefined;
 }
 
 /**
@@ -161,7 +161,7 @@ export interface AskMessage {
   type: 'ask';
   askId: string;
   question: string;
-  runId?: string;
+  runId?: string | undefined;
 }
 
 /** Stop the run (cancel `chorus/generate`). */
@@ -203,7 +203,7 @@ export interface RevealHoleMessage {
   type: 'revealHole';
   file: string;
   line: number;
-  runId?: string;
+  runId?: string | undefined;
 }
 
 export type WebviewToHost =

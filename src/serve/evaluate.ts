@@ -20,8 +20,8 @@ export interface MeasureJob {
   svFiles: string[];
   tb: string;
   files: Record<string, string>;
-  sha256?: Record<string, string>;
-  timeoutSeconds?: number;
+  sha256?: Record<string, string> | undefined;
+  timeoutSeconds?: number | undefined;
 }
 
 export interface EvaluateContext {

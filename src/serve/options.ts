@@ -4,33 +4,35 @@ import type { Logger } from '../protocol';
 
 export interface ServeOptions {
   /** Address to listen on; default 127.0.0.1. Any other needs `token`. */
-  host?: string;
+  host?: string | undefined;
   /** Port; 0 picks a free one (the started server says which). Default 8765. */
-  port?: number;
+  port?: number | undefined;
   /** Bearer token every request but `/health` and `/ready` must carry; required off loopback. */
-  token?: string;
+  token?: string | undefined;
   /** Builds and runs at once; default the machine's cores. */
-  slots?: number;
+  slots?: number | undefined;
   /** Requests that may wait for a slot; more are answered 429. Default 4 × slots. */
-  queue?: number;
+  queue?: number | undefined;
   /** Largest request body; larger ones are answered 413. Default 8 MiB. */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
   /** Memory one request's tools may hold (the engine's limit); default the engine's (CHORUS_MEMORY_LIMIT or 4 GiB). */
-  memoryLimitBytes?: number;
+  memoryLimitBytes?: number | undefined;
   /** Byte cap of the shared build cache; default the engine's. */
-  cacheMaxBytes?: number;
+  cacheMaxBytes?: number | undefined;
   /** A request's simulation bound when it names none (seconds); default 30. */
-  defaultTimeoutSeconds?: number;
+  defaultTimeoutSeconds?: number | undefined;
   /** The most a request may ask for (seconds); default 120. */
-  maxTimeoutSeconds?: number;
-  verilatorPath?: string;
+  maxTimeoutSeconds?: number | undefined;
+  verilatorPath?: string | undefined;
   logger: Logger;
 }
 
-export type ResolvedServeOptions = Required<
-  Omit<ServeOptions, 'token' | 'memoryLimitBytes' | 'cacheMaxBytes' | 'verilatorPath'>
-> &
-  Pick<ServeOptions, 'token' | 'memoryLimitBytes' | 'cacheMaxBytes' | 'verilatorPath'>;
+type Optional = 'token' | 'memoryLimitBytes' | 'cacheMaxBytes' | 'verilatorPath';
+
+/** Every member set but those whose absence means "the engine's default". */
+export type ResolvedServeOptions = {
+  [K in Exclude<keyof ServeOptions, Optional>]-?: NonNullable<ServeOptions[K]>;
+} & Pick<ServeOptions, Optional>;
 
 export const DEFAULT_PORT = 8765;
 

@@ -10,10 +10,10 @@ import { uriToPath } from './uris';
 
 /** What the preprocessor needs of a design. */
 export interface DocumentDesign {
-  includeDirs?: string[];
-  defines?: Record<string, string | undefined>;
+  includeDirs?: string[] | undefined;
+  defines?: Record<string, string | undefined> | undefined;
   /** The `chorus.verilatorPath` setting; `verilator` on PATH when absent. */
-  verilatorPath?: string;
+  verilatorPath?: string | undefined;
 }
 
 export function isHdlDocument(uri: string): boolean {

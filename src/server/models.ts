@@ -27,7 +27,7 @@ import { sendNotification } from './rpc';
 function openingKey(
   settings: ChorusSettings,
   model: string | undefined,
-  endpoint: { baseUrl: string; model?: string } | undefined,
+  endpoint: { baseUrl: string; model?: string | undefined } | undefined,
 ) {
   return {
     model,
@@ -47,7 +47,7 @@ export class ModelHost {
   /** What `chooseEngine` picks for `auto` with the window's settings; updated by `settingsChanged`. */
   private autoEngine: EngineName = 'random';
   private modelAvailable = false;
-  private expertSet?: { key: string; opened: Promise<OpenedExperts> };
+  private expertSet?: { key: string; opened: Promise<OpenedExperts> } | undefined;
 
   constructor(
     private readonly connection: Connection,
@@ -109,7 +109,7 @@ export class ModelHost {
     settings: ChorusSettings,
     uris: string[],
     model: string | undefined,
-    endpoint: { baseUrl: string; model?: string; apiKey?: string } | undefined,
+    endpoint: { baseUrl: string; model?: string | undefined; apiKey?: string | undefined } | undefined,
     signal: AbortSignal,
   ): Promise<OpenedExperts> {
     const open = (group: string[]) =>
@@ -154,7 +154,7 @@ export class ModelHost {
     settings: ChorusSettings,
     uris: string[],
     model: string | undefined,
-    endpoint: { baseUrl: string; model?: string } | undefined,
+    endpoint: { baseUrl: string; model?: string | undefined } | undefined,
     open: () => Promise<OpenedExperts>,
   ): Promise<OpenedExperts> {
     const key = JSON.stringify({ uris, ...openingKey(settings, model, endpoint) });
@@ -188,7 +188,7 @@ export class ModelHost {
   private async open(
     settings: ChorusSettings,
     model: string | undefined,
-    endpoint: { baseUrl: string; model?: string; apiKey?: string } | undefined,
+    endpoint: { baseUrl: string; model?: string | undefined; apiKey?: string | undefined } | undefined,
     signal: AbortSignal,
   ) {
     if (!model && !endpoint) {

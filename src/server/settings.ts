@@ -18,7 +18,10 @@ export async function readSettings(
   warn?: (message: string) => void,
 ): Promise<ChorusSettings> {
   if (!supported) return { ...DEFAULT_SETTINGS };
-  const raw: unknown = await connection.workspace.getConfiguration({ scopeUri: uri, section: SETTINGS_SECTION });
+  const raw: unknown = await connection.workspace.getConfiguration({
+    ...(uri !== undefined ? { scopeUri: uri } : {}),
+    section: SETTINGS_SECTION,
+  });
   // The client's answer is untrusted JSON: `parseSettings` checks each value and falls back to its default.
   const values = new Map<string, unknown>(typeof raw === 'object' && raw !== null ? Object.entries(raw) : []);
   return parseSettings({ get: (key) => values.get(key) }, warn);
@@ -31,7 +34,10 @@ export async function readDesignSettings(
   supported: boolean,
 ): Promise<DesignSettings> {
   if (!supported) return NO_DESIGN_SETTINGS;
-  const raw: unknown = await connection.workspace.getConfiguration({ scopeUri: uri, section: SETTINGS_SECTION });
+  const raw: unknown = await connection.workspace.getConfiguration({
+    ...(uri !== undefined ? { scopeUri: uri } : {}),
+    section: SETTINGS_SECTION,
+  });
   const values = new Map<string, unknown>(typeof raw === 'object' && raw !== null ? Object.entries(raw) : []);
   return parseDesignSettings({ get: (key) => values.get(key) });
 }

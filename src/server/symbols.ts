@@ -30,7 +30,7 @@ export function documentSymbols(analysis: DesignAnalysis): DocumentSymbol[] {
     return {
       name: m.name,
       // Shown in the Outline view only; the extension's top picker asks `chorus/tops`.
-      detail: m === analysis.modules.find((x) => x.name === analysis.top) ? 'top' : undefined,
+      ...(m === analysis.modules.find((x) => x.name === analysis.top) ? { detail: 'top' } : {}),
       kind: SymbolKind.Module,
       range,
       selectionRange: { start: { line, character: 0 }, end: { line, character: 0 } },

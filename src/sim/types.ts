@@ -4,32 +4,32 @@ import type { CoveragePoint, CoverageReport, Diagnostic, FsmModel, Logger } from
 /** What Verilator needs besides the files to read a design as the user's own flow does (`-I`, `-D`, filelists). */
 export interface DesignFlags {
   /** `+incdir` folders (absolute, or relative to the working folder). */
-  includeDirs?: string[];
+  includeDirs?: string[] | undefined;
   /** `+define+NAME[=VALUE]` macros; an `undefined` value defines the name alone. */
-  defines?: Record<string, string | undefined>;
+  defines?: Record<string, string | undefined> | undefined;
   /** Top-module parameter overrides (`-G`), as Verilog literals: applied where the DUT is the top (the design lint). */
-  parameters?: Record<string, string>;
+  parameters?: Record<string, string> | undefined;
 }
 
 export interface SimOptions {
   /** The design's include folders and macros, added to every build (and its cache key). */
-  design?: DesignFlags;
+  design?: DesignFlags | undefined;
   /** Verilator executable; `verilator` on PATH when omitted. */
-  verilatorPath?: string;
+  verilatorPath?: string | undefined;
   /** Build cache root; CHORUS_CACHE_DIR, else $XDG_CACHE_HOME/chorus, else ~/.cache/chorus. */
-  cacheDir?: string;
+  cacheDir?: string | undefined;
   logger?: Logger;
   /** Cancels builds and runs: the whole process group is killed. */
   signal?: AbortSignal;
   /** Includes outside this folder are rejected by the sandbox check. */
-  workspaceRoot?: string;
+  workspaceRoot?: string | undefined;
   /**
    * Most memory CHORUS and a tool that reads the testbench (preprocessor, Verilator, the C++ compile, the
    * simulator) may hold together (limits.ts). Default CHORUS_MEMORY_LIMIT, else 4 GiB.
    */
-  memoryLimitBytes?: number;
+  memoryLimitBytes?: number | undefined;
   /** Byte cap of the build cache (simulators, runtime objects, precompiled headers, ccache). Default CHORUS_CACHE_MAX, else 2 GiB. */
-  cacheMaxBytes?: number;
+  cacheMaxBytes?: number | undefined;
 }
 
 export interface VerilatorInfo {
@@ -69,7 +69,7 @@ export interface BuildInput {
   /** Extra Verilator arguments (part of the cache key). */
   extraFlags?: string[];
   /** `+incdir` folders for `include; part of the cache key. */
-  includeDirs?: string[];
+  includeDirs?: string[] | undefined;
   /** Wall-clock bound for the whole build (Verilator and the C++ compile); default 10 minutes. */
   buildTimeoutMs?: number;
   /**
@@ -89,7 +89,7 @@ export interface BuildResult {
   /** The testbench's messages, and every error. */
   diagnostics: Diagnostic[];
   /** Lint warnings located in the design's files (not the testbench): reported to the user, never fatal. */
-  designWarnings?: Diagnostic[];
+  designWarnings?: Diagnostic[] | undefined;
   ms: number;
   cacheHit: boolean;
   notes: string[];
@@ -102,11 +102,11 @@ export interface RunInput {
   /** Where the run writes coverage.dat (atomically); an older file there is removed first. */
   coverageFile: string;
   /** Extra plusargs for the testbench, such as `+stim=vectors.txt`. */
-  plusargs?: string[];
+  plusargs?: string[] | undefined;
   /** Wall-clock bound; default 60 s. The simulator stops itself shortly before and still writes coverage. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Simulated-time bound in the testbench top's time unit (the unit of `#1`); default 10,000,000. 0: none. */
-  maxSimTime?: number;
+  maxSimTime?: number | undefined;
   /** Working folder of the simulator (writable inside the jail); default: the coverage file's folder. */
   cwd?: string;
   /** Output kept: the first and last halves of this many bytes; default 256 KiB. */
@@ -134,16 +134,16 @@ export interface RunResult {
   /** Why the simulator stopped, as it reported it: finish, idle, simtime, deadline, error; 'killed' or 'crashed' otherwise. */
   stop?: string;
   /** Simulated time reached, in the testbench's time precision (when reported). */
-  simTime?: number;
+  simTime?: number | undefined;
 }
 
 export interface MeasureInput extends BuildInput {
-  timeoutMs?: number;
-  maxSimTime?: number;
+  timeoutMs?: number | undefined;
+  maxSimTime?: number | undefined;
   /** DUT top module: coverage is scoped to its instances (and their sub-instances) when given. */
-  dutTop?: string;
+  dutTop?: string | undefined;
   /** Extra plusargs for the run. */
-  plusargs?: string[];
+  plusargs?: string[] | undefined;
   /** The DUT's FSMs (src/hdl/fsm.ts): measured as `fsm_state`/`fsm_arc` points by a bound probe. */
   fsms?: FsmModel[];
 }

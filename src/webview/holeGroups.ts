@@ -7,7 +7,7 @@ import { proofText, type CoverageKind, type Hole } from '../protocol';
 export interface HoleGroup {
   file: string;
   line: number;
-  source?: string;
+  source?: string | undefined;
   /** How many holes of each kind the line has. */
   kinds: Partial<Record<CoverageKind, number>>;
   details: string[];

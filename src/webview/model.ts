@@ -36,7 +36,7 @@ export interface RoundModel {
   feedback?: string;
   summary?: RoundSummary;
   /** A round with several candidates: each one's expert and outcome, the kept one first. */
-  candidates?: CandidateRun[];
+  candidates?: CandidateRun[] | undefined;
 }
 
 export interface RunModel {
@@ -45,7 +45,7 @@ export interface RunModel {
   /** The holes of the latest measurement. */
   holes: Hole[];
   result?: GenerateResult;
-  ended?: { outcome: RunOutcome; message?: string };
+  ended?: { outcome: RunOutcome; message?: string | undefined };
 }
 
 export type SteerState = 'sent' | 'accepted' | 'refused';
@@ -59,10 +59,10 @@ export type Entry =
       key: string;
       steerId: string;
       text: string;
-      runId?: string;
+      runId?: string | undefined;
       state: SteerState;
-      round?: number;
-      message?: string;
+      round?: number | undefined;
+      message?: string | undefined;
     }
   | {
       kind: 'ask';
@@ -83,10 +83,10 @@ export interface PanelModel {
   /** In the order they happened. */
   entries: Entry[];
   /** The run that is going (Stop and steering apply to it). */
-  liveRunId?: string;
+  liveRunId?: string | undefined;
   /** The latest run (the dashboard shows it; Retry repeats it). */
-  lastRunId?: string;
-  modelStatus?: ModelStatus;
+  lastRunId?: string | undefined;
+  modelStatus?: ModelStatus | undefined;
   mode: ComposerMode;
   draft: string;
   dashboardOpen: boolean;

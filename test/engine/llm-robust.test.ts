@@ -64,7 +64,7 @@ function replay(entries: Entry[]) {
 class ContextBackend implements ChatBackend {
   readonly label = 'context-double';
   readonly kind = 'replay' as const;
-  readonly calls: { messages: ChatMessage[]; options?: ChatOptions }[] = [];
+  readonly calls: { messages: ChatMessage[]; options?: ChatOptions | undefined }[] = [];
   constructor(
     private readonly replies: string[],
     private readonly contextTokens?: number,

@@ -163,7 +163,7 @@ async function interruptGenerate(env: NodeJS.ProcessEnv, ready: (log: ToolLogEnt
 }
 
 /** Each tool the log names that was alive at the signal is gone now (same pid and start time: not a later process). */
-function assertGone(tools: (ToolLogEntry & { start?: string })[]): void {
+function assertGone(tools: (ToolLogEntry & { start?: string | undefined })[]): void {
   const left = tools.filter((t) => t.pid !== undefined && t.start !== undefined && startTime(t.pid) === t.start);
   assert.deepEqual(
     left.map((t) => `${t.pid} ${t.tool} ${t.toolArgs.slice(0, 3).join(' ')}`),

@@ -30,17 +30,17 @@ import type { BenchDesign, BenchItem, ParsedLine } from './schema';
 export interface BenchOptions {
   engine: EngineName;
   samples: number;
-  rounds?: number;
+  rounds?: number | undefined;
   concurrency: number;
-  budgetSeconds?: number;
-  simTimeoutSeconds?: number;
+  budgetSeconds?: number | undefined;
+  simTimeoutSeconds?: number | undefined;
   seed: number;
   /** Items are laid out under this folder, one subfolder per item and sample. */
   workDir: string;
   /** Keep the laid-out folders (default: removed after each sample). */
   keep?: boolean;
   /** Candidate testbenches per LLM round. */
-  candidates?: number;
+  candidates?: number | undefined;
   /** Top parameter overrides for every item (`-G`), over an item's own. */
   parameters?: Record<string, string>;
   /** The formal engine on the search's holes (default on; `--no-formal`). */
@@ -83,7 +83,7 @@ export interface SampleResult {
   rounds: number;
   tokens: number;
   targets: TargetCheck[];
-  error?: string;
+  error?: string | undefined;
   /** Which expert's candidates were kept and which closed the item (several candidates per round). */
   experts?: SampleExperts;
 }
@@ -109,7 +109,7 @@ export interface ItemResult {
   rounds: number;
   tokens: number;
   targets: TargetCheck[];
-  error?: string;
+  error?: string | undefined;
   /** Overall coverage of every sample, in order. */
   overall_samples: number[];
   /** Sample 1's expert record. */

@@ -251,8 +251,8 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
         ...(waivers ? { waivers: { file: waivers, force: Boolean(flags.force) } } : {}),
         ...(flags.promptTemplates ? { promptTemplates: resolve(flags.promptTemplates) } : {}),
         sampling: {
-          temperature: flags.temperature,
-          maxTokens: flags.maxTokens,
+          ...(flags.temperature !== undefined ? { temperature: flags.temperature } : {}),
+          ...(flags.maxTokens !== undefined ? { maxTokens: flags.maxTokens } : {}),
           ...(flags.thinking ? { thinking: flags.thinking === 'on' } : {}),
         },
       },

@@ -13,12 +13,12 @@ import { provePoints, type FormalOptions, type FormalServices, type TargetVerdic
 
 export interface ProveHolesRequest extends FormalOptions {
   rtlFiles: string[];
-  top?: string;
+  top?: string | undefined;
   /** Measure this testbench for the holes; without it the model-free search finds them. */
-  testbench?: string;
+  testbench?: string | undefined;
   /** Model-free search budget, seconds (default 20). */
-  budgetSeconds?: number;
-  seed?: number;
+  budgetSeconds?: number | undefined;
+  seed?: number | undefined;
 }
 
 export interface ProveHolesReport {
@@ -36,7 +36,7 @@ export interface ProveHolesReport {
 /** `chorus prove`: find the holes a user would see, then decide each with the formal engine. */
 export async function proveHoles(
   req: ProveHolesRequest,
-  services: FormalServices & { verilatorPath?: string; cacheDir?: string },
+  services: FormalServices & { verilatorPath?: string | undefined; cacheDir?: string },
 ): Promise<ProveHolesReport> {
   const rtlFiles = req.rtlFiles.map((f) => resolve(f));
   // The holes are found on the design as it is built: its include folders, macros and top parameters.

@@ -11,16 +11,16 @@ import { isFormalKind } from './ledger';
 export type { FormalTarget, ProveResult, TargetVerdict, Witness, StimulusRow, Verdict } from '../../formal';
 
 export interface FormalOptions {
-  includeDirs?: string[];
+  includeDirs?: string[] | undefined;
   defines?: Record<string, string>;
   /** Top-level parameter overrides (Verilog constant text). */
-  parameters?: Record<string, string>;
+  parameters?: Record<string, string> | undefined;
   /** Wall-clock bound of the whole formal run, seconds (default 120). */
-  timeoutSeconds?: number;
+  timeoutSeconds?: number | undefined;
   /** Bound of one point's SAT problem, seconds (default 10). */
   pointTimeoutSeconds?: number;
   /** Longest induction and witness search, cycles (default 24). */
-  maxDepth?: number;
+  maxDepth?: number | undefined;
 }
 
 export interface FormalServices {

@@ -26,7 +26,7 @@ export interface RunSettings {
   stallRounds: number;
   seed: number;
   /** Wall-clock budget for the run, in ms; each generator's own default when absent. */
-  budgetMs?: number;
+  budgetMs?: number | undefined;
   simTimeoutMs: number;
   /** The seed the user gave (seeds model sampling per round); unset: the backend's own randomness. */
   samplingSeed?: number;

@@ -23,10 +23,10 @@ export interface CandidateInput {
   messages: ChatMessage[];
   sampling: SamplingOptions;
   /** The seed of the `ask`-th try, when the run is seeded. */
-  seed?: (ask: number) => number;
+  seed?: ((ask: number) => number) | undefined;
   parseRetries: number;
   best: { attempt: Attempt | null; points: CoveragePoint[] };
-  simTimeoutMs?: number;
+  simTimeoutMs?: number | undefined;
   /** True when the run should end now (cancelled, out of time): no further tries. */
   stopping(): boolean;
   /** Bounds the builds and simulations in flight. */

@@ -9,7 +9,7 @@ export interface Reply {
   evaluatedPromptTokens: number;
   ms: number;
   finishReason: ChatResult['finishReason'];
-  note?: string;
+  note?: string | undefined;
 }
 
 /** The model's reply, or null when the run was cancelled (or ran out of time) while it was being written. */

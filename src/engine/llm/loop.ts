@@ -46,20 +46,20 @@ export interface LlmLoopOptions extends StopLimits {
    * An earlier generator's outcome to continue from (hybrid): its testbench stands as the best reply so far with its
    * measured feedback, and its rounds are kept so that round numbers continue.
    */
-  from?: Outcome;
-  sampling?: Pick<SamplingOptions, 'temperature' | 'topP' | 'maxTokens' | 'thinking'>;
+  from?: Outcome | undefined;
+  sampling?: Pick<SamplingOptions, 'temperature' | 'topP' | 'maxTokens' | 'thinking'> | undefined;
   /** The run's seed: each round samples with a seed derived from it. Unset: the backend's own randomness. */
-  seed?: number;
+  seed?: number | undefined;
   /** The model's context in tokens when the user set it; else what the backend reports, if anything. */
-  contextSize?: number;
+  contextSize?: number | undefined;
   /** Extra instruction text for the opening prompt (a benchmark item's `instruction`). */
-  instruction?: string;
+  instruction?: string | undefined;
   /** A JSON file of prompt templates over the built-in ones (templates/default.json). */
-  promptTemplates?: string;
+  promptTemplates?: string | undefined;
   /** How often a reply with no code (or an empty one) is asked again within its round; default 1. */
-  parseRetries?: number;
+  parseRetries?: number | undefined;
   /** Candidate testbenches per round, spread over the experts; default `defaultCandidates`. */
-  candidates?: number;
+  candidates?: number | undefined;
 }
 
 const DEFAULT_PARSE_RETRIES = 1;

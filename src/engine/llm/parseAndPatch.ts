@@ -12,7 +12,7 @@ export interface ReplyEnding {
   finishReason: 'stop' | 'length' | 'abort' | 'interrupted';
   completionTokens: number;
   /** The backend's words for an incomplete reply (a stream cut short). */
-  note?: string;
+  note?: string | undefined;
 }
 
 export interface Candidate {

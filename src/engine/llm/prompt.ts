@@ -17,13 +17,13 @@ export interface OpeningPromptInput {
   /** Instance name the testbench must give the DUT. */
   instance: string;
   /** Extra instruction text (for example, the kinds to aim at). */
-  extra?: string;
+  extra?: string | undefined;
   /** The DUT's clock input, when analysis found one. */
   clock?: string | null;
   /** Its reset input: name, polarity, synchronous or not. */
   reset?: ResetInfo | null;
   /** Top parameter overrides (`-G`), Verilog constant text: the DUT must be instantiated with them. */
-  parameters?: Record<string, string>;
+  parameters?: Record<string, string> | undefined;
 }
 
 function clockResetText(
@@ -109,10 +109,10 @@ function bulletSection(header: string, bullets: Bullets): string {
 export interface FollowupInput {
   parse: Bullets;
   /** Patch replies only. */
-  apply?: Bullets;
+  apply?: Bullets | undefined;
   /** Patch replies only: the testbench after the patch. */
-  testbench?: string;
-  eda?: Bullets;
+  testbench?: string | undefined;
+  eda?: Bullets | undefined;
   instruction: string;
 }
 

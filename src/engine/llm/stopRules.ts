@@ -15,7 +15,7 @@ export interface StopLimits {
   /** Stop after this many rounds in a row without a coverage gain. */
   stallRounds: number;
   /** Wall-clock budget for the whole loop, in ms. */
-  budgetMs?: number;
+  budgetMs?: number | undefined;
   /** Generated-token budget for the whole loop. */
   tokenBudget?: number;
 }

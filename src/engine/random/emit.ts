@@ -21,7 +21,7 @@ export interface KeptSequence {
 export interface TableRow {
   cycles: number;
   values: Cycle;
-  comment?: string;
+  comment?: string | undefined;
 }
 
 /** The testbench's table: every sequence's rows in order. The search re-runs exactly these rows through the harness. */

@@ -8,7 +8,7 @@ export interface DrivenInput {
   name: string;
   width: number;
   /** The reset input, with the value that asserts it. */
-  reset?: { active: 0n | 1n };
+  reset?: { active: 0n | 1n } | undefined;
 }
 
 export interface HarnessPlan {

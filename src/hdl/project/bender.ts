@@ -132,7 +132,7 @@ class BenderReader {
   }
 
   /** The dependencies `pkg` names whose `target:` holds, with the line naming each. */
-  dependencies(pkg: Package): { name: string; node: Node; path?: string }[] {
+  dependencies(pkg: Package): { name: string; node: Node; path?: string | undefined }[] {
     const deps = field(pkg.tree, 'dependencies');
     if (!deps || deps.kind !== 'map') return [];
     return deps.entries

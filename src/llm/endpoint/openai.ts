@@ -12,9 +12,9 @@ export interface EndpointOptions {
   /** `http://host:port` or `http://host:port/v1`. */
   baseUrl: string;
   /** The served model name; the first one `/v1/models` lists when omitted. */
-  model?: string;
+  model?: string | undefined;
   /** Sent as `Authorization: Bearer …`; defaults to $CHORUS_API_KEY. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Longest wait for the response headers (the server may evaluate the prompt first). Default 300 s. */
   responseTimeoutMs?: number;
   /** Longest silence between streamed chunks. Default 120 s. */
@@ -24,8 +24,8 @@ export interface EndpointOptions {
 
 export interface EndpointBackendOptions extends EndpointOptions {
   logger: Logger;
-  onStatus?: ModelStatusListener;
-  sampling?: SamplingOptions;
+  onStatus?: ModelStatusListener | undefined;
+  sampling?: SamplingOptions | undefined;
 }
 
 /** `…/v1` for a base URL given with or without it (and with or without a trailing slash). */
@@ -99,7 +99,7 @@ export class EndpointBackend implements ChatBackend {
   readonly label: string;
   private readonly root: string;
   private readonly retry: RetryPolicy;
-  private model?: string;
+  private model?: string | undefined;
   /** Set once a server refused our max_tokens as too large for its context: let it pick the limit. */
   private omitMaxTokens = false;
 

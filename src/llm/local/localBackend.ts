@@ -29,19 +29,19 @@ import { loadNodeLlamaCpp } from './nodeLlamaCpp';
 export interface LocalBackendOptions {
   modelPath: string;
   logger: Logger;
-  onStatus?: ModelStatusListener;
+  onStatus?: ModelStatusListener | undefined;
   /** Default `auto`: the best GPU node-llama-cpp finds, the CPU when that fails. */
-  gpu?: GpuSetting;
+  gpu?: GpuSetting | undefined;
   /** Tokens; default: as much of the model's trained context as fits, between 4,096 and 32,768. */
-  contextSize?: number;
-  sampling?: SamplingOptions;
+  contextSize?: number | undefined;
+  sampling?: SamplingOptions | undefined;
   /** CPU threads; default: $CHORUS_THREADS, else the cores that are useful for math. */
-  threads?: number;
-  label?: string;
+  threads?: number | undefined;
+  label?: string | undefined;
   /** LoRA adapters applied to this backend's context over the (shared) base model. */
   lora?: { filePath: string; scale?: number }[];
   /** Calls that generate side by side on a GPU, one context sequence each. Default 1. */
-  parallel?: number;
+  parallel?: number | undefined;
   /**
    * Sequences on a CPU. Default 1: calls take turns on one sequence, so a round's candidates evaluate their shared
    * prompt once; more sequences evaluate it once each, in one batch.
@@ -70,7 +70,7 @@ const STATUS_EVERY_MS = 500;
 export class LocalBackend implements ChatBackend {
   readonly kind = 'local' as const;
   readonly label: string;
-  private loaded?: Promise<Loaded>;
+  private loaded?: Promise<Loaded> | undefined;
   private readonly waiting: (() => void)[] = [];
   private readonly running = new Set<Promise<unknown>>();
   private disposed = false;
@@ -148,7 +148,7 @@ export class LocalBackend implements ChatBackend {
             const lease = await acquireModel(llama, this.opts.modelPath, () =>
               llama.loadModel({
                 modelPath: this.opts.modelPath,
-                loadSignal: signal,
+                ...(signal ? { loadSignal: signal } : {}),
                 onLoadProgress: (p) =>
                   this.status({ state: 'loading', percent: Math.round(p * 100), backend: computeName(llama.gpu) }),
               }),
@@ -160,11 +160,12 @@ export class LocalBackend implements ChatBackend {
               const lora = this.opts.lora?.length
                 ? { adapters: this.opts.lora.map((a) => ({ filePath: a.filePath, scale: a.scale ?? 1 })) }
                 : undefined;
+              const threads = threadsSetting(this.opts.threads);
               const context = await model.createContext({
                 contextSize: this.opts.contextSize ?? { min: Math.min(4096, max), max },
-                threads: threadsSetting(this.opts.threads),
+                ...(threads !== undefined ? { threads } : {}),
                 sequences: Math.max(1, (llama.gpu === false ? this.opts.cpuSequences : this.opts.parallel) ?? 1),
-                createSignal: signal,
+                ...(signal ? { createSignal: signal } : {}),
                 ...(lora ? { lora } : {}),
               });
               return { llama, model, lease, context };
@@ -299,12 +300,12 @@ export class LocalBackend implements ChatBackend {
     let stopReason: string;
     try {
       const response = await chat.generateResponse(history, {
-        signal,
+        ...(signal ? { signal } : {}),
         maxTokens,
         temperature: sampling.temperature,
         topP: sampling.topP,
-        seed: sampling.seed,
-        grammar,
+        ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
+        ...(grammar ? { grammar } : {}),
         // No thinking asked: the thought segment gets no tokens, so the model answers at once.
         ...(sampling.thinking === false ? { budgets: { thoughtTokens: 0 } } : {}),
         onResponseChunk: (chunk) => {

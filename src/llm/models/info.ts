@@ -7,15 +7,15 @@ import { checkGgufHeader } from './ggufHeader';
 export interface ModelInfo {
   architecture: string;
   /** Weights, counted from the tensor shapes. */
-  parameters?: number;
+  parameters?: number | undefined;
   /** `Q4_K_M`, `F16`, `F32`… from general.file_type. */
-  quantization?: string;
+  quantization?: string | undefined;
   /** The trained context length. */
-  contextLength?: number;
+  contextLength?: number | undefined;
   /** The file carries a chat template (tokenizer.chat_template). */
   chatTemplate: boolean;
   sizeBytes: number;
-  name?: string;
+  name?: string | undefined;
 }
 
 export async function modelInfo(path: string): Promise<ModelInfo> {

@@ -11,7 +11,7 @@ export interface ListModelsOptions {
   modelDirs: string[];
   manifestPath?: string;
   /** Also ask this server which models it serves (GET /v1/models); `model` is the configured one, listed first. */
-  endpoint?: { baseUrl: string; model?: string; apiKey?: string; timeoutMs?: number };
+  endpoint?: { baseUrl: string; model?: string | undefined; apiKey?: string; timeoutMs?: number } | undefined;
 }
 
 export async function listModels(opts: ListModelsOptions): Promise<ModelChoice[]> {

@@ -17,7 +17,7 @@ export interface PullOptions {
   logger: Logger;
   manifestPath?: string;
   /** Checked after download; a manifest entry's own sha256 is used when this is absent. */
-  sha256?: string;
+  sha256?: string | undefined;
 }
 
 /** Downloads a manifest id or an `hf:`/https URI into destDir; returns the file's path. */
@@ -39,10 +39,11 @@ export async function pullModel(idOrUri: string, opts: PullOptions): Promise<str
 
   let path: string;
   try {
+    const fileName = downloadFileName(uri);
     const downloader = await createModelDownloader({
       modelUri: uri,
       dirPath: opts.destDir,
-      fileName: downloadFileName(uri),
+      ...(fileName !== undefined ? { fileName } : {}),
       showCliProgress: false,
       // A partial download stays (as a temporary file) so the next pull resumes it.
       deleteTempFileOnCancel: false,
@@ -50,7 +51,7 @@ export async function pullModel(idOrUri: string, opts: PullOptions): Promise<str
       parallelDownloads: 1,
       onProgress: ({ downloadedSize, totalSize }) => opts.onProgress?.(downloadedSize, totalSize),
     });
-    path = await downloader.download({ signal: opts.signal });
+    path = await downloader.download(opts.signal ? { signal: opts.signal } : {});
     // ipull ends a cancelled download quietly: without this check a partial file would pass for a finished one.
     if (opts.signal?.aborted) throw opts.signal.reason;
   } catch (err) {

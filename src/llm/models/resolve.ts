@@ -11,7 +11,7 @@ import { downloadFileName, hubNameHints, isRemoteUri } from './uri';
 
 export interface ModelLookup {
   modelDirs: string[];
-  manifestPath?: string;
+  manifestPath?: string | undefined;
 }
 
 export interface ResolvedModel {

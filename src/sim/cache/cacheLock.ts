@@ -12,7 +12,7 @@ const POLL_MS = 150;
 
 export async function withCacheLock<T>(
   path: string,
-  opts: { signal?: AbortSignal; timeoutMs: number; logger?: Logger },
+  opts: { signal?: AbortSignal | undefined; timeoutMs: number; logger?: Logger },
   fn: () => Promise<T>,
 ): Promise<T> {
   await mkdir(dirname(path), { recursive: true });

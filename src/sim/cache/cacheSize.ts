@@ -68,7 +68,9 @@ export interface CacheInfo {
   tmpBytes: number;
 }
 
-export async function cacheInfo(opts: { cacheDir?: string; cacheMaxBytes?: number } = {}): Promise<CacheInfo> {
+export async function cacheInfo(
+  opts: { cacheDir?: string | undefined; cacheMaxBytes?: number | undefined } = {},
+): Promise<CacheInfo> {
   const layout = cacheLayout(opts.cacheDir);
   const builds = (await entries(layout.builds, 'build', 'stamp.json')).list;
   const runtime = (await entries(layout.runtime, 'runtime', 'runtime.json')).list;
@@ -148,7 +150,9 @@ export async function evictCache(layout: CacheLayout, opts: EvictOptions): Promi
  * Brings the cache under its cap once a caller is done with everything it built (a bench run: eviction after
  * each build spares the simulators this process ran moments ago). Returns how many folders were removed.
  */
-export async function trimCache(opts: { cacheDir?: string; cacheMaxBytes?: number } = {}): Promise<number> {
+export async function trimCache(
+  opts: { cacheDir?: string | undefined; cacheMaxBytes?: number | undefined } = {},
+): Promise<number> {
   const maxBuilds = Number(process.env.CHORUS_CACHE_MAX_BUILDS) || 200;
   return evictCache(cacheLayout(opts.cacheDir), {
     maxBytes: cacheMaxBytes(opts.cacheMaxBytes),
@@ -158,7 +162,9 @@ export async function trimCache(opts: { cacheDir?: string; cacheMaxBytes?: numbe
 }
 
 /** Everything not in use: simulators, runtime entries, ccache's store, leftovers. Returns the bytes freed. */
-export async function clearCache(opts: { cacheDir?: string } = {}): Promise<{ freedBytes: number; keptInUse: number }> {
+export async function clearCache(
+  opts: { cacheDir?: string | undefined } = {},
+): Promise<{ freedBytes: number; keptInUse: number }> {
   const layout = cacheLayout(opts.cacheDir);
   const before = await folderBytes(layout.root);
   let keptInUse = 0;

@@ -64,7 +64,7 @@ export function limitFromExit(run: {
   signal: NodeJS.Signals | null;
   code: number | null;
   output: string;
-  limit?: LimitHit;
+  limit?: LimitHit | undefined;
 }): LimitHit | undefined {
   if (run.limit) return run.limit;
   const thrown = /Verilator threw signal (\d+)/.exec(run.output);

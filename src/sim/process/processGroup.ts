@@ -20,7 +20,7 @@ export interface GroupRunOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Output kept (head and tail); default 256 KiB. */
   outputCapBytes?: number;
   /** Text for a missing executable: what to install or configure. */
@@ -37,7 +37,7 @@ export interface GroupRunResult {
   timedOut: boolean;
   ms: number;
   /** Set when the tree was killed for passing `treeLimits`. */
-  limit?: LimitHit;
+  limit?: LimitHit | undefined;
   /** Highest resident memory of the whole tree the sampler saw (0 when it never sampled). */
   peakRssBytes: number;
 }

@@ -20,9 +20,9 @@ export interface ToolLimits {
   /** RLIMIT_NPROC (prlimit --nproc, ulimit -u or -p). */
   processes?: number;
   /** The resident memory of the whole tree, bounded by runGroup's sampler. */
-  treeMemoryBytes?: number;
+  treeMemoryBytes?: number | undefined;
   /** The process count of the whole tree, bounded by runGroup's sampler. */
-  treeProcesses?: number;
+  treeProcesses?: number | undefined;
   /** The wall-clock bound. */
   wallMs?: number;
 }
@@ -45,8 +45,8 @@ export interface ToolLogEntry {
 
 /** Bounds the sampler enforces, which the command line does not show. */
 export interface SampledBounds {
-  treeMemoryBytes?: number;
-  treeProcesses?: number;
+  treeMemoryBytes?: number | undefined;
+  treeProcesses?: number | undefined;
   wallMs?: number;
 }
 

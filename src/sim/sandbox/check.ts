@@ -22,10 +22,10 @@ import { scan, type Token } from './scan';
 export interface SandboxCheckOptions {
   verilatorPath: string;
   /** Included files must live here (or in an include folder). Default: the testbench's folder. */
-  workspaceRoot?: string;
+  workspaceRoot?: string | undefined;
   /** -I folders, relative ones from workspaceRoot; files in them may be included too. */
-  includeDirs?: string[];
-  signal?: AbortSignal;
+  includeDirs?: string[] | undefined;
+  signal?: AbortSignal | undefined;
   /**
    * The build's arguments that change preprocessing: defines (-D, +define+) and --timing or --no-timing,
    * since `ifdef VERILATOR_TIMING can hide code from a check run without the build's flags. Default
@@ -40,7 +40,7 @@ export interface SandboxCheckOptions {
    */
   designFiles?: string[];
   /** CHORUS's own generated harness, which reads its stimulus file: the file-reading rules do not apply. */
-  allowFileReads?: boolean;
+  allowFileReads?: boolean | undefined;
   /** Run the preprocessor in the bubblewrap jail (only the design's folders visible); default: when it works. */
   useJail?: boolean;
 }

@@ -13,7 +13,7 @@ import type { JailSpec } from './jail';
 
 export interface CappedRunOptions {
   cwd: string;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   timeoutMs: number;
   /** Stdout beyond this many bytes stops the child. */
   maxStdoutBytes: number;

@@ -28,7 +28,7 @@ export interface JailOptions {
   network?: boolean;
   limits?: JailLimits;
   /** true: use bwrap; false: never; undefined: when bwrapAvailable(). */
-  useBwrap?: boolean;
+  useBwrap?: boolean | undefined;
   /** Extra writable paths inside bwrap, such as a compiler cache. */
   writable?: string[];
   /** Folders replaced by empty ones inside bwrap; default: /tmp, /var/tmp, /run, /home, /root and $HOME. */

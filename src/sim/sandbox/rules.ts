@@ -85,7 +85,7 @@ const fileInputTask = new Set(['$fgetc', '$fgets', '$fscanf', '$fread', '$ungetc
 
 export interface RuleOptions {
   /** CHORUS's own generated harness reads its stimulus file: `$fopen` for reading and the reading tasks pass. */
-  allowFileReads?: boolean;
+  allowFileReads?: boolean | undefined;
 }
 
 export function applyRules(tokens: Token[], options: RuleOptions = {}): RuleHit[] {

@@ -165,7 +165,11 @@ async function sandboxCheck(
   tb: SourceFile,
   dut: SourceFile[],
   verilator: VerilatorInfo,
-  opts: SimOptions & { includeDirs?: string[]; extraFlags?: string[]; ownHarness?: boolean },
+  opts: SimOptions & {
+    includeDirs?: string[] | undefined;
+    extraFlags?: string[] | undefined;
+    ownHarness?: boolean | undefined;
+  },
   display: FileNamer,
 ): Promise<{ status: 'rejected' | 'compile_error'; diagnostics: Diagnostic[] } | undefined> {
   // The check must see the text the build compiles: the design's files first, in the build's order, with the

@@ -89,7 +89,7 @@ export function rejectedUnrolling(run: {
   code: number | null;
   signal: NodeJS.Signals | null;
   output: string;
-  limit?: LimitHit;
+  limit?: LimitHit | undefined;
 }): boolean {
   return (
     run.signal === null &&

@@ -6,8 +6,8 @@
 interface DType {
   kind: string;
   name?: string;
-  left?: number;
-  right?: number;
+  left?: number | undefined;
+  right?: number | undefined;
   sub?: string;
   members: string[];
   range: number[];

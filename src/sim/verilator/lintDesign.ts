@@ -38,10 +38,10 @@ export interface LintInput extends DesignFlags {
 }
 
 export interface LintOptions {
-  verilatorPath?: string;
+  verilatorPath?: string | undefined;
   logger?: Logger;
-  signal?: AbortSignal;
-  memoryLimitBytes?: number;
+  signal?: AbortSignal | undefined;
+  memoryLimitBytes?: number | undefined;
   /** Default 120 s. */
   timeoutMs?: number;
 }

@@ -52,9 +52,9 @@ export function alignPreprocessed(
 }
 
 export interface PreprocessOptions {
-  verilatorPath?: string;
+  verilatorPath?: string | undefined;
   logger?: Logger;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   memoryLimitBytes?: number;
 }
 

@@ -38,7 +38,7 @@ export interface InstalledRuntime {
   /** The runtime objects were copied in. */
   objects: boolean;
   /** Absolute path of a header whose precompiled form sits beside it, for `-include`. */
-  pchHeader?: string;
+  pchHeader?: string | undefined;
   /** No precompiled header yet, and none failed before: this build should make one. */
   wantsPch: boolean;
 }

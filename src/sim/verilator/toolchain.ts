@@ -8,7 +8,7 @@ export interface Toolchain {
   make: string;
   /** First line of `g++ --version` plus its path. */
   compilerId: string;
-  ccache?: string;
+  ccache?: string | undefined;
 }
 
 const CXX_HINT =

@@ -60,7 +60,7 @@ function atLeast(v: { major: number; minor: number }, major: number, minor: numb
 interface ToolRun {
   ok: boolean;
   text: string;
-  err?: ExecFileException;
+  err?: ExecFileException | undefined;
 }
 
 function runTool(path: string, args: string[], env: NodeJS.ProcessEnv): Promise<ToolRun> {

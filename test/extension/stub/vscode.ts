@@ -225,11 +225,11 @@ export enum SymbolKind {
 export interface TestItem {
   id: string;
   label: string;
-  uri?: Uri;
+  uri?: Uri | undefined;
 }
 
 export interface RecordedRun {
-  name?: string;
+  name?: string | undefined;
   request: TestRunRequest;
   coverage: FileCoverage[];
   started: TestItem[];
@@ -270,12 +270,12 @@ export const stub = {
   answer: (_level: string, _text: string, _items: string[]): Answer | Promise<Answer> => undefined,
   quickPick: (items: { label: string }[]): unknown => items[0],
   progress: [] as {
-    title?: string;
+    title?: string | undefined;
     reports: { message?: string; increment?: number }[];
     cancel: () => void;
     done: boolean;
   }[],
-  shown: [] as { uri: string; viewColumn?: number }[],
+  shown: [] as { uri: string; viewColumn?: number | undefined }[],
   context: {} as Record<string, unknown>,
   commands: new Map<string, (...args: unknown[]) => unknown>(),
   executed: [] as { id: string; args: unknown[] }[],
