@@ -4,7 +4,8 @@
  * sources are fetched from their public repositories at the commits corpus/sources.json pins, and only the files it
  * lists are kept; verilog-eval-ecov is rebuilt from NVlabs/verilog-eval's spec-to-rtl problems at its pinned commit.
  *
- *   npm run corpus [-- --out <folder>]
+ *   npm run corpus [-- --out <folder>]     (build)
+ *   npm run corpus -- --check              (say where the suite finds the corpus; exit 1 when nowhere)
  *
  * It needs git and network access to github.com. `CHORUS_CORPUS_GIT_BASE` (default `https://github.com/`) replaces
  * the start of every repository address, for a mirror. The corpus is built beside its destination and moved into
@@ -13,7 +14,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, cpSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { BUILT_CORPUS, COMPLETE_MARKER, CORPORA } from '../test/helpers/corpus';
+import { BUILT_CORPUS, COMPLETE_MARKER, CORPORA, locateCorpus } from '../test/helpers/corpus';
 
 const repoRoot = resolve(__dirname, '..');
 /** The project's own corpus definition: sources.json, and per corpus its items.jsonl and items/*.f. */
@@ -229,9 +230,20 @@ export function buildCorpus(opts: BuildOptions): void {
 
 function main(): void {
   const args = process.argv.slice(2);
+  // `--check`: where the suite will find the corpus, or (exit 1) the locator's message naming this command.
+  if (args.length === 1 && args[0] === '--check') {
+    try {
+      const at = locateCorpus();
+      console.error(`The corpus: ${at.root} (${at.from}).`);
+    } catch (err) {
+      console.error((err as Error).message);
+      process.exit(1);
+    }
+    return;
+  }
   const i = args.indexOf('--out');
   if (args.some((a, k) => a !== '--out' && k !== i + 1) || (i >= 0 && !args[i + 1])) {
-    console.error('usage: npm run corpus [-- --out <folder>]');
+    console.error('usage: npm run corpus [-- --out <folder> | --check]');
     process.exit(2);
   }
   const out = i >= 0 ? resolve(args[i + 1]) : BUILT_CORPUS;
@@ -246,7 +258,11 @@ function main(): void {
     console.error(`npm run corpus: ${err.message}`);
     process.exit(1);
   }
-  console.error(`The corpus is in ${out}.`);
+  console.error(
+    out === BUILT_CORPUS
+      ? `The corpus is in ${out}.`
+      : `The corpus is in ${out}; set CHORUS_CORPUS=${out} for the tests to read it.`,
+  );
 }
 
 if (require.main === module) main();
