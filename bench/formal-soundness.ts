@@ -10,7 +10,7 @@
  * filelist, include folders, defines and parameters, then the plain random baseline of bench/real-ip-plain.ts (the
  * engine's own harness, 20,000-cycle runs of fresh uniform random inputs until --random-seconds pass):
  *
- *   node --import tsx bench/formal-soundness.ts --items ../shared/corpus/real-ip/items.jsonl [--only axis_fifo] [--budget 30] [--random-seconds 60]
+ *   node --import tsx bench/formal-soundness.ts --items <corpus>/real-ip/items.jsonl [--only axis_fifo] [--budget 30] [--random-seconds 60]
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,7 @@ import { itemDesign } from '../src/cli/bench/run';
 import { parseItems, type BenchItem } from '../src/cli/bench/schema';
 import { measureTestbench, randomTestbench, topOf } from '../test/formal/support';
 import { plainRandomInBudget } from './real-ip-plain';
+import { corpusPath } from '../test/helpers/corpus';
 
 export interface SoundnessItem {
   id: string;
@@ -175,9 +176,7 @@ async function main(): Promise<void> {
     const i = args.indexOf(name);
     return i >= 0 ? args[i + 1] : undefined;
   };
-  const corpus = resolve(
-    arg('--corpus') ?? join(__dirname, '..', '..', 'shared', 'corpus', 'verilog-eval-ecov', 'verilog-eval-ecov.jsonl'),
-  );
+  const corpus = resolve(arg('--corpus') ?? corpusPath('verilog-eval-ecov', 'verilog-eval-ecov.jsonl'));
   const only = arg('--only')?.split(',');
   const itemsFile = arg('--items');
   if (itemsFile)

@@ -8,9 +8,10 @@
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { analyzeSources, moduleByName } from '../src/hdl';
 import { verilatorPorts } from './hdl-verilator-xml';
+import { corpusPath } from '../test/helpers/corpus';
 
 interface Item {
   id: string;
@@ -18,18 +19,8 @@ interface Item {
   dut_module_name: string;
 }
 
-const DEFAULT_CORPUS = resolve(
-  __dirname,
-  '..',
-  '..',
-  'shared',
-  'corpus',
-  'verilog-eval-ecov',
-  'verilog-eval-ecov.jsonl',
-);
-
 function main(): void {
-  const corpus = process.argv[2] ?? DEFAULT_CORPUS;
+  const corpus = process.argv[2] ?? corpusPath('verilog-eval-ecov', 'verilog-eval-ecov.jsonl');
   const items = readFileSync(corpus, 'utf8')
     .split('\n')
     .filter((l) => l.trim())

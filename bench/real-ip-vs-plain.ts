@@ -4,7 +4,7 @@
  * in the same wall-clock budget, with the same Verilator and design flags. Per item: line, branch and toggle
  * reached, and wall time, both sides; and whether the engine reached at least the baseline on all three.
  *
- * Usage: npx tsx bench/real-ip-vs-plain.ts ../shared/corpus/real-ip/items.jsonl [--budget-seconds 25]
+ * Usage: npx tsx bench/real-ip-vs-plain.ts <corpus>/real-ip/items.jsonl [--budget-seconds 25]
  *          [--concurrency 2] [--only id,id] [--out dir]
  * Builds go to a fresh cache (warmed once), so no item is a cache hit from an earlier run.
  */

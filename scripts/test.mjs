@@ -1,8 +1,11 @@
-// `npm test`: lint, type check, then every test suite. Suites are folders under test/; a later issue adds a
-// folder and it runs here, never beside it. `npm test -- unit sim` runs only those suites (after lint and types).
+// `npm test`: format, lint, type check, then every test suite. Suites are folders under test/; a new folder runs
+// here, never beside it. `npm test -- unit sim` runs only those suites (after format, lint and types).
+// `npm run test:fast` (`--fast`): only the test files test/fast-files.json marks as building nothing, with a
+// Verilator that refuses to build (scripts/no-build-verilator.mjs), two at a time, no format, lint or types.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { noBuildVerilatorEnv } from './no-build-verilator.mjs';
 
 const root = process.cwd();
 // Cheap suites first so a broken basic fails fast.
@@ -24,7 +27,13 @@ const order = [
   'webview',
   'e2e',
 ];
-const only = process.argv.slice(2);
+// Suites whose files may run two at a time: they build no simulator (no shared build cache to size or evict),
+// count no processes, listen on port 0 only, write only their own temp folders, and none rebuilds dist/ (built once
+// below, so ensureFreshCli finds it fresh). Measured: docs/architecture.md, "Tests".
+const PARALLEL_SUITES = ['unit', 'protocol', 'hdl', 'llm'];
+const CONCURRENCY = 2;
+const fast = process.argv.includes('--fast');
+const only = process.argv.slice(2).filter((a) => a !== '--fast');
 
 // Each step's wall time is printed, so a slow run (a busy CI machine) shows where the time went.
 function step(name, cmd, argv, env = {}) {
@@ -58,6 +67,59 @@ if (unknown.length) {
   process.exit(2);
 }
 
+const testEnv = {
+  CHORUS_TEST: '1',
+  // llama.cpp's worker threads busy-wait: on a 2-core machine shared with simulators, one thread is far faster.
+  CHORUS_THREADS: process.env.CHORUS_THREADS ?? '1',
+};
+const runTests = (name, list, env, concurrency = 1) =>
+  step(
+    name,
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...list],
+    env,
+  );
+
+// The corpus of real designs some tests read (test/helpers/corpus.ts): when there is none, it is built first
+// (`npm run corpus`, which needs network access and says so when it has none).
+function ensureCorpus() {
+  const check = spawnSync(process.execPath, ['--import', 'tsx', join('scripts', 'corpus.ts'), '--check'], {
+    stdio: 'inherit',
+  });
+  if (check.status === 0) return;
+  // A CHORUS_CORPUS that names nothing is the user's to fix: a corpus built elsewhere would not be read.
+  if (process.env.CHORUS_CORPUS) process.exit(2);
+  step('corpus (npm run corpus)', process.execPath, ['--import', 'tsx', join('scripts', 'corpus.ts')]);
+}
+
+if (fast) {
+  ensureCorpus();
+  const manifest = join(root, 'test', 'fast-files.json');
+  const marked = JSON.parse(readFileSync(manifest, 'utf8')).files;
+  const chosenSuites = only.length ? suites.filter((s) => only.includes(s)) : suites;
+  const inSuites = (f) => chosenSuites.includes(f.split('/')[1]);
+  const listed = marked.filter((f) => f.verdict === 'fast' && inSuites(f.file)).map((f) => f.file);
+  const gone = listed.filter((f) => !existsSync(join(root, f)));
+  if (gone.length) {
+    process.stderr.write(`test/fast-files.json lists ${gone.join(', ')}, not found: run node scripts/mark-fast.mjs.\n`);
+    process.exit(2);
+  }
+  const known = new Set(marked.map((f) => f.file));
+  const unmarked = chosenSuites
+    .filter((s) => s !== 'e2e')
+    .flatMap((s) => testFiles(join(root, 'test', s)))
+    .filter((f) => !known.has(f));
+  if (unmarked.length)
+    process.stderr.write(
+      `Not yet marked, so not run here: ${unmarked.join(', ')}. Run node scripts/mark-fast.mjs <suite> to mark them.\n`,
+    );
+  step('build (dist/, once for every test file)', process.execPath, [join('scripts', 'build.mjs')]);
+  const { env, unset } = noBuildVerilatorEnv(root);
+  for (const k of unset) delete process.env[k];
+  runTests(`fast tests (${listed.length} files, no Verilator builds)`, listed, { ...testEnv, ...env }, CONCURRENCY);
+  process.exit(0);
+}
+
 step('format', 'npm', ['run', '--silent', 'format:check']);
 step('lint', 'npx', ['eslint', '--max-warnings=0', '.']);
 step('typecheck', 'npx', ['tsc', '--noEmit', '-p', '.']);
@@ -79,17 +141,14 @@ if (chosen.includes('e2e')) {
     join('test', 'helpers', 'package-vsix.ts'),
   ]);
 }
-const testEnv = {
-  CHORUS_TEST: '1',
-  // llama.cpp's worker threads busy-wait: on a 2-core machine shared with simulators, one thread is far faster.
-  CHORUS_THREADS: process.env.CHORUS_THREADS ?? '1',
-};
-step(
-  `tests (${chosen.join(', ')})`,
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', ...files],
-  testEnv,
-);
+ensureCorpus();
+step('build (dist/, once for every test file)', process.execPath, [join('scripts', 'build.mjs')]);
+const parallel = chosen.filter((s) => PARALLEL_SUITES.includes(s));
+const serial = chosen.filter((s) => !PARALLEL_SUITES.includes(s));
+const filesOf = (group) => files.filter((f) => group.includes(f.split('/')[1]));
+if (parallel.length)
+  runTests(`tests (${parallel.join(', ')}; ${CONCURRENCY} files at a time)`, filesOf(parallel), testEnv, CONCURRENCY);
+if (serial.length) runTests(`tests (${serial.join(', ')})`, filesOf(serial), testEnv);
 
 // The Verilator version matrix: the simulation layer's files and the engine files that drive the
 // harness on deep and FSM designs run once more on every other Verilator test/helpers/verilators.ts finds (5.050
@@ -110,15 +169,10 @@ if (matrixFiles.length) {
     process.exit(listed.status || 1);
   }
   for (const v of JSON.parse(listed.stdout).filter((v) => v.name !== 'system')) {
-    step(
-      `tests on Verilator ${v.name} (${matrixFiles.length} files)`,
-      process.execPath,
-      ['--import', 'tsx', '--test', '--test-reporter=spec', ...matrixFiles],
-      {
-        ...testEnv,
-        CHORUS_VERILATOR: v.path,
-        CHORUS_TEST_VERILATOR: v.name,
-      },
-    );
+    runTests(`tests on Verilator ${v.name} (${matrixFiles.length} files)`, matrixFiles, {
+      ...testEnv,
+      CHORUS_VERILATOR: v.path,
+      CHORUS_TEST_VERILATOR: v.name,
+    });
   }
 }

@@ -2,6 +2,7 @@
 import type { CoveragePoint, EngineName, GenerateResult, Logger, Targets } from '../protocol';
 import type { ChatBackend } from '../llm';
 import type { ModelProvider } from './models';
+import type { Clock } from './clock';
 
 export interface GenerateRequest {
   /** DUT source files (absolute paths). */
@@ -80,6 +81,8 @@ export interface EngineServices {
   memoryLimitBytes?: number | undefined;
   /** Byte cap of the build cache; default 2 GiB. */
   cacheMaxBytes?: number | undefined;
+  /** The clock the model loop's wall-clock budget runs on; default the system clock (tests inject their own). */
+  clock?: Clock | undefined;
 }
 
 /** The engine's result: what goes on the wire, plus the measured points the engine side keeps (lcov export). */

@@ -1,4 +1,5 @@
 export * from './api';
+export { systemClock, type Clock } from './clock';
 export { generate, generateToEnd, DEFAULT_ROUNDS } from './generate';
 export { parseTargets, meetsTargets, overallPct, formatSummary, formatTargets } from './targets';
 export { judge, isExcluded, type VerdictInput } from './verdict';

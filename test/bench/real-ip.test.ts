@@ -1,13 +1,13 @@
-// The real-IP corpus (../shared/corpus/real-ip, read in place): every item reads as `chorus bench` reads it,
+// The real-IP corpus (test/helpers/corpus.ts finds it; read in place): every item reads as `chorus bench` reads it,
 // analyses with the top's ports equal to Verilator's own elaboration (`--xml-only`, with the item's include
 // folders, macros and parameters), and a few items get a testbench from `chorus generate --filelist` that,
 // re-simulated alone with `chorus coverage`, reaches the coverage generate reported. All 17 are run by
 // bench/real-ip-vs-plain.ts (docs/benchmarks.md).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { verilatorPorts } from '../../bench/hdl-verilator-xml';
 import { itemDesign, runBench } from '../../src/cli/bench/run';
 import { parseItems, type BenchItem } from '../../src/cli/bench/schema';
@@ -15,8 +15,9 @@ import { selectDut } from '../../src/engine/plan';
 import { designFlagArgs, lintDesign } from '../../src/sim';
 import { silentLogger } from '../../src/protocol';
 import { ensureFreshCli, runCli } from '../helpers/cli';
+import { corpusPath } from '../helpers/corpus';
 
-const REAL_IP = resolve(__dirname, '../../../shared/corpus/real-ip');
+const REAL_IP = corpusPath('real-ip');
 const ITEMS = join(REAL_IP, 'items.jsonl');
 const work = mkdtempSync(join(tmpdir(), 'chorus-real-ip-'));
 const env = { CHORUS_TEST: '1' };
@@ -25,7 +26,6 @@ before(ensureFreshCli);
 after(() => rmSync(work, { recursive: true, force: true }));
 
 function items(): BenchItem[] {
-  assert.ok(existsSync(ITEMS), `the shared corpus is expected at ${REAL_IP}`);
   const parsed = parseItems(readFileSync(ITEMS, 'utf8'), dirname(ITEMS));
   for (const l of parsed) assert.ok(l.ok, l.ok ? '' : `${l.id}: ${l.error}`);
   return parsed.flatMap((l) => (l.ok ? [l.item] : []));

@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { analyzeDesign, analyzeFiles } from '../../src/engine';
 import { alignPreprocessed } from '../../src/sim';
+import { corpusPath } from '../helpers/corpus';
 
 const IDX = resolve(__dirname, '../fixtures/filelist/index');
-const REAL_IP = resolve(__dirname, '../../../shared/corpus/real-ip');
 const lineOf = (file: string, needle: string) =>
   readFileSync(file, 'utf8')
     .split('\n')
@@ -58,6 +58,7 @@ test('a macro call the text analysis cannot parse is analysed as Verilator expan
 });
 
 test('real-ip cc_fifo (register and assertion macros from an include folder) analyses with its folder', async () => {
+  const REAL_IP = corpusPath('real-ip');
   const files = ['common_cells/src/cc_pkg.sv', 'common_cells/src/cc_fifo.sv'].map((f) => join(REAL_IP, f));
   assert.ok((await analyzeFiles(files)).errors.length > 0);
   const a = await analyzeDesign(files, {

@@ -17,6 +17,7 @@ import { buildRoundPrompt } from '../../src/engine/llm/buildPrompt';
 import { DETAIL_LEVELS } from '../../src/engine/llm/promptDetail';
 import { runSignal } from '../../src/engine/llm/runSignal';
 import { repoRoot } from '../helpers/cli';
+import { ManualClock } from '../helpers/clock';
 import { fileReply } from '../helpers/replay';
 import { loopback, memoryLogger, readBody } from '../llm/support';
 
@@ -34,13 +35,14 @@ async function run(
   extra: Partial<GenerateRequest> = {},
   signal = new AbortController().signal,
   onEvent?: (e: LoopEvent) => void,
+  clock?: ManualClock,
 ) {
   const events: LoopEvent[] = [];
   const result = await generateToEnd(
     // The formal stage (Yosys on the holes a run ends with) is off: the loop is what these tests check, and the
     // formal tests check the stage; a run's seconds in Yosys would only lengthen each of them.
     { rtlFiles: [fifo], engine: 'llm', targets: { line: 100, branch: 100 }, rounds: 3, formal: false, ...extra },
-    { logger: silentLogger, signal, backend },
+    { logger: silentLogger, signal, backend, ...(clock ? { clock } : {}) },
     (e) => {
       events.push(e);
       onEvent?.(e);
@@ -392,10 +394,18 @@ test('the wall-clock budget stops a generation in progress', async () => {
 });
 
 test('the budget runs out while round 2 is being written: the run ends with budget and round 1 testbench', async () => {
-  // Round 1 (about 5 s measured here) fits the budget many times over; round 2's reply would take a minute.
-  const { result } = await run(await replay([recorded[0], { text: recorded[1], delayMs: 120_000 }]), {
-    budgetSeconds: 40,
-  });
+  // On an injected clock: round 1 takes no time on it, and the 40 s budget runs out as round 2 starts, while its
+  // reply (two minutes of real time) is being written; the test never waits for the budget.
+  const clock = new ManualClock();
+  const { result } = await run(
+    await replay([recorded[0], { text: recorded[1], delayMs: 120_000 }]),
+    { budgetSeconds: 40 },
+    undefined,
+    (e) => {
+      if (e.type === 'roundStart' && e.round === 2) setImmediate(() => clock.advance(40_001));
+    },
+    clock,
+  );
   assert.equal(result.stopReason, 'budget');
   assert.equal(result.rounds.length, 1);
   assert.equal(result.testbench, roundOneCode);

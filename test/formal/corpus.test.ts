@@ -11,10 +11,11 @@ import { join, resolve } from 'node:path';
 import { prove, type FormalTarget } from '../../src/formal';
 import type { CoveragePoint } from '../../src/protocol';
 import { repoRoot } from '../helpers/cli';
+import { corpusPath } from '../helpers/corpus';
 import { measureTestbench, randomTestbench, replayTestbench, samePoint, services, topOf } from './support';
 import { checkItem, corpusItems } from '../../bench/formal-soundness';
 
-const corpus = resolve(repoRoot, '..', 'shared', 'corpus', 'verilog-eval-ecov', 'verilog-eval-ecov.jsonl');
+const corpus = () => corpusPath('verilog-eval-ecov', 'verilog-eval-ecov.jsonl');
 // An FSM with a default (140), x compares (151, 156), a constant enable (141). The whole corpus, in runs:
 // bench/formal-soundness.ts (docs/benchmarks.md); combinational and sequential cases: the examples' test below.
 const SAMPLE = ['Prob140_fsm_hdlc', 'Prob141_count_clock', 'Prob151_review2015_fsm', 'Prob156_review2015_fancytimer'];
@@ -99,8 +100,7 @@ test(
   'verilog-eval-ecov sample: no point claimed unreachable is ever hit; witnesses replay',
   { timeout: 900_000 },
   async (t) => {
-    assert.ok(existsSync(corpus), `the corpus is at ${corpus}`);
-    const items = readFileSync(corpus, 'utf8')
+    const items = readFileSync(corpus(), 'utf8')
       .split('\n')
       .filter((l) => l.trim())
       .map((l) => JSON.parse(l) as Item)
@@ -144,7 +144,7 @@ test(
   'verilog-eval-ecov sample in runs: no hole labelled proven unreachable is hit by 20,000 random cycles',
   { timeout: 900_000 },
   async (t) => {
-    const items = corpusItems(corpus).filter((i) =>
+    const items = corpusItems(corpus()).filter((i) =>
       ['Prob151_review2015_fsm', 'Prob156_review2015_fancytimer'].some((s) => i.id.endsWith(s)),
     );
     assert.equal(items.length, 2);

@@ -2,13 +2,13 @@
 // the list and line. Read on small fixtures and on the real-ip corpus in place.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { readFilelist } from '../../src/hdl';
 import { ChorusError } from '../../src/protocol';
+import { corpusPath } from '../helpers/corpus';
 
 const FIX = resolve(__dirname, '../fixtures/filelist');
-const REAL_IP = resolve(__dirname, '../../../shared/corpus/real-ip');
 
 async function badList(name: string, env: Record<string, string> = {}): Promise<ChorusError> {
   try {
@@ -74,7 +74,7 @@ test('a missing top list is an error naming it', async () => {
 });
 
 test('every real-ip filelist reads in place, relative to the corpus folder', async () => {
-  assert.ok(existsSync(REAL_IP), `the shared corpus is expected at ${REAL_IP}`);
+  const REAL_IP = corpusPath('real-ip');
   const lists = readdirSync(join(REAL_IP, 'items')).filter((n) => n.endsWith('.f'));
   assert.ok(lists.length >= 12, `found ${lists.length} lists`);
   for (const name of lists) {

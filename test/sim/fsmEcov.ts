@@ -1,13 +1,14 @@
-// The verilog-eval-ecov items with an FSM (../shared/corpus), and a plain random testbench for each: shared by
-// test/sim/fsm-ecov.test.ts and bench/fsm-coverage.ts (CHORUS's FSM points against Verilator's own).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// The verilog-eval-ecov items with an FSM (the corpus: test/helpers/corpus.ts), and a plain random testbench for each:
+// shared by test/sim/fsm-ecov.test.ts and bench/fsm-coverage.ts (CHORUS's FSM points against Verilator's own).
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyzeSources } from '../../src/hdl';
 import { fsmModels } from '../../src/hdl/fsm';
 import type { FsmModel, ModuleInfo } from '../../src/protocol';
-import { repoRoot } from '../helpers/cli';
+import { corpusPath } from '../helpers/corpus';
 
-export const ecovCorpus = join(repoRoot, '..', 'shared', 'corpus', 'verilog-eval-ecov', 'verilog-eval-ecov.jsonl');
+/** The corpus file; throws, naming `npm run corpus`, when there is no corpus. */
+export const ecovCorpus = () => corpusPath('verilog-eval-ecov', 'verilog-eval-ecov.jsonl');
 
 export interface EcovFsmItem {
   id: string;
@@ -24,9 +25,8 @@ interface CorpusItem {
 
 /** Every item whose RTL has an FSM CHORUS's analysis finds (file name `ref.sv`, as the corpus names it). */
 export function ecovFsmItems(): EcovFsmItem[] {
-  if (!existsSync(ecovCorpus)) return [];
   const out: EcovFsmItem[] = [];
-  for (const line of readFileSync(ecovCorpus, 'utf8').split('\n')) {
+  for (const line of readFileSync(ecovCorpus(), 'utf8').split('\n')) {
     if (!line.trim()) continue;
     const item = JSON.parse(line) as CorpusItem;
     const rtl = item.rtl_files[0]?.content ?? '';

@@ -2,9 +2,8 @@
 // first with its expert, outcome and coverage, and any candidate's testbench can be opened.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import type { CandidateRun, HostToWebview } from '../../src/protocol';
-import { repoRoot } from '../helpers/cli';
+import { ensureFreshCli } from '../helpers/cli';
 import { loadRun, postToPanel, runMessages, startHarness, waitForPosted, type Harness } from './harness';
 
 const rec = loadRun('fifo-3-rounds.json');
@@ -13,8 +12,8 @@ const messages = runMessages(rec);
 let h: Harness;
 
 before(async () => {
-  const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, encoding: 'utf8' });
-  assert.equal(build.status, 0, `node scripts/build.mjs failed:\n${build.stderr}`);
+  // Built once by scripts/test.mjs; rebuilt only when stale, never under a test file running beside this one.
+  ensureFreshCli();
   h = await startHarness();
 });
 

@@ -2,12 +2,11 @@
 // checked on the way back, a reload restored from state, screenshots in both themes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { Hole, HostToWebview } from '../../src/protocol';
-import { repoRoot } from '../helpers/cli';
+import { ensureFreshCli, repoRoot } from '../helpers/cli';
 import { loadRun, postToPanel, posted, runMessages, startHarness, waitForPosted, type Harness } from './harness';
 
 const artifacts = join(repoRoot, 'test-artifacts', 'webview');
@@ -54,8 +53,8 @@ describe('chat panel (built bundle in Chromium)', () => {
   let h: Harness;
 
   before(async () => {
-    const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, encoding: 'utf8' });
-    assert.equal(build.status, 0, `node scripts/build.mjs failed:\n${build.stderr}`);
+    // Built once by scripts/test.mjs; rebuilt only when stale, never under a test file running beside this one.
+    ensureFreshCli();
     mkdirSync(artifacts, { recursive: true });
     h = await startHarness();
   });

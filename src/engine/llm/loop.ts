@@ -32,6 +32,7 @@ import { buildOpeningMessages } from './prompt';
 import { DEFAULT_TEMPLATES, loadTemplates } from './templates';
 import { candidateRuns, cleanReply, roundFeedback, roundSummary } from './roundRecord';
 import { runSignal } from './runSignal';
+import { systemClock } from '../clock';
 import { stopAfterRound, stopBeforeRound, type StopLimits, type StopReason } from './stopRules';
 
 export interface LlmLoopOptions extends StopLimits {
@@ -104,9 +105,10 @@ export async function runLlmLoop(
   );
   const rounds: RoundSummary[] = [...(opts.from?.result.rounds ?? [])];
   const parseRetries = opts.parseRetries ?? DEFAULT_PARSE_RETRIES;
-  const startedAt = Date.now();
+  const clock = services.clock ?? systemClock;
+  const startedAt = clock.now();
   // The budget also stops a generation or simulation in progress, not only the next round.
-  const run = runSignal(services.signal, opts.budgetMs, startedAt);
+  const run = runSignal(services.signal, opts.budgetMs, startedAt, clock);
   const runServices: EngineServices = { ...services, signal: run.signal };
   let best: Attempt | null = null;
   let bestPoints: CoveragePoint[] = [];
@@ -178,7 +180,7 @@ export async function runLlmLoop(
     const first = rounds.length + 1;
     const generations = best ? opts.rounds : 1 + opts.rounds;
     for (let index = first; stopReason === 'rounds' && index < first + generations; index++) {
-      const early = stopBeforeRound(run.signal, startedAt, opts);
+      const early = stopBeforeRound(run.signal, startedAt, opts, clock.now());
       if (early) {
         stopReason = early === 'cancelled' && run.budgetSpent() ? 'budget' : early;
         break;
@@ -220,7 +222,7 @@ export async function runLlmLoop(
             parseRetries,
             best: { attempt: best, points: bestPoints },
             simTimeoutMs: opts.simTimeoutMs,
-            stopping: () => stopBeforeRound(run.signal, startedAt, opts) !== null,
+            stopping: () => stopBeforeRound(run.signal, startedAt, opts, clock.now()) !== null,
             measureSlot,
             emit,
             live,

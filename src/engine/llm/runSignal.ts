@@ -1,3 +1,5 @@
+import { systemClock, type Clock } from '../clock';
+
 /** The loop's own abort signal: the caller's cancel, or the wall-clock budget running out mid-generation. */
 export interface RunSignal {
   signal: AbortSignal;
@@ -6,28 +8,30 @@ export interface RunSignal {
   dispose(): void;
 }
 
-export function runSignal(parent: AbortSignal, budgetMs: number | undefined, startedAt = Date.now()): RunSignal {
+export function runSignal(
+  parent: AbortSignal,
+  budgetMs: number | undefined,
+  startedAt?: number,
+  clock: Clock = systemClock,
+): RunSignal {
+  const started = startedAt ?? clock.now();
   const controller = new AbortController();
   let spent = false;
   const onParent = () => controller.abort(parent.reason);
   if (parent.aborted) controller.abort(parent.reason);
   else parent.addEventListener('abort', onParent, { once: true });
-  let timer: NodeJS.Timeout | undefined;
+  let cancelTimer: (() => void) | undefined;
   if (budgetMs !== undefined) {
-    timer = setTimeout(
-      () => {
-        spent = !parent.aborted;
-        controller.abort(new Error('the wall-clock budget ran out'));
-      },
-      Math.max(0, budgetMs - (Date.now() - startedAt)),
-    );
-    timer.unref();
+    cancelTimer = clock.after(Math.max(0, budgetMs - (clock.now() - started)), () => {
+      spent = !parent.aborted;
+      controller.abort(new Error('the wall-clock budget ran out'));
+    });
   }
   return {
     signal: controller.signal,
     budgetSpent: () => spent,
     dispose() {
-      if (timer) clearTimeout(timer);
+      cancelTimer?.();
       parent.removeEventListener('abort', onParent);
     },
   };

@@ -20,9 +20,15 @@ export interface StopLimits {
   tokenBudget?: number;
 }
 
-export function stopBeforeRound(signal: AbortSignal, startedAt: number, limits: StopLimits): StopReason | null {
+/** `now` is the run's clock (`EngineServices.clock`), the time `startedAt` was read on. */
+export function stopBeforeRound(
+  signal: AbortSignal,
+  startedAt: number,
+  limits: StopLimits,
+  now: number,
+): StopReason | null {
   if (signal.aborted) return 'cancelled';
-  if (limits.budgetMs !== undefined && Date.now() - startedAt > limits.budgetMs) return 'budget';
+  if (limits.budgetMs !== undefined && now - startedAt > limits.budgetMs) return 'budget';
   return null;
 }
 
