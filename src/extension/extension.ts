@@ -14,15 +14,7 @@ import { RunView } from './runView';
 import { ServerConnection } from './server';
 import { ServerNotifications } from './serverNotifications';
 import type { Services } from './services';
-import {
-  changedRestartSettings,
-  hasModel,
-  readSettings,
-  resolveEngine,
-  runEngine,
-  SETTINGS_SECTION,
-  type ChorusSettings,
-} from './settings';
+import { hasModel, readSettings, resolveEngine, runEngine, SETTINGS_SECTION, type ChorusSettings } from './settings';
 import { StatusBar, type StatusInput } from './statusBar';
 import { CoverageStore } from './store';
 import { CoverageTests } from './testCoverage';
@@ -136,20 +128,6 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration(SETTINGS_SECTION)) return;
       status.update(statusFromSettings(settings(), autoEngine()));
-      const restart = changedRestartSettings((k) => e.affectsConfiguration(k));
-      if (restart.length) {
-        void Promise.resolve(
-          vscode.window.showInformationMessage(
-            `${restart.join(' and ')} take effect when the CHORUS language server restarts.`,
-            'Restart now',
-          ),
-        ).then((pick) => {
-          if (pick)
-            void server
-              .restart()
-              .catch((err: unknown) => errors.report(err, 'Restarting the CHORUS language server failed'));
-        });
-      }
     }),
     // The server was told the workspace is restricted: restart it so it may run things now.
     vscode.workspace.onDidGrantWorkspaceTrust(() => {

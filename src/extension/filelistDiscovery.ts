@@ -11,11 +11,10 @@ import {
   DESIGN_FILE_GLOB,
   MAX_FILELIST_CANDIDATES,
   SETTINGS_SECTION,
-  type FilelistsForParams,
-  type FilelistsForResult,
   type Logger,
 } from '../protocol';
 import { isHdlDocument } from './languages';
+import type { ChorusServer } from './server';
 
 export const USE_FILELIST = 'Use it';
 export const DECLINE_FILELIST = 'No';
@@ -24,7 +23,7 @@ export const DECLINED_KEY = 'chorus.declinedFilelists';
 
 export interface DiscoveryDeps {
   /** The server reads the candidates (nested lists and all) and says which list the document. */
-  server: { filelistsFor(params: FilelistsForParams): Promise<FilelistsForResult> };
+  server: Pick<ChorusServer, 'filelistsFor'>;
   state: Pick<vscode.Memento, 'get' | 'update'>;
   logger: Logger;
 }

@@ -78,7 +78,7 @@ export async function selectModel(server: ChorusServer, log: vscode.LogOutputCha
   const current = { model: cfg.get<string>('model') ?? '', endpoint: cfg.get<string>('endpoint') ?? '' };
   let models: ModelChoice[] = [];
   try {
-    models = (await server.listModels()).models;
+    models = (await server.listModels({})).models;
   } catch (err) {
     log.warn(`Could not list models from the language server: ${String(err)}`);
   }

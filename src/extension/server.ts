@@ -26,11 +26,14 @@ import type {
   FilelistsForResult,
   GenerateParams,
   GenerateResponse,
+  ListModelsParams,
   ListModelsResult,
   LoopEventParams,
   ModelStatusParams,
   NotificationDescriptor,
   RequestDescriptor,
+  RequestName,
+  RequestTypes,
   SteerParams,
   SteerResult,
   TopsParams,
@@ -38,16 +41,17 @@ import type {
 } from '../protocol';
 import { HDL_LANGUAGES } from './languages';
 
-/** What the rest of the extension asks of the server (tests pass a fake). */
-export interface ChorusServer {
-  generate(params: GenerateParams, token?: vscode.CancellationToken): Promise<GenerateResponse>;
-  coverage(params: CoverageParams): Promise<CoverageResult>;
-  steer(params: SteerParams): Promise<SteerResult>;
-  ask(params: AskParams, token?: vscode.CancellationToken): Promise<AskResult>;
-  listModels(): Promise<ListModelsResult>;
-  exportLcov(params: ExportLcovParams): Promise<ExportLcovResult>;
-  tops(params: TopsParams): Promise<TopsResult>;
-}
+/**
+ * What the rest of the extension asks of the server: one method per request of `Requests`, with its declared params
+ * and result, so a request added to the protocol is a type error here until the connection sends it (tests pass a
+ * fake).
+ */
+export type ChorusServer = {
+  readonly [K in RequestName]: (
+    params: RequestTypes[K]['params'],
+    token?: vscode.CancellationToken,
+  ) => Promise<RequestTypes[K]['result']>;
+};
 
 export interface ServerEvents {
   onLoopEvent(p: LoopEventParams): void;
@@ -139,8 +143,8 @@ export class ServerConnection implements ChorusServer, vscode.Disposable {
     return this.request(Requests.ask, params, token);
   }
 
-  listModels(): Promise<ListModelsResult> {
-    return this.request(Requests.listModels, {});
+  listModels(params: ListModelsParams): Promise<ListModelsResult> {
+    return this.request(Requests.listModels, params);
   }
 
   exportLcov(params: ExportLcovParams): Promise<ExportLcovResult> {

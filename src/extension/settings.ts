@@ -10,9 +10,6 @@ export {
 } from '../protocol';
 export type { ChorusSettings, ConfigurationLike, EngineSetting, GpuSetting } from '../protocol';
 
-/** Settings the language server reads once, when it loads the model: changing them needs a restart. */
-export const RESTART_SETTINGS = ['chorus.gpu', 'chorus.contextSize'] as const;
-
 export function hasModel(s: ChorusSettings): boolean {
   return s.model !== '' || s.endpoint !== '';
 }
@@ -60,9 +57,4 @@ export function generateParams(s: ChorusSettings, run: RunTarget): GenerateParam
   if (run.files?.length) params.files = [...run.files];
   if (s.model) params.model = s.model;
   return params;
-}
-
-/** The settings among `RESTART_SETTINGS` that a configuration change touched. */
-export function changedRestartSettings(affects: (section: string) => boolean): string[] {
-  return RESTART_SETTINGS.filter((key) => affects(key));
 }

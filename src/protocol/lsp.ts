@@ -9,7 +9,7 @@ import type { LineCoverage, Targets } from './coverage';
 import type { ErrorKind, SourceLocation } from './errors';
 import type { EngineName, GenerateResult, LoopEvent } from './loop';
 import type { ModelChoice, ModelStatus } from './model';
-import { clientNotification, notification, request } from './rpc';
+import { clientNotification, notification, request, type ParamsOf, type RequestDescriptor, type ResultOf } from './rpc';
 
 /** The `data` of every error response to a `chorus/*` request. */
 export interface ChorusErrorData {
@@ -325,6 +325,25 @@ export const Requests = {
     READS,
   ),
 } as const;
+
+/** A `chorus/*` request by its name in {@link Requests}. */
+export type RequestName = keyof typeof Requests;
+
+/**
+ * Each request's params and result, by name: the server's handler table and the extension's `ChorusServer` are
+ * mapped over it, so a request declared without a handler, or without a client method, is a type error.
+ */
+export type RequestTypes = {
+  [K in RequestName]: { params: ParamsOf<(typeof Requests)[K]>; result: ResultOf<(typeof Requests)[K]> };
+};
+
+/**
+ * {@link Requests} as a mapped type over {@link RequestTypes}: code generic in a name `K` (a loop registering
+ * every handler) sees the descriptor's own params and result, not the union over all requests.
+ */
+export type RequestTable = {
+  readonly [K in RequestName]: RequestDescriptor<RequestTypes[K]['params'], RequestTypes[K]['result'], ChorusErrorData>;
+};
 
 /** Client → server notifications. */
 export const ClientNotifications = {

@@ -22,6 +22,11 @@ export interface RequestDescriptor<P, R, E> {
   readonly __error?: E;
 }
 
+/** The params a request descriptor declares. */
+export type ParamsOf<D> = D extends RequestDescriptor<infer P, infer _R, infer _E> ? P : never;
+/** The result a request descriptor declares. */
+export type ResultOf<D> = D extends RequestDescriptor<infer _P, infer R, infer _E> ? R : never;
+
 export interface NotificationDescriptor<P> {
   readonly kind: 'notification';
   readonly method: string;

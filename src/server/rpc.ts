@@ -11,6 +11,10 @@ import {
   type Logger,
   type NotificationDescriptor,
   type RequestDescriptor,
+  type RequestName,
+  type RequestTable,
+  type RequestTypes,
+  Requests,
 } from '../protocol';
 
 // Union types (`workDoneToken`: string or integer) are meant, not a slip.
@@ -102,6 +106,28 @@ export function handleRequest<P, R>(
       }
     },
   );
+}
+
+/** The server's answer to one request: its declared params in, its declared result out. */
+export type RequestHandler<K extends RequestName> = (
+  params: RequestTypes[K]['params'],
+  token: CancellationToken,
+) => Promise<RequestTypes[K]['result']> | RequestTypes[K]['result'];
+
+/** One handler for every request in {@link Requests}: a request declared without one is a type error. */
+export type RequestHandlers = { readonly [K in RequestName]: RequestHandler<K> };
+
+/** Registers every request's handler from the table, each through {@link handleRequest} (params, then the gate). */
+export function handleRequests(
+  connection: Connection,
+  handlers: RequestHandlers,
+  toResponseError: ToResponseError,
+  gate: RequestGate,
+): void {
+  const table: RequestTable = Requests;
+  const register = <K extends RequestName>(name: K) =>
+    handleRequest(connection, table[name], toResponseError, gate, handlers[name]);
+  for (const name of Object.keys(table) as RequestName[]) register(name);
 }
 
 /** Registers `handler` for a notification the client sends; params that do not fit its schema are logged and dropped. */

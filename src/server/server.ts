@@ -4,38 +4,32 @@ import {
   DiagnosticSeverity,
   DidChangeConfigurationNotification,
   TextDocumentSyncKind,
-  type CancellationToken,
   type Connection,
   type InitializeParams,
   type InitializeResult,
   type TextDocuments,
 } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { ask, findTops, lcov, listModels, topsOf } from '../engine';
 import {
   ChorusError,
   ClientNotifications,
   DEFAULT_SETTINGS,
   designFileKind,
   initOptionsSchema,
-  Notifications,
-  NO_DESIGN_SETTINGS,
-  Requests,
   SETTINGS_SECTION,
-  type ChorusErrorData,
   type GenerateResult,
   type Logger,
-  type RequestDescriptor,
 } from '../protocol';
 import { DocumentAnalyses, isHdlDocument } from './analysis';
-import { DocumentDesigns, folderOf, readWorkspaceFilelist, type ResolvedDesign } from './design';
+import { DocumentDesigns, type ResolvedDesign } from './design';
 import { DesignWarnings, holeDiagnostics, syntaxDiagnostics } from './diagnostics';
 import { hoverAt } from './hover';
 import { codeLenses } from './lenses';
 import { ModelHost } from './models';
 import { ResultStore } from './results';
 import { RunManager } from './runs';
-import { checker, handleNotification, handleRequest, sendNotification, type ToResponseError } from './rpc';
+import { requestHandlers } from './requests';
+import { checker, handleNotification, handleRequests, type ToResponseError } from './rpc';
 import { readDesignSettings, readSettings } from './settings';
 import { documentSymbols } from './symbols';
 import { WorkspaceTrust } from './trust';
@@ -183,11 +177,6 @@ export function createServer(
       if (!folders.length && params.rootUri) folders = [uriToPath(params.rootUri)];
       const trust = new WorkspaceTrust(init.workspaceTrusted !== false);
       handleNotification(connection, ClientNotifications.workspaceTrust, logger, (p) => trust.set(p.trusted));
-      // Every request through its descriptor: params checked against its schema (InvalidParams otherwise), then trust.
-      const handle = <P, R>(
-        descriptor: RequestDescriptor<P, R, ChorusErrorData>,
-        handler: (params: P, token: CancellationToken) => Promise<R> | R,
-      ) => handleRequest(connection, descriptor, toResponseError, trust, handler);
       const modelDirs = [...(init.modelDirs ?? []), join(__dirname, '..', 'models')];
       for (const f of params.workspaceFolders ?? []) modelDirs.push(join(uriToPath(f.uri), 'models'));
       models = new ModelHost(connection, logger, [...new Set(modelDirs)]);
@@ -230,80 +219,24 @@ export function createServer(
       });
       workspaceFoldersSupported = Boolean(params.capabilities.workspace?.workspaceFolders);
 
-      handle(Requests.generate, async (p, token) => {
-        if (p.workDoneToken !== undefined) {
-          return ready().runs.generate(p, token, connection.window.attachWorkDoneProgress(p.workDoneToken));
-        }
-        // A progress the server creates has a Cancel button of its own; a client that refuses it gets none.
-        const created = await connection.window.createWorkDoneProgress().catch(() => undefined);
-        return created
-          ? ready().runs.generate(p, token, created, created.token)
-          : ready().runs.generate(p, token, connection.window.attachWorkDoneProgress(undefined));
-      });
-      handle(Requests.coverage, (p) => {
-        const path = uriToPath(p.uri);
-        const last = results.get(path);
-        return { result: last?.result ?? null, lines: results.lines(path) };
-      });
-      handle(Requests.steer, (p) => ({ accepted: ready().runs.steer(p.runId, p.text) }));
-      handle(Requests.tops, async (p) => {
-        const doc = documents.get(p.uri);
-        return doc ? topsOf(await analysisOf(doc)) : findTops(uriToPath(p.uri));
-      });
-      handle(Requests.filelistsFor, async (p) => {
-        const file = uriToPath(p.uri);
-        const lists: string[] = [];
-        const { projectTargets } = await readDesignSettings(connection, p.uri, configSupported).catch(
-          () => NO_DESIGN_SETTINGS,
-        );
-        for (const list of p.lists) {
-          const path = uriToPath(list);
-          // Read as a run would read it (a project file with the targets set); a list that does not read is no candidate.
-          const fl = await readWorkspaceFilelist(path, folderOf(path, folders), projectTargets).catch(() => undefined);
-          if (fl?.files.includes(file)) lists.push(list);
-        }
-        return { lists };
-      });
-      handle(Requests.ask, async (p, token) => {
-        const { models: host } = ready();
-        const settings = await readSettings(connection, p.uri, configSupported);
-        const controller = new AbortController();
-        const sub = token.onCancellationRequested(() => controller.abort());
-        try {
-          const path = uriToPath(p.uri);
-          const last = results.get(path);
-          const request = { files: last?.files ?? [path], last: last?.result, question: p.question };
-          const text = await ask(request, host.provider(settings), controller.signal, (t) => {
-            sendNotification(connection, Notifications.askChunk, { askId: p.askId, text: t, done: false });
-          });
-          sendNotification(connection, Notifications.askChunk, { askId: p.askId, text: '', done: true });
-          return { text };
-        } finally {
-          sub.dispose();
-        }
-      });
-      handle(Requests.listModels, async (p) => {
-        const { models: host } = ready();
-        const settings = await readSettings(connection, p.uri, configSupported);
-        return {
-          models: await listModels({
-            modelDirs: host.modelDirs,
-            manifestPath: join(__dirname, '..', 'models', 'manifest.json'),
-            endpoint: settings.endpoint
-              ? { baseUrl: settings.endpoint, model: settings.apiModel || undefined }
-              : undefined,
-          }),
-        };
-      });
-      handle(Requests.exportLcov, (p) => {
-        const last = results.get(uriToPath(p.uri));
-        if (!last)
-          throw new ChorusError(
-            'bad_input',
-            'No coverage for this file yet: run "Generate high-coverage stimulus" first.',
-          );
-        return { lcov: lcov(last.points) };
-      });
+      // Every request through its descriptor: params checked against its schema (InvalidParams otherwise), then trust.
+
+      handleRequests(
+        connection,
+        requestHandlers({
+          connection,
+          documents,
+          results,
+          ready,
+          analysisOf,
+          settings: (uri) => readSettings(connection, uri, configSupported),
+          designSettings: (uri) => readDesignSettings(connection, uri, configSupported),
+          folders: () => folders,
+          manifestPath: join(__dirname, '..', 'models', 'manifest.json'),
+        }),
+        toResponseError,
+        trust,
+      );
 
       return {
         capabilities: {

@@ -2,7 +2,6 @@ import './stub/register';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  changedRestartSettings,
   generateParams,
   needsModel,
   readSettings,
@@ -85,21 +84,6 @@ test('settings become the generate request', () => {
   assert.equal(bare.model, undefined);
   assert.equal('engine' in bare, false, 'auto: no engine, the server decides');
   assert.equal('testbenchUri' in bare, false, 'the client writes the testbench itself');
-});
-
-test('only settings read at model load offer a restart', () => {
-  assert.deepEqual(
-    changedRestartSettings((k) => k === 'chorus.gpu'),
-    ['chorus.gpu'],
-  );
-  assert.deepEqual(
-    changedRestartSettings((k) => k === 'chorus.contextSize' || k === 'chorus.maxRounds'),
-    ['chorus.contextSize'],
-  );
-  assert.deepEqual(
-    changedRestartSettings((k) => k === 'chorus.model'),
-    [],
-  );
 });
 
 test('chorus.memoryLimit and chorus.cacheMax are sizes; a bad one is named in a warning and left at its default', () => {

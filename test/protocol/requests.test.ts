@@ -24,14 +24,13 @@ import {
   type ChorusInitOptions,
   type LoopEventParams,
   type RequestDescriptor,
+  type RequestName,
   type SteerParams,
 } from '../../src/protocol';
 import type { CommandId } from '../../src/extension/commands';
 import { repoRoot } from '../helpers/cli';
 import { didOpen, onNotification, request, requestUnchecked, startServer, type ServerUnderTest } from '../helpers/lsp';
 import { replayModel } from '../helpers/replay';
-
-type RequestName = keyof typeof Requests;
 
 const counterPath = join(repoRoot, 'examples', 'counter', 'counter.sv');
 const counterUri = pathToFileURL(counterPath).toString();
