@@ -5,6 +5,7 @@ import { basename, join, resolve } from 'node:path';
 import {
   ChorusError,
   DEFAULT_TARGETS,
+  type CoveragePoint,
   type DesignAnalysis,
   type ModuleInfo,
   type SourceFile,
@@ -12,7 +13,7 @@ import {
 } from '../protocol';
 import { readUserText } from '../protocol/userFile';
 import { readSourceText } from '../hdl';
-import type { DesignFlags } from '../sim';
+import { readRegression, type DesignFlags } from '../sim';
 import type { GenerateRequest } from './api';
 import { FormalLedger } from './closure/ledger';
 import { designNames } from './names';
@@ -40,10 +41,15 @@ export interface RunContext {
   design: DesignFlags;
   /** What the formal engine decided in this run: every measurement of the run labels its holes from it. */
   formal: FormalLedger;
+  /** The user's regression (`--merge`), read once: its files and merged DUT points, named below the DUT. */
+  regression?: { files: string[]; points: CoveragePoint[] };
 }
 
 export async function prepareRun(req: GenerateRequest): Promise<RunContext> {
   if (!req.rtlFiles.length) throw new ChorusError('bad_input', 'No RTL files given: pass the DUT source files.');
+  // The model's loop measures its testbench alone: seeding it with the regression is not built yet.
+  if (req.regression?.length && req.engine !== 'random')
+    throw new ChorusError('bad_input', `--merge needs --engine random for now (this run's engine is ${req.engine}).`);
   const {
     files: rtlFiles,
     top,
@@ -78,6 +84,10 @@ export async function prepareRun(req: GenerateRequest): Promise<RunContext> {
       );
     }
   }
+  // Read before the run folder is made: a refused file leaves nothing behind.
+  const regression = req.regression?.length
+    ? { files: req.regression, points: (await readRegression(req.regression, rtlFiles, top.name)).merged }
+    : undefined;
   const workDir = req.workDir ?? (await mkdtemp(join(tmpdir(), 'chorus-run-')));
   const instance = req.instanceName ?? DEFAULT_INSTANCE;
   return {
@@ -94,5 +104,6 @@ export async function prepareRun(req: GenerateRequest): Promise<RunContext> {
     displayName,
     design: { includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters },
     formal: new FormalLedger(instance),
+    ...(regression ? { regression } : {}),
   };
 }
