@@ -7,6 +7,7 @@ import {
   type CoverageSummary,
   type GenerateResult,
   type Hole,
+  type RegressionReport,
   type Targets,
   type Verdict,
   type WaiverReport,
@@ -143,6 +144,27 @@ export function waiverLine(w: WaiverReport, name: FileNamer): string {
     (s) => `  ${name(s.file)}:${s.line}: ${pc.yellow('stale')} ${s.category} ${s.kind}: ${s.why}`,
   );
   return [w.stale.length ? pc.yellow(head) : head, ...stale].join('\n');
+}
+
+/** A run on top of the user's regression: the regression, what CHORUS's testbench adds, and the merge. */
+export function regressionLines(r: RegressionReport, name: FileNamer): string {
+  const added =
+    shownKinds(r.added)
+      .filter((k) => totalsOf(r.added, k).covered > 0)
+      .map((k) => `${k} +${totalsOf(r.added, k).covered}`)
+      .join(', ') || 'nothing the regression left';
+  const kinds = (c: CoverageSummary) =>
+    shownKinds(c)
+      .filter((k) => totalsOf(c, k).total > 0)
+      .map((k) => `${k} ${totalsOf(c, k).pct}% (${totalsOf(c, k).covered}/${totalsOf(c, k).total})`)
+      .join(', ');
+  return [
+    pc.bold(`On top of the regression (${r.files.map(name).join(', ')}):`),
+    `  regression: ${kinds(r.coverage)}`,
+    `  CHORUS's testbench alone: ${kinds(r.testbench)}`,
+    `  added by CHORUS's testbench: ${added}`,
+    '  merged: the coverage above; add the testbench to your regression to keep it.',
+  ].join('\n');
 }
 
 export function closureLine(r: Pick<GenerateResult, 'closed' | 'holes' | 'formal' | 'targets'>): string {

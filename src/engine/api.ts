@@ -60,6 +60,11 @@ export interface GenerateRequest {
    * exclude the points they waive. `force` replaces a file at that path that CHORUS did not write.
    */
   waivers?: { file: string; force?: boolean };
+  /**
+   * The user's regression (`--merge`): coverage.dat files (absolute) of their own testbenches, the run's starting
+   * state; only what they leave is targeted and the result reports the regression, CHORUS's addition and the merge.
+   */
+  regression?: string[];
   /** Sampling for model replies; `seed` above also seeds it, one derived seed per round. */
   sampling?: { temperature?: number; topP?: number; maxTokens?: number; thinking?: boolean };
 }

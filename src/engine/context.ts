@@ -5,6 +5,7 @@ import { basename, join, resolve } from 'node:path';
 import {
   ChorusError,
   DEFAULT_TARGETS,
+  type CoveragePoint,
   type DesignAnalysis,
   type ModuleInfo,
   type SourceFile,
@@ -12,7 +13,7 @@ import {
 } from '../protocol';
 import { readUserText } from '../protocol/userFile';
 import { readSourceText } from '../hdl';
-import type { DesignFlags } from '../sim';
+import { readRegression, type DesignFlags } from '../sim';
 import type { GenerateRequest } from './api';
 import { FormalLedger } from './closure/ledger';
 import { designNames } from './names';
@@ -40,6 +41,8 @@ export interface RunContext {
   design: DesignFlags;
   /** What the formal engine decided in this run: every measurement of the run labels its holes from it. */
   formal: FormalLedger;
+  /** The user's regression (`--merge`), read once: its files and merged DUT points, named below the DUT. */
+  regression?: { files: string[]; points: CoveragePoint[] };
 }
 
 /**
@@ -48,6 +51,9 @@ export interface RunContext {
  */
 export async function prepareRun(req: GenerateRequest, planned?: DutSelection): Promise<RunContext> {
   if (!req.rtlFiles.length) throw new ChorusError('bad_input', 'No RTL files given: pass the DUT source files.');
+  // The model's loop measures its testbench alone: seeding it with the regression is not built yet.
+  if (req.regression?.length && req.engine !== 'random')
+    throw new ChorusError('bad_input', `--merge needs --engine random for now (this run's engine is ${req.engine}).`);
   const reuse =
     planned &&
     planned.top.name === req.top &&
@@ -89,6 +95,10 @@ export async function prepareRun(req: GenerateRequest, planned?: DutSelection): 
       );
     }
   }
+  // Read before the run folder is made: a refused file leaves nothing behind.
+  const regression = req.regression?.length
+    ? { files: req.regression, points: (await readRegression(req.regression, rtlFiles, top.name)).merged }
+    : undefined;
   const workDir = req.workDir ?? (await mkdtemp(join(tmpdir(), 'chorus-run-')));
   const instance = req.instanceName ?? DEFAULT_INSTANCE;
   return {
@@ -105,5 +115,6 @@ export async function prepareRun(req: GenerateRequest, planned?: DutSelection): 
     displayName,
     design: { includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters },
     formal: new FormalLedger(instance),
+    ...(regression ? { regression } : {}),
   };
 }

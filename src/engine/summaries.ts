@@ -10,7 +10,7 @@ export const SUMMARY_MD_HEADER = '<!-- chorus summary -->';
 
 type Summarised = Pick<
   GenerateResult,
-  'top' | 'engine' | 'targets' | 'coverage' | 'verdict' | 'stopReason' | 'waivers'
+  'top' | 'engine' | 'targets' | 'coverage' | 'verdict' | 'stopReason' | 'waivers' | 'regression'
 >;
 
 export function summaryJson(r: Summarised): string {
@@ -23,6 +23,8 @@ export function summaryJson(r: Summarised): string {
     raw: r.coverage,
     ...(r.verdict ? { verdict: r.verdict } : {}),
     ...(r.waivers ? { waivers: { ...r.waivers, file: basename(r.waivers.file) } } : {}),
+    // `raw` above is the merge's; the regression and what CHORUS adds to it beside it.
+    ...(r.regression ? { regression: r.regression } : {}),
   };
   return `${JSON.stringify(body, null, 2)}\n`;
 }
@@ -52,6 +54,16 @@ export function summaryMarkdown(r: Summarised): string {
     lines.push(
       `Counting: ${v.counting === 'raw' ? 'raw (--require-raw)' : 'signoff (proven and waived points excluded)'}.`,
     );
+  const reg = r.regression;
+  if (reg) {
+    const added = shownKinds(reg.added)
+      .map((k) => `${k} +${totalsOf(reg.added, k).covered}`)
+      .join(', ');
+    lines.push(
+      '',
+      `On top of the regression (${reg.files.length} coverage file(s)): the table is the merge; CHORUS's testbench adds ${added}.`,
+    );
+  }
   if (r.waivers?.stale.length)
     lines.push('', `**${r.waivers.stale.length} stale waiver(s)** in \`${basename(r.waivers.file)}\`: review them.`);
   return `${lines.join('\n')}\n`;

@@ -116,8 +116,23 @@ export interface GenerateResult {
   formal?: FormalSummary | undefined;
   /** What `--waivers` did: entries applied, added from proofs, moved, re-proven, stale. */
   waivers?: WaiverReport;
+  /** Set on a run on top of the user's regression (`generate --merge`): `coverage` above is the merge. */
+  regression?: RegressionReport;
   /** Met, closed and the exit code by the one signoff rule (`judge`, src/engine/verdict.ts); `pass` is `verdict.met`. */
   verdict?: Verdict;
+}
+
+/**
+ * A run on top of the user's regression (`generate --merge`): the regression's coverage alone, CHORUS's testbench
+ * alone, and what it adds (points it covers that the regression left: `covered` of the same `total`). The run's
+ * `coverage`, holes and verdict are the merge's, counted as `verilator_coverage --write` of them all counts.
+ */
+export interface RegressionReport {
+  /** The regression's coverage files (absolute). */
+  files: string[];
+  coverage: CoverageSummary;
+  testbench: CoverageSummary;
+  added: CoverageSummary;
 }
 
 /** A waiver file checked against a run (`generate --waivers`). */

@@ -27,7 +27,7 @@ export { mergePoints, summarize, summarizeByInstance, emptySummary, pointId, isC
 export { findHoles, holesFeedback, holeDetail } from './coverage/holes';
 export { lineCoverage } from './coverage/lineCoverage';
 export { toLcov } from './coverage/lcov';
-export { readRegression, belowDut, checkSameBuild, type RegressionRun } from './coverage/regression';
+export { readRegression, belowDut, checkSameBuild, inHierarchyOf, type RegressionRun } from './coverage/regression';
 export { toCobertura, COBERTURA_HEADER, type CoberturaOptions } from './coverage/cobertura';
 export { measureCoverage, scopeToTop } from './coverage/measure';
 export { buildWithFsm, readCoverageWithFsm, type FsmPlan } from './coverage/fsmMeasure';

@@ -7,75 +7,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { repoRoot } from '../helpers/cli';
 import { currentVerilator } from '../helpers/verilators';
+import { HARNESS, MUX4, TB_TOP, userRun } from '../helpers/userTestbench';
 import { belowDut, parseCoverageDat, pointId, readRegression } from '../../src/sim';
 
-const design = join(repoRoot, 'test', 'fixtures', 'signoff', 'mux4.sv');
-
-const TB_TOP = `module tb_top(input logic clk, input logic [1:0] sel, input logic [3:0] a, output logic y);
-  mux4 dut(.*);
-endmodule
-`;
-const HARNESS = `module wrap(input logic clk, input logic [1:0] sel, input logic [3:0] a, output logic y);
-  mux4 u_mux(.*);
-endmodule
-module harness(input logic clk, input logic [1:0] sel, input logic [3:0] a, output logic y);
-  wrap u_wrap(.*);
-endmodule
-`;
-const main = (top: string, sels: number[]) => `#include "V${top}.h"
-#include "verilated.h"
-#include "verilated_cov.h"
-int main(int argc, char** argv) {
-  VerilatedContext ctx;
-  ctx.commandArgs(argc, argv);
-  V${top} top{&ctx};
-  top.a = 0xA;
-  for (int s : {${sels.join(', ')}}) {
-    top.sel = s;
-    top.clk = 0;
-    top.eval();
-    top.clk = 1;
-    top.eval();
-  }
-  top.final();
-  ctx.coveragep()->write("coverage.dat");
-  return 0;
-}
-`;
-
-/** Builds and runs one user testbench in its own folder; the coverage file's path. */
-function userRun(dir: string, top: string, tb: string, sels: number[], coverage: string[]): string {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${top}.sv`), tb);
-  writeFileSync(join(dir, 'main.cpp'), main(top, sels));
-  const build = spawnSync(
-    currentVerilator().path,
-    [
-      '--cc',
-      '--exe',
-      '--build',
-      ...coverage,
-      '-Wno-fatal',
-      '--top-module',
-      top,
-      '-Mdir',
-      'obj',
-      design,
-      `${top}.sv`,
-      'main.cpp',
-    ],
-    { cwd: dir, encoding: 'utf8' },
-  );
-  assert.equal(build.status, 0, build.stderr);
-  const sim = spawnSync(join(dir, 'obj', `V${top}`), [], { cwd: dir, encoding: 'utf8' });
-  assert.equal(sim.status, 0, sim.stderr);
-  return join(dir, 'coverage.dat');
-}
+const design = MUX4;
 
 test(
   'two testbenches under other hierarchies merge as verilator_coverage merges them',

@@ -1,5 +1,5 @@
 /** `chorus generate`: close coverage on a DUT with the model-free engine, the model, or both. */
-import { basename, resolve } from 'node:path';
+import { basename, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import pc from 'picocolors';
@@ -31,6 +31,7 @@ import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
 import {
   closureLine,
   coverageTable,
+  regressionLines,
   verdictLine,
   waiverLine,
   givenNames,
@@ -92,6 +93,7 @@ interface GenerateFlags extends DesignCliFlags {
   dutPath: string;
   summaryJson?: string;
   summaryMd?: string;
+  merge?: string[];
 }
 
 /** A live line on a terminal: round, coverage per kind, elapsed. */
@@ -161,6 +163,8 @@ function printResult(ctx: CliContext, r: GenerateResult, name: FileNamer): void 
   }
   ctx.out(closureLine(r));
   if (r.waivers) ctx.out(waiverLine(r.waivers, name));
+  // The regression's files by their path from the working folder: they are often all named coverage.dat.
+  if (r.regression) ctx.out(regressionLines(r.regression, (f) => relative(process.cwd(), f) || f));
   if (r.designWarnings?.length) {
     ctx.out(pc.bold(`Warnings in the design (lint, not fatal): ${r.designWarnings.length}`));
     for (const d of r.designWarnings)
@@ -174,12 +178,14 @@ function printResult(ctx: CliContext, r: GenerateResult, name: FileNamer): void 
 async function action(files: string[], flags: GenerateFlags, ctx: CliContext): Promise<void> {
   const targets = flags.target ? parseTargets(flags.target) : DEFAULT_TARGETS;
   const design = await designInput(files, flags);
+  const regression = (flags.merge ?? []).map((f) => resolve(f));
   // Refuse an --out CHORUS may not replace before the run, not after minutes of work (checked again on write).
   const inputs = [
     ...design.files,
     ...(flags.filelist ?? []),
     ...flags.spec,
     ...(flags.promptTemplates ? [flags.promptTemplates] : []),
+    ...regression,
   ];
   const target = (path: string): OutputTarget => ({
     path,
@@ -248,6 +254,7 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
         contextSize: flags.contextSize,
         candidates: flags.candidates,
         ...(flags.requireRaw ? { requireRaw: true } : {}),
+        ...(regression.length ? { regression } : {}),
         ...(waivers ? { waivers: { file: waivers, force: Boolean(flags.force) } } : {}),
         ...(flags.promptTemplates ? { promptTemplates: resolve(flags.promptTemplates) } : {}),
         sampling: {
@@ -407,6 +414,12 @@ export const registerGenerate: RegisterCommand = (program: Command, ctx: CliCont
     )
     .option('--summary-json <file>', 'JSON summary for CI: raw and signoff coverage per kind, the verdict, waivers')
     .option('--summary-md <file>', 'Markdown summary fit for a pull-request comment')
+    .option(
+      '--merge <coverage.dat...>',
+      "your regression's coverage files (Verilator coverage.dat, any testbench hierarchy above the DUT): the run " +
+        'starts from their merge, targets only what they leave and reports the regression, its addition and the merge ' +
+        '(--engine random; give the RTL files before --merge)',
+    )
     .option('--json', 'print only the result as JSON')
     .option(
       '--memory-limit <size>',

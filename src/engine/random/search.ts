@@ -9,6 +9,7 @@ import { countersOf, fsmModels, literalsOf, readSourceText, unreachableDefaults 
 import {
   buildWithFsm,
   findHoles,
+  inHierarchyOf,
   lineCoverage,
   mergePoints,
   readCoverageWithFsm,
@@ -23,6 +24,7 @@ import {
   type CoverageReport,
   type GenerateResult,
   type LoopEvent,
+  type RegressionReport,
   type RoundSummary,
   type StopReason,
   pointId,
@@ -191,6 +193,10 @@ export async function runRandomSearch(
   const started = Date.now();
   const covered = new Set<string>();
   let merged: CoveragePoint[] = [];
+  // The user's regression (--merge), named in the harness's hierarchy once its first run shows it: the search's
+  // starting state, so only what it leaves counts as new and the stop rules see the merge.
+  let seed: CoveragePoint[] | undefined;
+  const regressionHit = new Set<string>();
   const kept: Kept[] = [];
   const rounds: RoundSummary[] = [];
   let runs = 0;
@@ -338,12 +344,23 @@ export async function runRandomSearch(
 
   /** Counts a candidate's points: kept when it reached a point no earlier one did. */
   const absorb = (candidate: Candidate, pts: CoveragePoint[]) => {
+    if (ctx.regression && !seed) {
+      const { files, points } = ctx.regression;
+      seed = inHierarchyOf({ file: files[0], points }, pts, ctx.top.name, "CHORUS's build of the design");
+      for (const k of hitKeys(seed)) {
+        covered.add(k);
+        regressionHit.add(k);
+      }
+      merged = seed;
+    }
     const hit = hitKeys(pts);
     let fresh = 0;
     for (const k of hit) if (!covered.has(k)) fresh++;
     if (fresh > 0) {
       for (const k of hit) covered.add(k);
-      kept.push({ candidate, newPoints: fresh, covered: hit });
+      // What the regression covers is no sequence's gain: the testbench keeps only what adds to it.
+      const gain = regressionHit.size ? new Set([...hit].filter((k) => !regressionHit.has(k))) : hit;
+      kept.push({ candidate, newPoints: fresh, covered: gain });
       sinceNew = 0;
       lastNewAt = runs;
       lastNewTime = Date.now();
@@ -522,7 +539,7 @@ export async function runRandomSearch(
     testbench,
   });
   const tFinal = Date.now();
-  const ev = opts.rebuildTestbench
+  const own = opts.rebuildTestbench
     ? await evaluateTestbench(ctx, testbench, {
         filename,
         sim,
@@ -530,6 +547,7 @@ export async function runRandomSearch(
         maxSimTime: (cycles + 16) * 2 * HALF_PERIOD,
       })
     : await measureThroughHarness(table, cycles);
+  const ev = seed && own.report.status === 'ok' ? await onRegression(seed, own) : { ...own, regression: undefined };
   phaseMs.final = Date.now() - tFinal;
   const searchCov = summarize(merged);
   for (const k of ['line', 'branch'] as const) {
@@ -576,8 +594,44 @@ export async function runRandomSearch(
     stopReason,
     diagnostics: ev.report.diagnostics,
     lines: lineCoverage(ev.points),
+    ...(ev.regression ? { regression: ev.regression } : {}),
   };
   return { result, report: ev.report, points: ev.points, filename };
+
+  async function dutSources(): Promise<Map<string, string>> {
+    const sources = new Map<string, string>();
+    for (const f of ctx.rtlFiles) sources.set(f, ctx.sources.get(f) ?? (await readSourceText(f).catch(() => '')));
+    return sources;
+  }
+
+  /**
+   * The testbench's measurement merged with the regression, counts summed as `verilator_coverage --write` sums
+   * them: the run's report, holes and verdict are the merge's; the regression, the testbench and what it adds are
+   * reported beside it.
+   */
+  async function onRegression(
+    regression: CoveragePoint[],
+    tb: { report: CoverageReport; points: CoveragePoint[] },
+  ): Promise<{ report: CoverageReport; points: CoveragePoint[]; regression: RegressionReport }> {
+    const points = mergePoints(regression, tb.points);
+    const added = points.map((p) => (regressionHit.has(pointKey(p)) ? { ...p, count: 0 } : p));
+    const report: CoverageReport = {
+      ...tb.report,
+      coverage: summarize(points),
+      instances: summarizeByInstance(points),
+      holes: explainHoles(ctx, findHoles(points, await dutSources())),
+    };
+    return {
+      report,
+      points,
+      regression: {
+        files: ctx.regression?.files ?? [],
+        coverage: summarize(regression),
+        testbench: tb.report.coverage,
+        added: summarize(added),
+      },
+    };
+  }
 
   /**
    * Without a reset input each sequence starts from the state the one before it left, not from the state it was
@@ -631,13 +685,11 @@ export async function runRandomSearch(
       return failed(`The emitted testbench's stimulus wrote no coverage (${run.status}): ${run.output.slice(-400)}`);
     const points = scopeToTop((await readCoverageWithFsm(covPath, ctx.rtlFiles, fsmPlan)).points, ctx.top.name);
     if (!points.length) return failed(`No coverage of the DUT top module '${ctx.top.name}' was measured.`);
-    const sources = new Map<string, string>();
-    for (const f of ctx.rtlFiles) sources.set(f, ctx.sources.get(f) ?? (await readSourceText(f).catch(() => '')));
     const report: CoverageReport = {
       status: run.status === 'ok' ? 'ok' : run.status === 'timeout' ? 'timeout' : 'sim_error',
       coverage: summarize(points),
       instances: summarizeByInstance(points),
-      holes: explainHoles(ctx, findHoles(points, sources)),
+      holes: explainHoles(ctx, findHoles(points, await dutSources())),
       diagnostics: [],
       ms: { build: 0, sim: run.ms },
     };

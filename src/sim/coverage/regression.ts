@@ -10,7 +10,8 @@
  * the kinds and the first points that differ.
  */
 import { ChorusError, type CoveragePoint } from '../../protocol';
-import { readCoverageFile } from './coverageFile';
+import { readUserText } from '../../protocol/userFile';
+import { parseCoverageDat } from './coverageFile';
 import { mergePoints, pointId } from './summary';
 
 export interface RegressionRun {
@@ -71,6 +72,9 @@ export function checkSameBuild(runs: RegressionRun[]): void {
   }
 }
 
+/** A regression's coverage.dat is far larger than a source file (a large design's runs to hundreds of MiB); one string holds at most this. */
+const MAX_COVERAGE_FILE_BYTES = 512 * 1024 ** 2;
+
 /** Reads, renames and checks the regression's files; the merged DUT points (counts summed, as verilator_coverage does). */
 export async function readRegression(
   files: string[],
@@ -78,7 +82,27 @@ export async function readRegression(
   top: string,
 ): Promise<{ runs: RegressionRun[]; merged: CoveragePoint[] }> {
   const runs: RegressionRun[] = [];
-  for (const file of files) runs.push({ file, points: belowDut(await readCoverageFile(file, dutFiles), top, file) });
+  for (const file of files) {
+    const text = await readUserText(file, { what: 'coverage file (--merge)', maxBytes: MAX_COVERAGE_FILE_BYTES });
+    runs.push({ file, points: belowDut(parseCoverageDat(text, dutFiles, file), top, file) });
+  }
   checkSameBuild(runs);
   return { runs, merged: mergePoints(...runs.map((r) => r.points)) };
+}
+
+/**
+ * The regression's merged DUT points named in another build's hierarchy (CHORUS's harness), after checking that
+ * build holds the same DUT points: a regression of other coverage flags or another Verilator is refused here too.
+ * `own` are that build's points; its FSM points come from CHORUS's own probe, never from a coverage.dat.
+ */
+export function inHierarchyOf(
+  regression: RegressionRun,
+  own: CoveragePoint[],
+  top: string,
+  ownName: string,
+): CoveragePoint[] {
+  const fromDat = own.filter((p) => p.kind !== 'fsm_state' && p.kind !== 'fsm_arc');
+  const root = dutRoot(fromDat, top, ownName);
+  checkSameBuild([{ file: ownName, points: belowDut(fromDat, top, ownName) }, regression]);
+  return regression.points.map((p) => ({ ...p, hierarchy: p.hierarchy ? `${root}.${p.hierarchy}` : root }));
 }
