@@ -48,6 +48,21 @@ function result(pass: boolean): GenerateResult {
     stopReason: pass ? 'targets met' : 'stalled',
     diagnostics: [],
     lines: LINES,
+    // The engine's verdict: the editor shows it and never judges again.
+    verdict: {
+      counting: 'signoff',
+      coverage: { line: k(3, 4), branch: k(3, 4), toggle: k(7, 8) },
+      excluded: {},
+      met: pass,
+      unmet: pass
+        ? []
+        : [
+            { metric: 'line', pct: 75, target: 100 },
+            { metric: 'branch', pct: 75, target: 100 },
+          ],
+      closed: false,
+      exitCode: pass ? 0 : 1,
+    },
   };
 }
 
