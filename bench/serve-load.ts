@@ -156,12 +156,12 @@ async function main() {
 
     // 4. Throughput: one process with one slot against two with one slot each, the same items, retried on 429.
     const fresh = (tag: string) => ({ ...env, XDG_CACHE_HOME: join(work, `cache-${tag}`) });
-    const one = await startServer(['--slots', '1', '--queue', '64'], fresh('one'));
+    const one = await startServer(['--slots', '1', '--queue', '64', '--memory-limit', String(MEMORY)], fresh('one'));
     const single = await load(all, () => one.url, true);
     await stop(one.child);
     const [p, q] = await Promise.all([
-      startServer(['--slots', '1', '--queue', '64'], fresh('p')),
-      startServer(['--slots', '1', '--queue', '64'], fresh('q')),
+      startServer(['--slots', '1', '--queue', '64', '--memory-limit', String(MEMORY)], fresh('p')),
+      startServer(['--slots', '1', '--queue', '64', '--memory-limit', String(MEMORY)], fresh('q')),
     ]);
     // By design, as the content-hash routing of integrations/chorus_client.py does: a design's requests to one replica.
     const pair = await load(all, (it) => (Number(it.dut.slice(3)) % 2 ? q.url : p.url), true);
