@@ -100,7 +100,7 @@ test('the probe is cached per binary and made again when the binary changes', as
 
     // Another process with the same cache reads the probe from disk: only --getenv and --version run.
     rmSync(calls);
-    const child = `require(${JSON.stringify(join(repoRoot, 'src', 'sim', 'verilator.ts'))})
+    const child = `require(${JSON.stringify(join(repoRoot, 'src', 'sim', 'verilator', 'verilator.ts'))})
       .detectVerilator(${JSON.stringify(fake)}).then((v) => process.stdout.write(JSON.stringify(v.features)));`;
     const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', child], {
       encoding: 'utf8',
