@@ -1,7 +1,8 @@
 /**
  * The plain random baseline for real IP, in the engine's wall-clock budget: the engine's own vector harness (same
  * reset prologue, same Verilator flags and design flags, the DUT instantiated with the same parameters) built once,
- * then run after run of fresh uniform random inputs on every cycle until the budget is spent. Coverage is the
+ * then run after run of fresh uniform random inputs on every cycle, a reset pulse about one cycle in 50, until the
+ * budget is spent. Coverage is the
  * union over the runs (each starts from reset, so one testbench playing them in turn reaches the same points).
  * No search, no feedback, no literals.
  */
@@ -27,6 +28,8 @@ import type { CoveragePoint, CoverageSummary } from '../src/protocol';
 
 /** Cycles of one plain run: long enough that the run's start is a small share, short enough to stop near the budget. */
 export const PLAIN_RUN_CYCLES = 20_000;
+/** Plain random's reset: a pulse about one cycle in 50 (the baseline of the real-IP comparisons). */
+export const PLAIN_RESET_RATE = 1 / 50;
 
 export interface PlainBudgetRequest {
   rtlFiles: string[];
@@ -37,6 +40,8 @@ export interface PlainBudgetRequest {
   seed: number;
   /** Wall-clock budget of the runs after the build, as the engine's `budgetSeconds`. */
   budgetMs: number;
+  /** Instead: the whole wall time, the analysis and build included (the engine's measured wall time). */
+  wallMs?: number | undefined;
 }
 
 export interface PlainBudgetOutcome {
@@ -74,7 +79,10 @@ export async function plainRandomInBudget(req: PlainBudgetRequest, sim: SimOptio
     const harness = join(workDir, 'chorus_vector_harness.sv');
     await writeFileAtomic(harness, harnessSource(plan, tbName));
     const simOpts: SimOptions = { ...sim, design: ctx.design, workspaceRoot: workDir };
-    const build = await buildSimulation({ dutFiles: ctx.rtlFiles, testbench: harness, tbTop: tbName }, simOpts);
+    const build = await buildSimulation(
+      { dutFiles: ctx.rtlFiles, testbench: harness, tbTop: tbName, ownHarness: true },
+      simOpts,
+    );
     if (build.status !== 'ok' || !build.binary)
       throw new Error(`plain random: the harness does not build: ${build.diagnostics[0]?.message ?? build.status}`);
     const stim = join(workDir, 'stimulus.hex');
@@ -84,8 +92,9 @@ export async function plainRandomInBudget(req: PlainBudgetRequest, sim: SimOptio
     let cycles = 0;
     let simMs = 0;
     const started = Date.now();
-    while (runs === 0 || Date.now() - started < req.budgetMs) {
-      const candidate = gen.plain(PLAIN_RUN_CYCLES);
+    const more = () => (req.wallMs !== undefined ? Date.now() - t0 < req.wallMs : Date.now() - started < req.budgetMs);
+    while (runs === 0 || more()) {
+      const candidate = gen.plain(PLAIN_RUN_CYCLES, PLAIN_RESET_RATE);
       const n = totalCycles(candidate.rows);
       await writeFile(stim, stimulusText(candidate));
       await rm(cov, { force: true });

@@ -1,11 +1,15 @@
 /**
- * Real IP side by side: the model-free engine and the plain random baseline (bench/real-ip-plain.ts)
- * on every item of a real-IP items.jsonl (`{id, top, filelist, parameters}`, read as `chorus bench` reads it),
- * in the same wall-clock budget, with the same Verilator and design flags. Per item: line, branch and toggle
- * reached, and wall time, both sides; and whether the engine reached at least the baseline on all three.
+ * Real IP side by side: the model-free search and the plain random baseline (bench/real-ip-plain.ts: fresh inputs
+ * every cycle, a reset about one cycle in 50) on every item of a real-IP items.jsonl (`{id, top, filelist,
+ * parameters}`, read as `chorus bench` reads it), with the same Verilator and design flags. Per item and seed the
+ * engine runs first (`--budget-seconds`, targets line/branch/toggle 100); plain random then gets exactly the
+ * engine's measured wall time, its own build included. Per item, medians over the seeds: line, branch and toggle
+ * reached by both; whether the engine reached at least plain random on all three, and is ahead on line + branch;
+ * and the reach ratio: the time the engine took (build included) to reach plain random's final line + branch
+ * count, over plain random's wall time (never: 2).
  *
- * Usage: npx tsx bench/real-ip-vs-plain.ts <corpus>/real-ip/items.jsonl [--budget-seconds 25]
- *          [--concurrency 2] [--only id,id] [--out dir]
+ * Usage: npx tsx bench/real-ip-vs-plain.ts <corpus>/real-ip-2/items.jsonl [--budget-seconds 60] [--seeds 1,2,3]
+ *          [--concurrency 1] [--only id,id] [--out dir]
  * Builds go to a fresh cache (warmed once), so no item is a cache hit from an earlier run.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,6 +29,19 @@ interface Side {
   note?: string | undefined;
 }
 
+interface EngineSide extends Side {
+  /** The search's line + branch count over time (ms since the run started, the build included). */
+  progress: { ms: number; lineBranch: number }[];
+}
+
+interface SeedRow {
+  seed: number;
+  engine: EngineSide;
+  plain: Side;
+  /** When the engine first reached plain random's final line + branch count (ms, the build included), if it did. */
+  engineReachedPlainMs?: number | undefined;
+}
+
 function args() {
   const a = process.argv.slice(2);
   const opt = (name: string, dflt: string) => {
@@ -34,21 +51,52 @@ function args() {
   const input = a.find((x, i) => !x.startsWith('--') && (i === 0 || !a[i - 1].startsWith('--')));
   if (!input)
     throw new Error(
-      'usage: npx tsx bench/real-ip-vs-plain.ts <items.jsonl> [--budget-seconds 25] [--concurrency 2] [--only id,id] [--out dir]',
+      'usage: npx tsx bench/real-ip-vs-plain.ts <items.jsonl> [--budget-seconds 60] [--seeds 1,2,3] [--concurrency 1] [--only id,id] [--out dir]',
     );
   const only = opt('--only', '');
   return {
     input: resolve(input),
-    budget: Number(opt('--budget-seconds', '25')),
-    concurrency: Number(opt('--concurrency', '2')),
+    budget: Number(opt('--budget-seconds', '60')),
+    seeds: opt('--seeds', '1,2,3').split(',').map(Number),
+    concurrency: Number(opt('--concurrency', '1')),
     only: only ? only.split(',') : [],
     out: resolve(opt('--out', mkdtempSync(join(tmpdir(), 'chorus-ip-vs-plain-')))),
   };
 }
 
-const atLeast = (e: Side, p: Side) =>
-  Boolean(e.coverage && p.coverage) &&
-  (['line', 'branch', 'toggle'] as const).every((k) => e.coverage![k].covered >= p.coverage![k].covered);
+const KINDS = ['line', 'branch', 'toggle'] as const;
+const lineBranch = (c: CoverageSummary | undefined) => (c ? c.line.covered + c.branch.covered : 0);
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  if (!s.length) return NaN;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Per item, over its seeds: medians of each side's counts, and the engine's time to reach plain random. */
+function itemSummary(id: string, seeds: SeedRow[]) {
+  const med = (side: 'engine' | 'plain', k: (typeof KINDS)[number]) =>
+    median(seeds.filter((r) => r[side].coverage).map((r) => r[side].coverage![k].covered));
+  const total = (k: (typeof KINDS)[number]) => seeds.find((r) => r.engine.coverage)?.engine.coverage?.[k].total ?? NaN;
+  const counts = Object.fromEntries(
+    KINDS.map((k) => [k, { engine: med('engine', k), plain: med('plain', k), total: total(k) }]),
+  ) as Record<(typeof KINDS)[number], { engine: number; plain: number; total: number }>;
+  // The speed ratio: time to plain random's final line + branch over plain random's wall time; never reached: 2.
+  const ratios = seeds.map((r) => (r.engineReachedPlainMs !== undefined ? r.engineReachedPlainMs / r.plain.ms : 2));
+  return {
+    id,
+    counts,
+    engine_ms: median(seeds.map((r) => r.engine.ms)),
+    plain_ms: median(seeds.map((r) => r.plain.ms)),
+    reach_ratio: median(ratios),
+    at_least_plain: KINDS.every((k) => counts[k].engine >= counts[k].plain),
+    ahead_line_branch:
+      counts.line.engine + counts.branch.engine > counts.line.plain + counts.branch.plain ||
+      (counts.line.engine === counts.line.total && counts.branch.engine === counts.branch.total),
+    errors: seeds.flatMap((r) => [r.engine.error, r.plain.error].filter((e): e is string => Boolean(e))),
+  };
+}
 
 async function main(): Promise<void> {
   const o = args();
@@ -68,31 +116,18 @@ async function main(): Promise<void> {
   );
   await plainRandomInBudget({ rtlFiles: [warm], seed: 99, budgetMs: 1 }, sim);
 
-  const rows: {
-    id: string;
-    parameters: Record<string, string>;
-    engine: Side;
-    plain: Side;
-    engine_at_least_plain: boolean;
-  }[] = [];
   const perItem = join(o.out, 'items.jsonl');
   writeFileSync(perItem, '');
+  const summaries: ReturnType<typeof itemSummary>[] = [];
   let next = 0;
   const t0 = performance.now();
-  const runItem = async (it: BenchItem, index: number) => {
+  const runItem = async (it: BenchItem) => {
     const design = await itemDesign(it.design!);
-    const runPlain = async (): Promise<Side> => {
-      const r = await timed(() =>
-        plainRandomInBudget({ ...design, top: it.dut_module_name, seed: 1, budgetMs: o.budget * 1000 }, sim),
-      );
-      return {
-        ms: r.ms,
-        coverage: r.value?.coverage,
-        error: r.error,
-        note: r.value ? `${r.value.runs} runs, ${r.value.cycles} cycles` : undefined,
-      };
-    };
-    const runEngine = async (): Promise<Side> => {
+    const seeds: SeedRow[] = [];
+    for (const seed of o.seeds) {
+      // The engine first, with its budget; then plain random gets exactly the engine's wall time, its build included.
+      const progress: EngineSide['progress'] = [];
+      const started = performance.now();
       const workDir = mkdtempSync(join(tmpdir(), 'chorus-ip-vs-plain-run-'));
       const r = await timed(() =>
         generateToEnd(
@@ -101,74 +136,78 @@ async function main(): Promise<void> {
             top: it.dut_module_name,
             engine: 'random',
             targets: { line: 100, branch: 100, toggle: 100 },
-            seed: 1,
+            seed,
             budgetSeconds: o.budget,
-            formal: false,
             workDir,
           },
           { logger: silentLogger, signal: new AbortController().signal, cacheDir },
-          () => {},
+          (e) => {
+            if (e.type === 'coverage')
+              progress.push({ ms: Math.round(performance.now() - started), lineBranch: lineBranch(e.coverage) });
+          },
         ),
       );
-      return {
+      const engine: EngineSide = {
         ms: r.ms,
         coverage: r.value?.coverage,
         error: r.error,
         note: r.value ? `stop: ${r.value.stopReason}` : undefined,
+        progress,
       };
-    };
-    // Alternate which side goes first, so neither always meets the other's leftovers.
-    const [engine, plain] =
-      index % 2 === 0
-        ? [await runEngine(), await runPlain()]
-        : await (async () => {
-            const p = await runPlain();
-            return [await runEngine(), p] as const;
-          })();
-    const row = {
-      id: it.id,
-      parameters: design.parameters ?? {},
-      engine,
-      plain,
-      engine_at_least_plain: atLeast(engine, plain),
-    };
-    rows.push(row);
-    writeFileSync(perItem, `${JSON.stringify(row)}\n`, { flag: 'a' });
-    process.stderr.write(
-      `${rows.length}/${items.length} ${it.id}: engine ${engine.ms} ms ${coverageCell(engine.coverage, 'line')} ${coverageCell(engine.coverage, 'branch')} ${coverageCell(engine.coverage, 'toggle')}${engine.error ? ` (${engine.error})` : ''}; ` +
-        `plain ${plain.ms} ms ${coverageCell(plain.coverage, 'line')} ${coverageCell(plain.coverage, 'branch')} ${coverageCell(plain.coverage, 'toggle')}${plain.error ? ` (${plain.error})` : ''}\n`,
-    );
+      const p = await timed(() =>
+        plainRandomInBudget({ ...design, top: it.dut_module_name, seed, budgetMs: 0, wallMs: engine.ms }, sim),
+      );
+      const plain: Side = {
+        ms: p.ms,
+        coverage: p.value?.coverage,
+        error: p.error,
+        note: p.value ? `${p.value.runs} runs, ${p.value.cycles} cycles, build ${p.value.ms.build} ms` : undefined,
+      };
+      const goal = lineBranch(plain.coverage);
+      const row: SeedRow = {
+        seed,
+        engine,
+        plain,
+        engineReachedPlainMs: progress.find((x) => x.lineBranch >= goal)?.ms,
+      };
+      seeds.push(row);
+      writeFileSync(perItem, `${JSON.stringify({ id: it.id, ...row })}\n`, { flag: 'a' });
+      process.stderr.write(
+        `${it.id} seed ${seed}: engine ${engine.ms} ms ${KINDS.map((k) => coverageCell(engine.coverage, k)).join(' ')}${engine.error ? ` (${engine.error})` : ''}; ` +
+          `plain ${plain.ms} ms ${KINDS.map((k) => coverageCell(plain.coverage, k)).join(' ')}${plain.error ? ` (${plain.error})` : ''}; ` +
+          `reached plain at ${row.engineReachedPlainMs ?? 'never'} ms\n`,
+      );
+    }
+    summaries.push(itemSummary(it.id, seeds));
   };
   const worker = async () => {
-    for (let i = next++; i < items.length; i = next++) await runItem(items[i], i);
+    for (let i = next++; i < items.length; i = next++) await runItem(items[i]);
   };
   await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
-  rows.sort((a, b) => items.findIndex((i) => i.id === a.id) - items.findIndex((i) => i.id === b.id));
+  summaries.sort((a, b) => items.findIndex((i) => i.id === a.id) - items.findIndex((i) => i.id === b.id));
+  const cell = (c: { engine: number; plain: number; total: number }) => `${c.engine} · ${c.plain} / ${c.total}`;
   const table = [
-    '| item | parameters | engine line | plain line | engine branch | plain branch | engine toggle | plain toggle | engine s | plain s | engine ≥ plain |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => {
-      const params =
-        Object.entries(r.parameters)
-          .map(([k, v]) => `${k}=${v}`)
-          .join(' ') || '—';
-      const s = (x: Side) => (x.ms / 1000).toFixed(1);
-      return `| ${r.id} | ${params} | ${coverageCell(r.engine.coverage, 'line')} | ${coverageCell(r.plain.coverage, 'line')} | ${coverageCell(r.engine.coverage, 'branch')} | ${coverageCell(r.plain.coverage, 'branch')} | ${coverageCell(r.engine.coverage, 'toggle')} | ${coverageCell(r.plain.coverage, 'toggle')} | ${s(r.engine)} | ${s(r.plain)} | ${r.engine_at_least_plain ? 'yes' : 'NO'} |`;
-    }),
+    `Medians over seeds ${o.seeds.join(', ')}, engine · plain random / total; plain random gets the engine's wall time.`,
+    '',
+    '| item | line | branch | toggle | engine s | reach ratio | engine ≥ plain | ahead on line+branch |',
+    '|---|---|---|---|---|---|---|---|',
+    ...summaries.map(
+      (r) =>
+        `| ${r.id} | ${cell(r.counts.line)} | ${cell(r.counts.branch)} | ${cell(r.counts.toggle)} | ${(r.engine_ms / 1000).toFixed(1)} | ${r.reach_ratio.toFixed(2)} | ${r.at_least_plain ? 'yes' : 'NO'} | ${r.ahead_line_branch ? 'yes' : 'no'} |`,
+    ),
   ].join('\n');
   const summary = {
     input: o.input,
     items: items.length,
+    seeds: o.seeds,
     budget_seconds: o.budget,
-    concurrency: o.concurrency,
     wall_ms_whole_run: Math.round(performance.now() - t0),
-    engine_at_least_plain: rows.filter((r) => r.engine_at_least_plain).length,
-    short: rows.filter((r) => !r.engine_at_least_plain).map((r) => r.id),
-    errors: rows
-      .filter((r) => r.engine.error || r.plain.error)
-      .map((r) => `${r.id}: ${r.engine.error ?? r.plain.error}`),
+    engine_at_least_plain: summaries.filter((r) => r.at_least_plain).length,
+    short: summaries.filter((r) => !r.at_least_plain).map((r) => r.id),
+    median_reach_ratio: median(summaries.map((r) => r.reach_ratio)),
+    errors: summaries.flatMap((r) => r.errors.map((e) => `${r.id}: ${e}`)),
   };
-  writeFileSync(join(o.out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  writeFileSync(join(o.out, 'summary.json'), `${JSON.stringify({ ...summary, items_detail: summaries }, null, 2)}\n`);
   writeFileSync(join(o.out, 'table.md'), `${table}\n`);
   process.stdout.write(`${table}\n\n${JSON.stringify(summary, null, 2)}\nper item: ${perItem}\n`);
 }

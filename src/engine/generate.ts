@@ -16,8 +16,10 @@ async function run(
   services: EngineServices,
   ctx: RunContext,
   emit: Emit<LoopEvent>,
+  startedAt: number,
 ): Promise<EngineResult> {
-  const outcome = await generatorFor(req.engine, runSettings(req)).generate(ctx, services, emit);
+  const settings = { ...runSettings(req), startedAt };
+  const outcome = await generatorFor(req.engine, settings).generate(ctx, services, emit);
   return { ...outcome.result, points: outcome.points };
 }
 
@@ -44,10 +46,12 @@ async function generateRun(
   emit: Emit<LoopEvent>,
   planned?: DutSelection,
 ): Promise<EngineResult> {
+  // The budget counts from here: the design check and the build are part of the run a user waits for.
+  const startedAt = Date.now();
   // The DUT selection planRun made (its analysis) is used, not made again.
   const ctx = await prepareRun(req, planned);
   try {
-    return await runAndReport(req, services, ctx, emit);
+    return await runAndReport(req, services, ctx, emit, startedAt);
   } finally {
     // A run folder the engine made for itself goes away with the run; the result carries the testbench text.
     if (!req.workDir) await rm(ctx.workDir, { recursive: true, force: true });
@@ -59,6 +63,7 @@ async function runAndReport(
   services: EngineServices,
   ctx: RunContext,
   emit: Emit<LoopEvent>,
+  startedAt: number,
 ): Promise<EngineResult> {
   // Lint is not failure: the design's own warnings are reported once, here; a construct Verilator cannot build
   // stops the run now, with its file and line, before minutes of model loading.
@@ -97,7 +102,7 @@ async function runAndReport(
     model: backend?.label,
     files: ctx.rtlFiles,
   });
-  const result: EngineResult = { ...(await run(req, withModel, ctx, emit)), designWarnings };
+  const result: EngineResult = { ...(await run(req, withModel, ctx, emit, startedAt)), designWarnings };
   const { points: _points, ...wire } = result;
   emit({ type: 'final', result: wire });
   return result;

@@ -13,6 +13,7 @@ export function randomGenerator(settings: RunSettings): Generator {
         {
           seed: settings.seed,
           ...(settings.budgetMs ? { budgetMs: settings.budgetMs } : {}),
+          ...(settings.startedAt !== undefined ? { startedAt: settings.startedAt } : {}),
           simTimeoutMs: settings.simTimeoutMs,
           formal: settings.formal ? formalBounds(settings.budgetMs ?? DEFAULT_RANDOM.budgetMs) : null,
         },

@@ -27,6 +27,8 @@ export interface RunSettings {
   seed: number;
   /** Wall-clock budget for the run, in ms; each generator's own default when absent. */
   budgetMs?: number | undefined;
+  /** When the run started (before its design check and build), on the wall clock: budgets count from here. */
+  startedAt?: number | undefined;
   simTimeoutMs: number;
   /** The seed the user gave (seeds model sampling per round); unset: the backend's own randomness. */
   samplingSeed?: number;

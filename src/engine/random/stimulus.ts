@@ -4,6 +4,7 @@
  * mutation edits the candidates that reached new points (FIELD-NOTES, "Coverage search").
  */
 import type { DrivenInput } from './harness';
+import { expandSegment, resetThreshold, type RandomSegment } from './prng';
 import type { Rng } from './rng';
 
 export type Cycle = bigint[];
@@ -18,6 +19,8 @@ export interface Candidate {
   rows: Row[];
   /** How it was made, for the testbench comments. */
   origin: string;
+  /** Cycles of it that are a plain random segment (the testbench regenerates them instead of listing them). */
+  random?: RandomSegment | undefined;
 }
 
 /** Longest candidate that mutation edits cycle by cycle; longer ones (deep holds) are edited row by row. */
@@ -63,6 +66,20 @@ export function mergeRows(rows: readonly Row[]): Row[] {
   return out;
 }
 
+/** Cycles [from, to) as rows. */
+export function sliceRows(rows: readonly Row[], from: number, to: number): Row[] {
+  const out: Row[] = [];
+  let at = 0;
+  for (const r of rows) {
+    const lo = Math.max(at, from);
+    const hi = Math.min(at + r.count, to);
+    if (hi > lo) out.push({ count: hi - lo, values: r.values });
+    at += r.count;
+    if (at >= to) break;
+  }
+  return out;
+}
+
 /** The first n cycles. */
 export function prefixRows(rows: readonly Row[], n: number): Row[] {
   const out: Row[] = [];
@@ -73,6 +90,17 @@ export function prefixRows(rows: readonly Row[], n: number): Row[] {
     left -= r.count;
   }
   return out;
+}
+
+/** Wide inputs the narrow strategy may hold at a small value, and the largest value it holds. */
+const NARROW_MIN_WIDTH = 4;
+const NARROW_MAX_VALUE = 8;
+
+/** Cycles from per-input columns of n values. */
+function transpose(cols: bigint[][], n: number): Cycle[] {
+  const cycles: Cycle[] = [];
+  for (let i = 0; i < n; i++) cycles.push(cols.map((c) => c[i]));
+  return cycles;
 }
 
 function mask(width: number): bigint {
@@ -182,10 +210,10 @@ export class StimulusGenerator {
   }
 
   private freshCycles(n: number): Cycle[] {
-    const cols = this.inputs.map((inp) => this.column(inp, n));
-    const cycles: Cycle[] = [];
-    for (let i = 0; i < n; i++) cycles.push(cols.map((c) => c[i]));
-    return cycles;
+    return transpose(
+      this.inputs.map((inp) => this.column(inp, n)),
+      n,
+    );
   }
 
   fresh(): Candidate {
@@ -196,13 +224,75 @@ export class StimulusGenerator {
    * Plain random: fresh uniform values on every input every cycle, the reset kept deasserted after the prologue.
    * One long run of it takes the easy points at the cost of one simulation.
    */
-  plain(n: number): Candidate {
-    const cycles: Cycle[] = [];
-    for (let i = 0; i < n; i++)
-      cycles.push(
-        this.inputs.map((inp, k) => (k === this.resetIndex ? this.resetValue(inp, false) : this.rng.bits(inp.width))),
-      );
-    return { rows: this.withPrologue(cycles), origin: 'plain random' };
+  plain(n: number, resetRate = 0): Candidate {
+    const random: RandomSegment = {
+      seed: this.rng.u32() || 1,
+      resetBelow: this.resetIndex >= 0 ? resetThreshold(resetRate) : 0,
+      start: this.prologue,
+      cycles: n,
+    };
+    const origin =
+      resetRate > 0 ? `plain random, a reset about one cycle in ${Math.round(1 / resetRate)}` : 'plain random';
+    return { rows: this.withPrologue(expandSegment(random, this.inputs)), origin, random };
+  }
+
+  /** Whether the DUT has a reset input the search can pulse. */
+  get hasReset(): boolean {
+    return this.resetIndex >= 0;
+  }
+
+  /**
+   * Narrow values: some wide inputs (configuration such as a prescale or a length) held at a small value for the
+   * whole candidate, the others as in a fresh one. A 16-bit prescale of 1 to 8 makes a UART run in a few cycles.
+   */
+  narrow(): Candidate {
+    const n = this.length();
+    const cols = this.inputs.map((inp) => {
+      if (inp.reset || inp.width < NARROW_MIN_WIDTH || !this.rng.chance(0.6)) return this.column(inp, n);
+      const v = BigInt(this.rng.int(NARROW_MAX_VALUE + 1));
+      return new Array<bigint>(n).fill(v);
+    });
+    return { rows: this.withPrologue(transpose(cols, n)), origin: 'small values on wide inputs' };
+  }
+
+  /** One input at a time: every other input idle (the reset released, the rest 0), this one varied. */
+  single(): Candidate {
+    const n = this.length();
+    const idle = this.idleValues();
+    const free = this.inputs.map((_, k) => k).filter((k) => !this.inputs[k].reset);
+    if (!free.length) return this.fresh();
+    const k = this.rng.pick(free);
+    const col = this.column(this.inputs[k], n);
+    const cycles = col.map((v) => idle.map((x, j) => (j === k ? v : x)));
+    return { rows: this.withPrologue(cycles), origin: `only ${this.inputs[k].name} driven` };
+  }
+
+  /**
+   * A restart: a kept candidate cut at a random cycle, then a reset pulse and fresh cycles. It escapes the trap or
+   * sink state a long run falls into (a core that traps on a bad fetch) while keeping the prefix that got somewhere.
+   */
+  restart(parent: Candidate): Candidate {
+    if (this.resetIndex < 0 || totalCycles(parent.rows) > MAX_CYCLES) return this.fresh();
+    const body = toCycles(parent.rows).slice(this.prologue);
+    const cut = this.rng.int(body.length + 1);
+    const pulse = 1 + this.rng.int(3);
+    const reset = this.inputs[this.resetIndex];
+    const resetCycles: Cycle[] = [];
+    for (let i = 0; i < pulse; i++)
+      resetCycles.push(this.inputs.map((_, k) => (k === this.resetIndex ? this.resetValue(reset, true) : 0n)));
+    const cycles = [...body.slice(0, cut), ...resetCycles, ...this.freshCycles(this.length())];
+    return { rows: this.withPrologue(cycles.slice(0, MAX_CYCLES)), origin: `${parent.origin}, reset again at ${cut}` };
+  }
+
+  /**
+   * A kept candidate then a long hold of the idle values (the reset released, every other input 0): what it armed
+   * (a watchdog's enable, a timer's start) keeps counting without the inputs that would clear it.
+   */
+  holdAfter(parent: Candidate, cycles: number, values: Cycle = this.idleValues()): Candidate {
+    return {
+      rows: mergeRows([...parent.rows, { count: cycles, values }]),
+      origin: `${parent.origin}, then held idle for ${cycles} cycles`,
+    };
   }
 
   /** Edits a kept candidate; `other` enables splicing. */

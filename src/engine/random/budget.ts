@@ -1,0 +1,64 @@
+/**
+ * The search's wall-clock budget: counted from the start of the run (the design check and the harness build
+ * included), so `--budget-seconds 60` ends a run in about 60 s. A build that eats most of the budget is said once,
+ * and the search still gets a share of the budget after it.
+ */
+
+/** Share of the budget the search keeps for itself after a build that took longer than the rest. */
+const SEARCH_SHARE_AFTER_SLOW_BUILD = 0.5;
+/** Share of the budget kept for shrinking the kept sequences and measuring the emitted testbench. */
+const FINISH_SHARE = 0.12;
+/** A single candidate run may take at most this share of the budget (a deep hold on a large core is slow). */
+const RUN_SHARE = 0.15;
+
+export class SearchBudget {
+  private deadline: number;
+
+  constructor(
+    readonly budgetMs: number,
+    readonly startedAt: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.deadline = startedAt + budgetMs;
+  }
+
+  /**
+   * After the harness build: where the build left less than half the budget, the search gets half the budget after
+   * it (the run then ends within build + budget); the message says so, for the user's log.
+   */
+  afterBuild(buildMs: number): string | undefined {
+    const left = this.deadline - this.now();
+    const share = this.budgetMs * SEARCH_SHARE_AFTER_SLOW_BUILD;
+    if (left >= share) return undefined;
+    this.deadline = this.now() + share;
+    return (
+      `The Verilator build took ${(buildMs / 1000).toFixed(1)} s of the ${(this.budgetMs / 1000).toFixed(0)} s budget; ` +
+      `the search gets ${(share / 1000).toFixed(0)} s after it, so this run ends about ` +
+      `${((this.deadline - this.startedAt) / 1000).toFixed(0)} s after it started. A larger --budget-seconds gives it more.`
+    );
+  }
+
+  /** Milliseconds to the end of the run. */
+  remaining(): number {
+    return this.deadline - this.now();
+  }
+
+  /** What the finish (shrink, emit, final measurement) may take, at most. */
+  finishAllowance(): number {
+    return this.budgetMs * FINISH_SHARE;
+  }
+
+  /** Whether the search itself must stop now, keeping `reserveMs` for the finish. */
+  searchOver(reserveMs: number): boolean {
+    return this.remaining() <= reserveMs;
+  }
+
+  /** The longest a single candidate run may take now. */
+  runAllowance(reserveMs: number): number {
+    return Math.max(0, Math.min(this.budgetMs * RUN_SHARE, this.remaining() - reserveMs));
+  }
+
+  elapsed(): number {
+    return this.now() - this.startedAt;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * The search's formal stage as a step: started once when the search stops finding points, bounded by what is left
+ * of the budget, its verdicts in the run's ledger and its witnesses handed back as candidates.
+ */
+import { basename } from 'node:path';
+import type { CoveragePoint } from '../../protocol';
+import type { EngineServices } from '../api';
+import type { RunContext } from '../context';
+import { proveSearchHoles, witnessCandidate, type FormalStageOptions } from './formal';
+import type { HarnessPlan } from './harness';
+import type { Candidate } from './stimulus';
+
+/** The formal stage is not started with less than this left of the budget: loading Yosys alone takes seconds. */
+const MIN_FORMAL_MS = 4_000;
+
+export class FormalStage {
+  private readonly abort = new AbortController();
+  private running: Promise<void> | undefined;
+  private settled = false;
+  private collected = false;
+  ms = 0;
+
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly services: EngineServices,
+    private readonly plan: HarnessPlan,
+    private readonly bounds: FormalStageOptions | null,
+  ) {
+    services.signal.addEventListener('abort', this.stop, { once: true });
+  }
+
+  private readonly stop = () => this.abort.abort();
+
+  get started(): boolean {
+    return this.running !== undefined;
+  }
+
+  /** Whether it ran to its end and its witnesses are not collected yet. */
+  get ready(): boolean {
+    return this.settled && !this.collected;
+  }
+
+  get pending(): boolean {
+    return this.running !== undefined && !this.collected;
+  }
+
+  /** Whether the stage may start with `leftMs` of budget (enabled, not started, enough time). */
+  canStart(leftMs: number): boolean {
+    return this.bounds !== null && !this.running && leftMs >= MIN_FORMAL_MS;
+  }
+
+  /** Runs the stage on the merged coverage's holes, within `leftMs`; the search waits for it (two cores). */
+  async run(merged: CoveragePoint[], leftMs: number): Promise<void> {
+    if (!this.bounds) return;
+    const started = Date.now();
+    const timeoutSeconds = Math.max(1, Math.min(this.bounds.timeoutSeconds, Math.floor(leftMs / 1000)));
+    this.running = proveSearchHoles(this.ctx, { ...this.services, signal: this.abort.signal }, merged, {
+      ...this.bounds,
+      timeoutSeconds,
+      pointTimeoutSeconds: Math.min(this.bounds.pointTimeoutSeconds, timeoutSeconds),
+    })
+      .catch((err: unknown) => {
+        // Stopped by this search (it finished first) or by the user's cancel, which the loop reports itself.
+        if (!this.abort.signal.aborted)
+          this.services.logger.warn(`formal: ${err instanceof Error ? err.message : String(err)}`);
+      })
+      .finally(() => {
+        this.settled = true;
+        this.ms = Date.now() - started;
+      });
+    await this.running;
+  }
+
+  /** The witnesses as candidates, once (the caller runs them through the harness). */
+  witnesses(): Candidate[] {
+    this.collected = true;
+    return this.ctx.formal
+      .takeWitnesses()
+      .map(({ witness, point }) => witnessCandidate(this.plan, witness, `${basename(point.file)}:${point.line}`));
+  }
+
+  /** Stops a stage still running (the search ended another way) and waits for it. */
+  async close(): Promise<void> {
+    if (this.running && !this.settled) {
+      this.abort.abort();
+      await this.running;
+    }
+    this.services.signal.removeEventListener('abort', this.stop);
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Runs stimulus through the built vector harness: one binary, one run per candidate. It measures the simulation's
+ * speed as it goes (a fixed cost per run plus a cost per cycle), so the search can size its candidates and holds
+ * to what is left of its budget.
+ */
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readCoverageWithFsm, runSimulation, type FsmPlan, type SimOptions } from '../../sim';
+import type { CoveragePoint, Logger } from '../../protocol';
+import { HALF_PERIOD } from './harness';
+import { stimulusText, totalCycles, type Candidate } from './stimulus';
+
+/** Wall-clock allowance per simulated cycle on top of the base timeout: a deep hold runs millions of cycles. */
+const MS_PER_MILLION_CYCLES = 20_000;
+/** Runs shorter than this many cycles measure the fixed cost of a run. */
+const SHORT_RUN_CYCLES = 2_000;
+/** Runs at least this long measure the cost per cycle. */
+const LONG_RUN_CYCLES = 10_000;
+
+export interface RowsRun {
+  written: boolean;
+  status: string;
+  ms: number;
+  output: string;
+}
+
+export interface RunnerSetup {
+  binary: string;
+  workDir: string;
+  rtlFiles: string[];
+  fsmPlan: FsmPlan;
+  sim: SimOptions;
+  simTimeoutMs: number;
+  logger: Logger;
+}
+
+export class HarnessRunner {
+  /** Candidate runs so far (the search's unit of work: shrinking and stop rules count them). */
+  runs = 0;
+  simMs = 0;
+  private readonly stimPath: string;
+  private readonly covPath: string;
+  private fixedMs: number | undefined;
+  private msPerCycle: number | undefined;
+
+  constructor(private readonly setup: RunnerSetup) {
+    this.stimPath = join(setup.workDir, 'stimulus.hex');
+    this.covPath = join(setup.workDir, 'candidate.dat');
+  }
+
+  /** Estimated wall time of a run of `cycles` cycles, from the runs so far (a guess before any). */
+  estimateMs(cycles: number): number {
+    return (this.fixedMs ?? 50) + cycles * (this.msPerCycle ?? 0.002);
+  }
+
+  /** How many cycles fit in `ms` of one run. */
+  cyclesWithin(ms: number): number {
+    return Math.max(0, Math.floor((ms - (this.fixedMs ?? 50)) / (this.msPerCycle ?? 0.002)));
+  }
+
+  /** Runs stimulus text of `cycles` cycles; `limitMs` bounds the run's wall time below the default timeout. */
+  async runText(text: string, cycles: number, limitMs?: number): Promise<RowsRun> {
+    await writeFile(this.stimPath, text);
+    await rm(this.covPath, { force: true });
+    const timeoutMs = this.setup.simTimeoutMs + Math.ceil((cycles / 1e6) * MS_PER_MILLION_CYCLES);
+    const run = await runSimulation(
+      {
+        binary: this.setup.binary,
+        coverageFile: this.covPath,
+        plusargs: [`+stim=${this.stimPath}`],
+        timeoutMs: limitMs !== undefined ? Math.max(1_000, Math.min(timeoutMs, limitMs)) : timeoutMs,
+        // Two half periods a cycle, plus slack: the run ends at the end of its rows, never at this bound.
+        maxSimTime: (cycles + 16) * 2 * HALF_PERIOD,
+        cwd: this.setup.workDir,
+        trusted: true,
+      },
+      this.setup.sim,
+    );
+    this.simMs += run.ms;
+    if (run.coverageWritten) this.learn(cycles, run.ms);
+    return { written: run.coverageWritten, status: run.status, ms: run.ms, output: run.output };
+  }
+
+  /** The points of the last run that wrote coverage. */
+  async lastPoints(): Promise<CoveragePoint[]> {
+    return (await readCoverageWithFsm(this.covPath, this.setup.rtlFiles, this.setup.fsmPlan)).points;
+  }
+
+  /** Runs one candidate; the points it hit, or null when it wrote no coverage. */
+  async candidate(candidate: Candidate, limitMs?: number): Promise<CoveragePoint[] | null> {
+    const run = await this.runText(stimulusText(candidate), totalCycles(candidate.rows), limitMs);
+    this.runs++;
+    if (!run.written) {
+      this.setup.logger.debug(`candidate ${this.runs}: ${run.status}, no coverage written`);
+      return null;
+    }
+    return this.lastPoints();
+  }
+
+  private learn(cycles: number, ms: number): void {
+    if (cycles < SHORT_RUN_CYCLES) this.fixedMs = this.fixedMs === undefined ? ms : 0.8 * this.fixedMs + 0.2 * ms;
+    else if (cycles >= LONG_RUN_CYCLES) {
+      const perCycle = Math.max(1e-6, (ms - (this.fixedMs ?? 0)) / cycles);
+      this.msPerCycle = this.msPerCycle === undefined ? perCycle : 0.7 * this.msPerCycle + 0.3 * perCycle;
+    }
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The model-free search on designs of the shapes where plain random and a search that stalls fall short: a core
+ * that traps on a bad instruction (only a reset leaves it), a watchdog armed by an input and then left alone for a
+ * million cycles, a UART receiver whose 16-bit prescale must be small. Each closes within a 60 s budget for seeds
+ * 1-3, and its emitted testbench alone reaches what the run reported. Also: the budget counts the build, and plain
+ * random segments the testbench regenerates from their seed drive exactly the values the search ran.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateToEnd, type EngineResult, type GenerateRequest } from '../../src/engine';
+import { fsmModelsOfFiles } from '../../src/hdl';
+import { measureCoverage } from '../../src/sim';
+import { silentLogger, type LoopEvent } from '../../src/protocol';
+import { repoRoot } from '../helpers/cli';
+
+const fixture = (name: string) => join(repoRoot, 'test', 'fixtures', 'engine', 'processors', `${name}.sv`);
+
+function run(file: string, extra: Partial<GenerateRequest> = {}, events: LoopEvent[] = []) {
+  return generateToEnd(
+    { rtlFiles: [file], engine: 'random', targets: { line: 100, branch: 100 }, seed: 1, budgetSeconds: 60, ...extra },
+    { logger: silentLogger, signal: new AbortController().signal },
+    (e) => events.push(e),
+  );
+}
+
+/** The emitted testbench re-simulated on its own, with the design's FSMs as the engine measures. */
+async function resimulate(file: string, top: string, result: EngineResult) {
+  const dir = mkdtempSync(join(tmpdir(), `chorus-shapes-${top}-`));
+  const tb = join(dir, `tb_${top}.sv`);
+  writeFileSync(tb, result.testbench);
+  return measureCoverage(
+    { dutFiles: [file], testbench: tb, dutTop: top, fsms: await fsmModelsOfFiles([file]) },
+    { logger: silentLogger, workspaceRoot: dir },
+  );
+}
+
+for (const name of ['trap_core', 'watchdog', 'uart_rx_prescale']) {
+  for (const seed of [1, 2, 3]) {
+    test(`${name}, seed ${seed}: closed within 60 s, and the testbench alone reaches the same points`, async () => {
+      const result = await run(fixture(name), { seed });
+      assert.equal(
+        result.closed,
+        true,
+        `${name} seed ${seed}: ${JSON.stringify(result.coverage)}, stop ${result.stopReason}`,
+      );
+      assert.notEqual(result.stopReason, 'stalled');
+      const own = await resimulate(fixture(name), name, result);
+      assert.equal(own.status, 'ok');
+      assert.deepEqual(own.coverage, result.coverage);
+    });
+  }
+}
+
+test('the budget counts the build: a run that cannot close ends within 1.1x its budget, never stalled', async () => {
+  const events: LoopEvent[] = [];
+  const budgetSeconds = 15;
+  const t0 = Date.now();
+  const result = await run(fixture('slow_count'), { budgetSeconds, formal: false }, events);
+  const wall = Date.now() - t0;
+  assert.equal(result.stopReason, 'budget');
+  const build = events.find((e) => e.type === 'build');
+  const buildMs = build?.type === 'build' ? build.ms : 0;
+  // A build that takes more than half the budget gives the search half the budget after it (SearchBudget).
+  const bound = 1.1 * Math.max(budgetSeconds * 1000, buildMs + (budgetSeconds * 1000) / 2);
+  assert.ok(wall <= bound, `ran ${wall} ms, bound ${Math.round(bound)} ms (build ${buildMs} ms)`);
+  assert.ok(wall >= budgetSeconds * 1000 * 0.7, `ran ${wall} ms: it should use its budget, not stop early`);
+});
+
+test('plain random segments the testbench regenerates drive exactly the values the search ran, wide inputs too', async () => {
+  const file = fixture('wide_inputs');
+  const result = await run(file, { targets: { line: 100, branch: 100, toggle: 100 }, budgetSeconds: 20 });
+  assert.match(result.testbench, /chorus_play_random\(32'h[0-9a-f]{8}, 32'h[0-9a-f]{8}, \d+\);/);
+  const own = await resimulate(file, 'wide_inputs', result);
+  assert.equal(own.status, 'ok');
+  // Toggle coverage of every bit of every input: a value off by one bit shows.
+  assert.deepEqual(own.coverage, result.coverage);
+  assert.ok(result.coverage.toggle.covered > 0);
+});
