@@ -11,7 +11,7 @@ import { connection, designSources } from './design';
 import { mask, parseNumber } from './numbers';
 import type { RawInstance, RawModule } from './raw';
 import { moduleScope } from './resolve';
-import { topLevelColon, type Scope } from './scope';
+import { topLevelColon, type Scope, type TypeInfo } from './scope';
 
 export interface InputField {
   /** A top input port. */
@@ -58,6 +58,8 @@ type Bits =
   | { k: 'ref'; name: string; lo: number; width: number }
   /** Concatenation, most significant part first. */
   | { k: 'cat'; parts: Bits[] }
+  /** A cast: the low `width` bits of `inner`, zero-extended. */
+  | { k: 'fit'; width: number; inner: Bits }
   /** Any one of these (a `?:`): each is followed. */
   | { k: 'alt'; options: Bits[] }
   /** Not a copy of signal bits (a constant, arithmetic, a variable select); its width when known. */
@@ -76,6 +78,7 @@ function widthOf(b: Bits): number | undefined {
     case 'ref':
       return b.width;
     case 'opaque':
+    case 'fit':
       return b.width;
     case 'cat': {
       let w = 0;
@@ -123,6 +126,11 @@ function mapBits(b: Bits, lo: number, w: number, offset: number, out: Leaf[]): v
     case 'alt':
       for (const o of b.options) mapBits(o, lo, w, offset, out);
       return;
+    case 'fit': {
+      const e = Math.min(lo + w, b.width);
+      if (lo < e) mapBits(b.inner, lo, e - lo, offset, out);
+      return;
+    }
     default:
       return;
   }
@@ -237,6 +245,8 @@ interface Literal {
 }
 
 const NAME_SELECT = /^([A-Za-z_][\w$]*)\s*(\[[\s\S]*\])?$/;
+/** `req.op`, `tl_i.a_address[7:2]`: a packed struct member, possibly selected. */
+const MEMBER_SELECT = /^([A-Za-z_][\w$]*)((?:\s*\.\s*[A-Za-z_][\w$]*)+)\s*(\[[\s\S]*\])?$/;
 
 class ModuleModel {
   readonly ports = new Map<string, PortInfo>();
@@ -309,8 +319,18 @@ class ModuleModel {
     const arms = ternaryArms(t);
     if (arms) return { k: 'alt', options: arms.map((a) => this.parse(a, depth + 1)) };
     if (wholeBraces(t)) return this.concatenation(t.slice(1, -1), depth);
-    const cast = /^\$(?:signed|unsigned)\s*\(([\s\S]*)\)$/.exec(t);
-    if (cast && balanced(cast[1])) return this.parse(cast[1], depth + 1);
+    const sign = /^\$(?:signed|unsigned)\s*\(([\s\S]*)\)$/.exec(t);
+    if (sign && balanced(sign[1])) return this.parse(sign[1], depth + 1);
+    // `opcode_e'(instr[6:0])`, `7'(x)`, `signed'(x)`
+    const cast = /^([A-Za-z_][\w$]*(?:::[A-Za-z_][\w$]*)?|\d+)\s*'\s*\(([\s\S]*)\)$/.exec(t);
+    if (cast && balanced(cast[2])) {
+      const inner = this.parse(cast[2], depth + 1);
+      if (cast[1] === 'signed' || cast[1] === 'unsigned') return inner;
+      const width = /^\d/.test(cast[1]) ? Number(cast[1]) : this.scope.typeWidth(cast[1]);
+      return width !== undefined && width > 0 ? { k: 'fit', width, inner } : { k: 'opaque' };
+    }
+    const member = MEMBER_SELECT.exec(t);
+    if (member) return this.member(member[1], member[2], member[3]);
     const m = NAME_SELECT.exec(t);
     if (m) {
       const [, name, select] = m;
@@ -333,6 +353,42 @@ class ModuleModel {
       return { k: 'opaque', width: n && body !== undefined ? Number(n.value) * body : undefined };
     }
     return { k: 'cat', parts: splitTop(inner).map((p) => this.parse(p, depth + 1)) };
+  }
+
+  /**
+   * A member of a packed struct: the first member is the most significant. A member's own select counts from
+   * its bit 0 (members declared `[w-1:0]`, as nearly all are).
+   */
+  private member(name: string, path: string, select: string | undefined): Bits {
+    const shape = this.shape(name);
+    const d = this.decls.get(name);
+    const portType = this.raw.ports.find((p) => p.name === name)?.type;
+    const type = portType?.userType || portType?.structDef ? portType : d?.type;
+    if (!shape || !type) return { k: 'opaque' };
+    let t: TypeInfo | undefined = this.scope.resolveType(type);
+    let lo = 0;
+    let width = shape.width;
+    for (const f of path
+      .split('.')
+      .map((x) => x.trim())
+      .filter(Boolean)) {
+      const fields: Record<string, TypeInfo> | undefined = t?.fields;
+      if (!fields?.[f]) return { k: 'opaque' };
+      const members = Object.values(fields);
+      const widths = members.map((x) => x.width);
+      if (widths.some((x) => x === undefined)) return { k: 'opaque' };
+      const sum = widths.reduce((a, b) => a! + b!, 0)!;
+      // a packed union's members all sit at bit 0; a struct's sum to its width
+      const names = Object.keys(fields);
+      const after = sum === width ? widths.slice(names.indexOf(f) + 1).reduce((a, b) => a! + b!, 0)! : 0;
+      t = fields[f];
+      lo += after;
+      width = t.width!;
+    }
+    const ref: Bits = { k: 'ref', name, lo, width };
+    if (!select) return ref;
+    const sub = this.select(name, select.slice(1, -1), { width, lsbIndex: 0, ascending: false, selectable: true });
+    return sub.k === 'ref' ? { ...sub, lo: sub.lo + lo } : sub;
   }
 
   /** `x[7:4]`, `x[3]`, `x[base +: 4]` with constant indices, in bit offsets from the LSB. */

@@ -101,7 +101,7 @@ endmodule
   assert.deepEqual(field(fs, 'instr_i', 12, 3)?.values, [0n, 4n]);
 });
 
-test('declared ranges that do not start at 0, ascending ranges, a field of a field, inside sets', () => {
+test('declared ranges that do not start at 0, ascending ranges, a field of a field, inside sets, casts', () => {
   const text = `
 module toy_r #(parameter N = 12) (
   input  logic [31:2]  addr_i,
@@ -112,9 +112,12 @@ module toy_r #(parameter N = 12) (
   localparam logic [3:0] REG_CTRL = 4'hA;
   wire [7:0] hi_byte = word_i[N-1:N-8];
   wire [3:0] nib;
+  typedef enum logic [2:0] { K_A = 3'd2, K_B = 3'd6 } kind_e;
+  kind_e kind;
   assign nib = hi_byte[5:2];
+  assign kind = kind_e'(addr_i[12:10]);
   assign hit_o = (addr_i[5:2] == REG_CTRL) || (cmd_i[0:3] == 4'h9) || (nib == 4'd7)
-               || (word_i[3:0] inside {4'd1, [4'd12:4'd14]});
+               || (word_i[3:0] inside {4'd1, [4'd12:4'd14]}) || (kind == K_B);
 endmodule
 `;
   const fs = dictionary(text, 'toy_r');
@@ -125,9 +128,32 @@ endmodule
   // nib = hi_byte[5:2] = word_i[11:4][5:2] = word_i[9:6]
   assert.deepEqual(field(fs, 'word_i', 6, 4)?.values, [7n]);
   assert.deepEqual(field(fs, 'word_i', 0, 4)?.values, [1n, 12n, 13n, 14n]);
+  // through a cast to an enum type, compared with a member
+  assert.deepEqual(field(fs, 'addr_i', 8, 3)?.values, [6n]);
   // with the parameter overridden the same slice moves
   const wide = dictionary(text, 'toy_r', { parameters: { N: '16' } });
   assert.deepEqual(field(wide, 'word_i', 10, 4)?.values, [7n]);
+});
+
+test('members of a packed struct port: the first member is the most significant', () => {
+  const text = `
+package bus_pkg;
+  typedef enum logic [2:0] { PutFull = 3'h0, Get = 3'h4 } opcode_e;
+  typedef struct packed {
+    logic        valid;
+    opcode_e     a_opcode;
+    logic [31:0] a_address;
+    logic [3:0]  a_mask;
+  } req_t;
+endpackage
+module toy_s import bus_pkg::*; (input req_t req_i, output logic sel_o);
+  assign sel_o = req_i.a_opcode == Get && req_i.a_address[7:2] == 6'h3 && req_i.a_mask != 4'hF;
+endmodule
+`;
+  const fs = dictionary(text, 'toy_s');
+  assert.deepEqual(field(fs, 'req_i', 36, 3)?.values, [4n]);
+  assert.deepEqual(field(fs, 'req_i', 6, 6)?.values, [3n]);
+  assert.deepEqual(field(fs, 'req_i', 0, 4)?.values, [15n]);
 });
 
 test('through the hierarchy: a child decodes what the parent registers from a top input', () => {
