@@ -253,7 +253,8 @@ class ModuleModel {
   private readonly decls = new Map<string, RawModule['decls'][number]>();
   private readonly shapes = new Map<string, Shape | null>();
   private readonly parsed = new Map<string, Bits>();
-  private driverMap?: Map<string, Driver[]>;
+  private writesByName?: Map<string, { lhs: string; rhs: string; clocked: boolean }[]>;
+  private readonly driverCache = new Map<string, Driver[]>();
   private childMap?: Map<string, ChildDriver[]>;
 
   constructor(
@@ -430,28 +431,41 @@ class ModuleModel {
 
   /** What writes each signal: assigns, combinational and clocked procedural writes, initialized nets. */
   drivers(name: string): Driver[] {
-    this.driverMap ??= this.buildDrivers();
-    return this.driverMap.get(name) ?? [];
+    let list = this.driverCache.get(name);
+    if (!list) {
+      this.writesByName ??= this.indexWrites();
+      list = [];
+      for (const w of this.writesByName.get(name) ?? []) {
+        const left = this.bits(w.lhs);
+        const width = widthOf(left);
+        if (width === undefined) continue;
+        const leaves: Leaf[] = [];
+        mapBits(left, 0, width, 0, leaves);
+        for (const l of leaves)
+          if (l.name === name)
+            list.push({ lo: l.lo, width: l.width, rhs: this.bits(w.rhs), rhsLo: l.offset, clocked: w.clocked });
+      }
+      this.driverCache.set(name, list);
+    }
+    return list;
   }
 
-  private buildDrivers(): Map<string, Driver[]> {
-    const map = new Map<string, Driver[]>();
+  /**
+   * Writes by the names on their left-hand side, not yet parsed: a decoder has thousands of assignments and a
+   * trace reads a few of them.
+   */
+  private indexWrites(): Map<string, { lhs: string; rhs: string; clocked: boolean }[]> {
+    const map = new Map<string, { lhs: string; rhs: string; clocked: boolean }[]>();
     const blocks = this.raw.always.map((a) => ({
       start: a.range.startLine,
       end: a.range.endLine,
       clocked: a.keyword === 'always_ff' || a.events.some((e) => e.edge !== null),
     }));
     const add = (lhs: string, rhs: string, clocked: boolean) => {
-      const left = this.bits(lhs);
-      const right = this.bits(rhs);
-      const w = widthOf(left);
-      if (w === undefined) return;
-      const leaves: Leaf[] = [];
-      mapBits(left, 0, w, 0, leaves);
-      for (const l of leaves) {
-        const list = map.get(l.name) ?? [];
-        list.push({ lo: l.lo, width: l.width, rhs: right, rhsLo: l.offset, clocked });
-        map.set(l.name, list);
+      for (const name of new Set(lhs.replace(/\[[^\]]*\]/g, ' ').match(/(?<![\w$'.])[A-Za-z_][\w$]*/g) ?? [])) {
+        const list = map.get(name) ?? [];
+        list.push({ lhs, rhs, clocked });
+        map.set(name, list);
       }
     };
     for (const a of this.raw.assigns) {
