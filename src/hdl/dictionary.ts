@@ -792,6 +792,8 @@ export interface HandshakePair {
   /** Which side drives the request: `environment` (an input: the design answers) or `design` (an output). */
   requester: 'environment' | 'design';
   kind: 'valid/ready' | 'req/gnt' | 'req/ack' | 'stb/ack';
+  /** For req/gnt (OBI): the port on which the granting side later returns the data (`instr_rvalid_i`). */
+  responseValid?: string;
 }
 
 const PAIRS: { req: string; resp: string; kind: HandshakePair['kind'] }[] = [
@@ -834,12 +836,18 @@ export function handshakePairs(analysis: DesignAnalysis, top: string): Handshake
       );
       if (!s) continue;
       used.add(r.port.name).add(s.port.name);
-      out.push({
+      const hs: HandshakePair = {
         request: r.port.name,
         response: s.port.name,
         requester: r.port.direction === 'input' ? 'environment' : 'design',
         kind: pair.kind,
-      });
+      };
+      const rvalid =
+        pair.kind === 'req/gnt'
+          ? ports.find((x) => x.word === 'valid' && x.stem === `${r.stem}r` && x.port.direction === s.port.direction)
+          : undefined;
+      if (rvalid) hs.responseValid = rvalid.port.name;
+      out.push(hs);
     }
   }
   return out;

@@ -181,6 +181,7 @@ module toy_hs (
   output logic       cmd_ready,
   output logic       instr_req_o,
   input  logic       instr_gnt_i,
+  input  logic       instr_rvalid_i,
   input  logic       wb_stb_i,
   output logic       wb_ack_o,
   input  logic       s_axis_tvalid,
@@ -195,9 +196,12 @@ endmodule
 `;
   const files = [{ name: '/rtl/toy_hs.sv', content: text }];
   const pairs = handshakePairs(analyzeSources(files, { top: 'toy_hs' }), 'toy_hs');
-  assert.deepEqual(pairs.map((p) => `${p.request}->${p.response} ${p.requester} ${p.kind}`).sort(), [
+  const described = pairs.map(
+    (p) => `${p.request}->${p.response}${p.responseValid ? `+${p.responseValid}` : ''} ${p.requester} ${p.kind}`,
+  );
+  assert.deepEqual(described.sort(), [
     'cmd_valid->cmd_ready environment valid/ready',
-    'instr_req_o->instr_gnt_i design req/gnt',
+    'instr_req_o->instr_gnt_i+instr_rvalid_i design req/gnt',
     's_axis_tvalid->s_axis_tready environment valid/ready',
     'wb_stb_i->wb_ack_o environment stb/ack',
   ]);
