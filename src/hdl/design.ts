@@ -114,7 +114,8 @@ export function analyzeSources(files: SourceFile[], opts: AnalysisOptions = {}):
   return analysis;
 }
 
-function build(raws: RawFile[], askedTop: string | undefined): DesignAnalysis {
+/** The compilation unit and packages of a set of files, for resolving names across them. */
+function designOf(raws: RawFile[]): Design {
   const design = new Design(Object.assign({}, ...raws.map((r) => r.macros)) as Record<string, string>);
   for (const r of raws) {
     design.unit.add(r.unit);
@@ -124,6 +125,23 @@ function build(raws: RawFile[], askedTop: string | undefined): DesignAnalysis {
       design.packages.set(p.name, scope);
     }
   }
+  return design;
+}
+
+/**
+ * The per-file extractions behind `analyzeSources` (from the same cache, so no second parse right after an
+ * analysis) with their shared scopes: for analyses that need the statements themselves, not only ModuleInfo.
+ */
+export function designSources(files: SourceFile[], opts: AnalysisOptions = {}): { raws: RawFile[]; design: Design } {
+  const defined = Object.keys(opts.defines ?? {}).sort();
+  let raws = files.map((f) => extractCached(f, defined).raw);
+  if (opts.top && Object.keys(opts.parameters ?? {}).length)
+    raws = raws.map((r) => withOverrides(r, opts.top!, opts.parameters!));
+  return { raws, design: designOf(raws) };
+}
+
+function build(raws: RawFile[], askedTop: string | undefined): DesignAnalysis {
+  const design = designOf(raws);
   const modules = raws.flatMap((r) => r.modules).map((m) => resolveModule(m, design));
   const byName = new Map<string, ModuleInfo>();
   for (const m of modules) if (!byName.has(m.name)) byName.set(m.name, m);
@@ -154,7 +172,7 @@ function build(raws: RawFile[], askedTop: string | undefined): DesignAnalysis {
 }
 
 /** The expression connected to a child's port in one instance, if any. */
-function connection(inst: ModuleInfo['instances'][number], child: ModuleInfo, port: string): string | undefined {
+export function connection(inst: ModuleInfo['instances'][number], child: ModuleInfo, port: string): string | undefined {
   const conns = inst.connections ?? [];
   const named = conns.find((c) => c.port === port);
   if (named) return named.expr;

@@ -92,7 +92,13 @@ class FileExtractor {
       } else if (t === 'macro_text') body = this.w.text();
     });
     // Function-like macros cannot stand for a constant without their arguments.
-    if (name && !hasArgs) this.result.macros[name] = body.replace(/\\\n/g, ' ').trim();
+    // A comment on the define's line is not part of the macro's text (`define LUI 7'b0110111 // lui).
+    if (name && !hasArgs)
+      this.result.macros[name] = body
+        .replace(/\/\*[\s\S]*?\*\//g, ' ')
+        .replace(/\/\/[^\n]*/g, '')
+        .replace(/\\\n/g, ' ')
+        .trim();
   }
 
   private package(): RawPackage {

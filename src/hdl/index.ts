@@ -23,3 +23,13 @@ export {
   type ModuleIndex,
 } from './moduleIndex';
 export { fsmModels, fsmModelsOfFiles } from './fsm';
+export {
+  echoInputs,
+  echoedValue,
+  handshakePairs,
+  inputDictionary,
+  type DictionaryOptions,
+  type EchoInput,
+  type HandshakePair,
+  type InputField,
+} from './dictionary';

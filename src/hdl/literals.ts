@@ -171,7 +171,8 @@ export function comparisons(text: string): { left: string; right: string }[] {
   return out;
 }
 
-const SIGNAL = /^(?:[A-Za-z_][\w$]*(?:\s*\[[^\]]*\])*|\{[^{}]*\})$/;
+/** A name, a struct member (`req.op`), either selected, or a concatenation. */
+const SIGNAL = /^(?:[A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*)*(?:\s*\[[^\]]*\])*|\{[^{}]*\})$/;
 
 export function harvestLiterals(raw: RawModule, cases: CaseInfo[], scope: Scope, signals: SignalTable): LiteralInfo[] {
   const seen = new Set<string>();

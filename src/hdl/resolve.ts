@@ -149,9 +149,15 @@ function signalTable(
   };
 }
 
-export function resolveModule(raw: RawModule, design: Design): ModuleInfo {
+/** The names a module sees: its own declarations, its imports, the packages and the compilation unit. */
+export function moduleScope(raw: RawModule, design: Design): Scope {
   const scope = new Scope(design, design.unit);
   scope.add(raw);
+  return scope;
+}
+
+export function resolveModule(raw: RawModule, design: Design): ModuleInfo {
+  const scope = moduleScope(raw, design);
   const decls = new Map<string, RawDecl>();
   for (const d of raw.decls) if (!decls.has(d.name)) decls.set(d.name, d);
   const { list: portList, types: portTypes } = ports(raw, scope, decls);

@@ -5,7 +5,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { analyzeSources, findSite, literalsOf, unreachableDefaults } from '../../src/hdl';
+import {
+  analyzeSources,
+  echoInputs,
+  findSite,
+  handshakePairs,
+  inputDictionary,
+  literalsOf,
+  unreachableDefaults,
+} from '../../src/hdl';
 import { applyEdit, example, textEdit } from './support';
 
 const log = process.argv[2];
@@ -108,6 +116,18 @@ function checkAnalysis(files: { name: string; content: string }[], top?: string)
   for (const f of files) findSite(analysis, f.name, 1);
   literalsOf(analysis);
   unreachableDefaults(analysis);
+  const sources = new Map(files.map((f) => [f.name, f.content]));
+  for (const m of analysis.modules) {
+    const inputs = new Map(m.ports.filter((p) => p.direction === 'input').map((p) => [p.name, p.width]));
+    for (const f of inputDictionary(analysis, m.name, sources)) {
+      const width = inputs.get(f.input);
+      assert.ok(width !== undefined, `${m.name}: field on ${f.input}, not an input`);
+      assert.ok(f.lsb >= 0 && f.width >= 1 && f.lsb + f.width <= width, `${m.name}.${f.input}[${f.lsb}+:${f.width}]`);
+      for (const v of f.values) assert.ok(v >= 0n && v < 1n << BigInt(f.width), `${m.name}.${f.input} value ${v}`);
+    }
+    handshakePairs(analysis, m.name);
+    echoInputs(analysis, m.name);
+  }
 }
 
 /** Random text and token soup never throw; errors point inside the text. */
