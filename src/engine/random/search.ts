@@ -4,7 +4,7 @@
  * one readable testbench whose measured coverage is what gets reported.
  */
 import { join } from 'node:path';
-import { countersOf, fsmModels, literalsOf, unreachableDefaults } from '../../hdl';
+import { countersOf, fsmModels, inputDictionary, literalsOf, unreachableDefaults } from '../../hdl';
 import { buildWithFsm, inHierarchyOf, lineCoverage, mergePoints, summarize, type SimOptions } from '../../sim';
 import {
   ChorusError,
@@ -125,7 +125,18 @@ export async function runRandomSearch(
   const plan = planHarness(ctx.top, ctx.instance, ctx.design.parameters);
   const rng = new Rng(opts.seed);
   const literals = literalsOf(ctx.analysis, ctx.top.name);
-  const gen = new StimulusGenerator(plan.inputs, rng, literals, Boolean(plan.clock));
+  const dictionary = inputDictionary(ctx.analysis, ctx.top.name, ctx.sources, {
+    parameters: ctx.design.parameters,
+    defines: ctx.design.defines,
+  });
+  const gen = new StimulusGenerator(plan.inputs, rng, literals, Boolean(plan.clock), dictionary);
+  if (dictionary.length)
+    services.logger.debug(
+      `search: dictionary of ${dictionary.length} field(s): ${dictionary
+        .slice(0, 8)
+        .map((f) => `${f.input}[${f.lsb + f.width - 1}:${f.lsb}] (${f.values.length})`)
+        .join(', ')}${dictionary.length > 8 ? ', …' : ''}`,
+    );
   const tbName = `tb_${ctx.top.name}`;
   const filename = `${tbName}.sv`;
 
@@ -169,7 +180,11 @@ export async function runRandomSearch(
   let roundStarted = Date.now();
   let stopReason: StopReason = 'budget';
   const phaseMs = { plain: 0, deep: 0, search: 0, formal: 0, shrink: 0, final: 0 };
-  const strategies = new Strategies(rng, { hasReset: gen.hasReset, clocked: Boolean(plan.clock) });
+  const strategies = new Strategies(rng, {
+    hasReset: gen.hasReset,
+    clocked: Boolean(plan.clock),
+    dictionary: gen.hasDictionary,
+  });
   const formal = new FormalStage(ctx, services, plan, opts.formal);
   // The finish (shrink, emit, the final measurement) keeps its share of the budget, and the time the final
   // measurement of what is kept would take (an upper bound: every kept sequence, before set cover and shrinking).
@@ -293,6 +308,8 @@ export async function runRandomSearch(
         if (!short.length || cycles < MIN_HOLD) return gen.fresh();
         return gen.holdAfter(rng.pick(short).candidate, cycles);
       }
+      case 'dictionary':
+        return gen.dictionary();
       case 'fresh':
         return gen.fresh();
     }

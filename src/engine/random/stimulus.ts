@@ -3,6 +3,7 @@
  * (uniform bits, corner values, one-hot, the RTL's own literals, held values, reset pulses, long and short runs);
  * mutation edits the candidates that reached new points (FIELD-NOTES, "Coverage search").
  */
+import type { InputField } from '../../hdl';
 import type { DrivenInput } from './harness';
 import { expandSegment, resetThreshold, type RandomSegment } from './prng';
 import type { Rng } from './rng';
@@ -112,14 +113,59 @@ export class StimulusGenerator {
   readonly prologue: number;
   private readonly resetIndex: number;
 
+  /** Per input (by index): the fields the design compares, from the input dictionary. */
+  private readonly fields: InputField[][];
+
   constructor(
     private readonly inputs: DrivenInput[],
     private readonly rng: Rng,
     private readonly literals: bigint[],
     private readonly sequential: boolean,
+    dictionary: InputField[] = [],
   ) {
     this.resetIndex = inputs.findIndex((i) => i.reset);
     this.prologue = sequential && this.resetIndex >= 0 ? 2 : 0;
+    this.fields = inputs.map((inp) =>
+      dictionary.filter((f) => f.input === inp.name && f.lsb + f.width <= inp.width && f.values.length),
+    );
+  }
+
+  /** Whether the design gave a dictionary for any input. */
+  get hasDictionary(): boolean {
+    return this.fields.some((f) => f.length > 0);
+  }
+
+  /**
+   * A value built from the dictionary: random bits, then each field the design compares (an opcode, a funct3, a
+   * command code) written with one of its values, most of the time — an instruction word the decoder accepts.
+   */
+  private dictionaryValue(k: number): bigint {
+    const input = this.inputs[k];
+    let v = this.rng.chance(0.5) ? this.rng.bits(input.width) : 0n;
+    for (const f of this.fields[k]) {
+      // Fields read through fewer register stages are the likelier ones to matter.
+      if (!this.rng.chance(f.stages === 0 ? 0.8 : f.stages === 1 ? 0.7 : 0.4)) continue;
+      const fieldMask = (f.mask ?? mask(f.width)) << BigInt(f.lsb);
+      const value = (this.rng.pick(f.values) & mask(f.width)) << BigInt(f.lsb);
+      v = (v & ~fieldMask) | (value & fieldMask);
+    }
+    return v & mask(input.width);
+  }
+
+  /**
+   * Dictionary stimulus: every input with fields gets a dictionary value each cycle (or held a few cycles), the
+   * others as in a fresh candidate.
+   */
+  dictionary(): Candidate {
+    const n = this.length();
+    const cols = this.inputs.map((inp, k) => {
+      if (!this.fields[k].length) return this.column(inp, n);
+      const hold = this.rng.pick([1, 1, 2, 4]);
+      const out: bigint[] = new Array(n);
+      for (let i = 0; i < n; i++) out[i] = i % hold === 0 ? this.dictionaryValue(k) : out[i - 1];
+      return out;
+    });
+    return { rows: this.withPrologue(transpose(cols, n)), origin: 'values from the design dictionary' };
   }
 
   private corner(width: number): bigint {
@@ -132,6 +178,8 @@ export class StimulusGenerator {
     const w = input.width;
     const roll = this.rng.int(100);
     if (w === 1) return BigInt(this.rng.int(2));
+    const k = this.inputs.indexOf(input);
+    if (k >= 0 && this.fields[k].length && this.rng.chance(0.3)) return this.dictionaryValue(k);
     if (roll < 40) return this.rng.bits(w);
     if (roll < 60) return this.corner(w);
     if (roll < 85 && this.literals.length) {

@@ -7,7 +7,7 @@
  */
 import type { Rng } from './rng';
 
-export type StrategyName = 'plain' | 'fresh' | 'mutate' | 'restart' | 'narrow' | 'single' | 'hold';
+export type StrategyName = 'plain' | 'fresh' | 'mutate' | 'restart' | 'narrow' | 'single' | 'hold' | 'dictionary';
 
 /** Recent yield decays by this factor per run of the strategy, so a strategy that dried up loses its share. */
 const DECAY = 0.9;
@@ -28,11 +28,12 @@ export class Strategies {
 
   /**
    * `hasReset` enables restarts; `clocked` enables holds (a combinational design has nothing to hold for);
+   * `dictionary` the design dictionary's stimulus;
    * `hasKept` is asked per draw, since mutation, restarts and holds need kept candidates.
    */
   constructor(
     private readonly rng: Rng,
-    options: { hasReset: boolean; clocked: boolean },
+    options: { hasReset: boolean; clocked: boolean; dictionary: boolean },
   ) {
     const arms: [StrategyName, number][] = [
       ['fresh', 1],
@@ -43,6 +44,7 @@ export class Strategies {
     ];
     if (options.hasReset && options.clocked) arms.push(['restart', 0.6]);
     if (options.clocked) arms.push(['hold', 0.2]);
+    if (options.dictionary) arms.push(['dictionary', 1]);
     this.arms = arms.map(([name, prior]) => ({ name, prior, yield: 0, runs: 0 }));
   }
 
