@@ -1,0 +1,207 @@
+/**
+ * The search loop: first the plain random run (the easy points in one simulation) and one hold per counter (the
+ * deep ones), then candidates from the strategies, each drawn by what it found recently, until the targets are met,
+ * only proven points are left, or the budget (less what the finish needs) is spent. The formal stage runs once
+ * when progress stops; its witnesses come back as candidates.
+ */
+import { countersOf, unreachableDefaults } from '../../hdl';
+import { summarize } from '../../sim';
+import type { CoveragePoint, Logger, StopReason } from '../../protocol';
+import type { RunContext } from '../context';
+import { closureKind } from '../closure/ledger';
+import { meetsTargets } from '../targets';
+import type { SearchBudget } from './budget';
+import { deepCandidate, deepPlans, enableHolds } from './deep';
+import { hasStructuralHoles } from './formal';
+import type { FormalStage } from './formalStage';
+import type { HarnessPlan } from './harness';
+import type { RandomOptions } from './options';
+import type { SearchProgress } from './progress';
+import type { Rng } from './rng';
+import type { RoundReporter } from './rounds';
+import type { HarnessRunner } from './runner';
+import { MAX_CYCLES, totalCycles, type Candidate, type StimulusGenerator } from './stimulus';
+import type { Strategies, StrategyName } from './strategies';
+
+/** Fewest runs without a new point before an explicit stall rule may call it a stall. */
+const MIN_STALL_RUNS = 100;
+/** The formal stage runs once the search finds nothing new for this many runs, or this share of its budget. */
+const FORMAL_AFTER_RUNS = 30;
+const FORMAL_AFTER_BUDGET_SHARE = 0.1;
+const FORMAL_AFTER_MIN_MS = 3_000;
+/** Plain random candidates: these lengths, each bounded by what one run may take. */
+const PLAIN_LENGTHS = [2_000, 10_000, 50_000];
+/** Reset densities of plain random candidates: about one cycle in 50 as plain random runs, rarer, none. */
+const PLAIN_RESET_RATES = [1 / 50, 1 / 50, 1 / 500, 0];
+/** Idle holds after a kept candidate: arm-then-wait timers and watchdogs. */
+const HOLD_LENGTHS = [1 << 10, 1 << 14, 1 << 17, 1 << 20];
+/** A hold shorter than this is not worth a run. */
+const MIN_HOLD = 256;
+
+export interface PhaseMs {
+  plain: number;
+  deep: number;
+  search: number;
+  formal: number;
+  shrink: number;
+  final: number;
+}
+
+export interface SearchParts {
+  ctx: RunContext;
+  signal: AbortSignal;
+  logger: Logger;
+  opts: RandomOptions;
+  plan: HarnessPlan;
+  rng: Rng;
+  gen: StimulusGenerator;
+  literals: bigint[];
+  budget: SearchBudget;
+  runner: HarnessRunner;
+  progress: SearchProgress;
+  rounds: RoundReporter;
+  strategies: Strategies;
+  formal: FormalStage;
+  /** Milliseconds the finish keeps back. */
+  reserve: () => number;
+  /** Runs a candidate within what one run may take now (rounds counted). */
+  run: (candidate: Candidate) => Promise<CoveragePoint[] | null>;
+}
+
+/** Whether only points proven unreachable (by analysis or by the formal stage) are left of line/branch/FSM targets. */
+export function closureCheck(ctx: RunContext): (pts: CoveragePoint[]) => boolean {
+  const unreachable = new Set(unreachableDefaults(ctx.analysis).map((u) => `${u.file}:${u.line}`));
+  const structuralTargets = Object.keys(ctx.targets).every(
+    (k) => k === 'line' || k === 'branch' || k === 'fsm_state' || k === 'fsm_arc',
+  );
+  const proven = (p: CoveragePoint) =>
+    unreachable.has(`${p.file}:${p.line}`) || ctx.formal.provenDepth(p) !== undefined;
+  // FSM points count only when targeted (a line/branch run does not wait for FSM proofs).
+  const awaited = (p: CoveragePoint) => closureKind(p.kind, ctx.targets);
+  return (pts) =>
+    structuralTargets &&
+    hasStructuralHoles(pts, ctx.targets) &&
+    pts.every((p) => p.count > 0 || !awaited(p) || proven(p));
+}
+
+/** The candidates run first: the plain random run, then one hold per counter and the all-enables holds. */
+function schedule(parts: SearchParts): { candidate: Candidate; phase: 'plain' | 'deep' }[] {
+  const { ctx, opts, plan, gen, literals, logger } = parts;
+  const scheduled: { candidate: Candidate; phase: 'plain' | 'deep' }[] = [];
+  if (opts.plainCycles > 0) scheduled.push({ candidate: gen.plain(opts.plainCycles), phase: 'plain' });
+  if (!plan.clock) return scheduled;
+  const params = new Map(ctx.top.params.filter((p) => p.value !== undefined).map((p) => [p.name, BigInt(p.value!)]));
+  const counters = countersOf(ctx.analysis, ctx.top.name, ctx.sources);
+  const plans = deepPlans(counters, plan.inputs, literals, params);
+  if (counters.length)
+    logger.debug(
+      `search: ${counters.length} counter(s), ${plans.length} hold(s): ${plans.map((p) => `${p.counter} ${p.cycles}`).join(', ')}`,
+    );
+  for (const p of [...plans, ...enableHolds(plan.inputs, plans)])
+    scheduled.push({ candidate: deepCandidate(p, gen.prologueRows()), phase: 'deep' });
+  return scheduled;
+}
+
+/** The next candidate of a strategy, sized to what one run may take. */
+function nextOf(parts: SearchParts, strategy: StrategyName): Candidate {
+  const { gen, rng, runner, budget, progress } = parts;
+  const fits = (cycles: number) => Math.min(cycles, runner.cyclesWithin(budget.runAllowance(parts.reserve())));
+  const parent = () => rng.pick(progress.kept).candidate;
+  switch (strategy) {
+    case 'plain':
+      return gen.plain(
+        Math.max(gen.prologue + 16, Math.min(MAX_CYCLES, fits(rng.pick(PLAIN_LENGTHS)))),
+        gen.hasReset ? rng.pick(PLAIN_RESET_RATES) : 0,
+      );
+    case 'mutate':
+      return gen.mutate(parent(), parent());
+    case 'restart':
+      return gen.restart(parent());
+    case 'narrow':
+      return gen.narrow();
+    case 'single':
+      return gen.single();
+    case 'hold': {
+      const short = progress.kept.filter((k) => totalCycles(k.candidate.rows) <= MAX_CYCLES);
+      const cycles = fits(rng.pick(HOLD_LENGTHS));
+      if (!short.length || cycles < MIN_HOLD) return gen.fresh();
+      return gen.holdAfter(rng.pick(short).candidate, cycles);
+    }
+    case 'dictionary':
+      return gen.dictionary();
+    case 'fresh':
+      return gen.fresh();
+  }
+}
+
+/** Runs the search until a stop rule; the reason, and where the time went. */
+export async function explore(parts: SearchParts): Promise<{ stopReason: StopReason; phaseMs: PhaseMs }> {
+  const { ctx, opts, budget, runner, progress, formal, strategies, signal, logger } = parts;
+  const phaseMs: PhaseMs = { plain: 0, deep: 0, search: 0, formal: 0, shrink: 0, final: 0 };
+  const closed = closureCheck(ctx);
+  const scheduled = schedule(parts);
+  const runLimit = () => budget.runAllowance(parts.reserve());
+
+  /** Runs the formal stage's witnesses through the harness; whether only proven points are left after them. */
+  const collectFormal = async (): Promise<boolean> => {
+    for (const candidate of formal.witnesses()) {
+      if (signal.aborted) break;
+      const pts = await parts.run(candidate);
+      if (pts) progress.absorb(candidate, pts, runner.runs);
+      else progress.nothing();
+    }
+    return closed(progress.merged);
+  };
+
+  for (;;) {
+    if (signal.aborted) return { stopReason: 'cancelled', phaseMs };
+    if (formal.ready && (await collectFormal())) return { stopReason: 'all reachable points covered', phaseMs };
+    let stop: StopReason | undefined;
+    if (budget.searchOver(parts.reserve())) stop = 'budget';
+    else if (runner.runs >= opts.maxRuns) stop = 'runs';
+    // An optional stall rule (off by default: the search switches strategy instead of stopping with budget left),
+    // judged against how long the search took to find its last new point.
+    else if (
+      Number.isFinite(opts.stallRuns) &&
+      runner.runs > 0 &&
+      progress.sinceNew >= Math.min(opts.stallRuns, Math.max(MIN_STALL_RUNS, 2 * progress.lastNewAt))
+    )
+      stop = 'stalled';
+    // The formal stage once the search stalls (or would stop): a proven rest ends the run, witnesses go on.
+    const stalling =
+      progress.sinceNew >= FORMAL_AFTER_RUNS ||
+      Date.now() - progress.lastNewTime >= Math.max(FORMAL_AFTER_MIN_MS, opts.budgetMs * FORMAL_AFTER_BUDGET_SHARE);
+    const formalTime = budget.remaining() - parts.reserve();
+    if (
+      runner.runs > 0 &&
+      (stop || stalling) &&
+      formal.canStart(formalTime) &&
+      hasStructuralHoles(progress.merged, ctx.targets)
+    ) {
+      // The search waits for it: on two loaded cores Yosys beside the simulator slows both more than it saves.
+      await formal.run(progress.merged, formalTime);
+      phaseMs.formal = formal.ms;
+      continue;
+    }
+    if (stop) return { stopReason: stop, phaseMs };
+    if (progress.merged.length && meetsTargets(summarize(progress.merged), ctx.targets))
+      return { stopReason: 'targets met', phaseMs };
+    const next = scheduled.shift();
+    if (next && next.phase === 'deep' && runner.estimateMs(totalCycles(next.candidate.rows)) > runLimit()) {
+      logger.debug(
+        `search: skipped a hold of ${totalCycles(next.candidate.rows)} cycles: about ${Math.round(runner.estimateMs(totalCycles(next.candidate.rows)))} ms, more than one run may take now (${Math.round(runLimit())} ms)`,
+      );
+      continue;
+    }
+    const strategy: StrategyName | undefined = next ? undefined : strategies.pick(progress.kept.length > 0);
+    const candidate = next ? next.candidate : nextOf(parts, strategy!);
+    const t0 = Date.now();
+    const pts = await parts.run(candidate);
+    phaseMs[next ? next.phase : 'search'] += Date.now() - t0;
+    if (signal.aborted) return { stopReason: 'cancelled', phaseMs };
+    const fresh = pts ? progress.absorb(candidate, pts, runner.runs) : (progress.nothing(), 0);
+    if (strategy) strategies.credit(strategy, fresh);
+    if (pts && closed(progress.merged)) return { stopReason: 'all reachable points covered', phaseMs };
+    parts.rounds.maybeClose(progress.merged);
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * What the search has reached: the points covered so far (the user's regression among them when the run merges
+ * one), the candidates kept because they reached something new, and how long ago that last happened.
+ */
+import { inHierarchyOf, mergePoints } from '../../sim';
+import type { CoveragePoint } from '../../protocol';
+import type { RunContext } from '../context';
+import { hitKeys } from './finish';
+import type { Kept } from './shrink';
+import { totalCycles, type Candidate } from './stimulus';
+
+export class SearchProgress {
+  readonly covered = new Set<string>();
+  merged: CoveragePoint[] = [];
+  /**
+   * The user's regression (--merge), named in the harness's hierarchy once the first run shows it: the search's
+   * starting state, so only what it leaves counts as new and the stop rules see the merge.
+   */
+  regression: CoveragePoint[] | undefined;
+  readonly regressionHit = new Set<string>();
+  readonly kept: Kept[] = [];
+  /** Cycles of every kept candidate: an upper bound on what the final measurement runs. */
+  keptCycles = 0;
+  /** Runs in a row without a new point. */
+  sinceNew = 0;
+  /** Run count and wall time when the last new point came. */
+  lastNewAt = 0;
+  lastNewTime = Date.now();
+
+  constructor(private readonly ctx: RunContext) {}
+
+  /** Counts a candidate's points: kept when it reached a point no earlier one did. Returns how many were new. */
+  absorb(candidate: Candidate, pts: CoveragePoint[], runs: number): number {
+    const reg = this.ctx.regression;
+    if (reg && !this.regression) {
+      this.regression = inHierarchyOf(
+        { file: reg.files[0], points: reg.points },
+        pts,
+        this.ctx.top.name,
+        "CHORUS's build of the design",
+      );
+      for (const k of hitKeys(this.regression)) {
+        this.covered.add(k);
+        this.regressionHit.add(k);
+      }
+      this.merged = this.regression;
+    }
+    const hit = hitKeys(pts);
+    let fresh = 0;
+    for (const k of hit) if (!this.covered.has(k)) fresh++;
+    if (fresh > 0) {
+      for (const k of hit) this.covered.add(k);
+      // What the regression covers is no sequence's gain: the testbench keeps only what adds to it.
+      const gain = this.regressionHit.size ? new Set([...hit].filter((k) => !this.regressionHit.has(k))) : hit;
+      this.kept.push({ candidate, newPoints: fresh, covered: gain });
+      this.keptCycles += totalCycles(candidate.rows);
+      this.sinceNew = 0;
+      this.lastNewAt = runs;
+      this.lastNewTime = Date.now();
+    } else {
+      this.sinceNew++;
+    }
+    this.merged = mergePoints(this.merged, pts);
+    return fresh;
+  }
+
+  /** A run that wrote no coverage. */
+  nothing(): void {
+    this.sinceNew++;
+  }
+
+  /** Points the search reached that the regression did not: what the testbench must reach. */
+  reachedByTheSearch(): string[] {
+    return [...this.covered].filter((k) => !this.regressionHit.has(k));
+  }
+}
