@@ -200,7 +200,7 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
     phaseMs[next ? next.phase : 'search'] += Date.now() - t0;
     if (signal.aborted) return { stopReason: 'cancelled', phaseMs };
     const fresh = pts ? progress.absorb(candidate, pts, runner.runs) : (progress.nothing(), 0);
-    if (strategy) strategies.credit(strategy, fresh);
+    if (strategy) strategies.credit(strategy, fresh, totalCycles(candidate.rows));
     if (pts && closed(progress.merged)) return { stopReason: 'all reachable points covered', phaseMs };
     parts.rounds.maybeClose(progress.merged);
   }
