@@ -109,7 +109,11 @@ function ports(
     };
     if (type?.packed.length) port.rangeText = type.packed.join('');
     const unpacked = p.unpacked.length ? p.unpacked : (decl?.unpacked ?? []);
-    if (unpacked.length) port.unpacked = unpacked.join('');
+    if (unpacked.length) {
+      port.unpacked = unpacked.join('');
+      const dims = unpacked.map((d) => scope.dimBounds(d));
+      if (dims.every((d) => d !== undefined)) port.dimensions = dims;
+    }
     if (info.enumMembers) port.enumMembers = info.enumMembers;
     out.push(port);
     types.set(name, info);
@@ -156,7 +160,7 @@ export function resolveModule(raw: RawModule, design: Design): ModuleInfo {
   for (const d of raw.decls) if (!decls.has(d.name)) decls.set(d.name, d);
   const { list: portList, types: portTypes } = ports(raw, scope, decls);
   const signals = signalTable(portList, portTypes, decls, scope);
-  const { clock, reset } = detectClockReset(raw, portList, scope);
+  const { clock, reset, clocks, resets } = detectClockReset(raw, portList, scope);
   const cases = buildCases(raw, scope, signals);
   listHeldValues(raw, cases, new HeldValues({ raw, scope, signals, ports: portList }));
   return {
@@ -173,6 +177,8 @@ export function resolveModule(raw: RawModule, design: Design): ModuleInfo {
     })),
     clock,
     reset,
+    clocks,
+    resets,
     fsms: detectFsms(raw, portList, scope, (name) => signals.enumMembers(name)),
     sites: raw.sites,
     range: raw.range,

@@ -245,6 +245,25 @@ export class Scope implements ConstScope {
     return base;
   }
 
+  /** Bounds of one unpacked dimension: `[0:3]` → 0..3, `[3:0]` → 3..0, `[4]` → 0..3 (a size is `[0:N-1]`). */
+  dimBounds(dim: string): { left: number; right: number } | undefined {
+    const inner = dim.trim().replace(/^\[/, '').replace(/\]$/, '');
+    const colon = topLevelColon(inner);
+    const num = (t: string) => {
+      const v = this.evaluate(t);
+      return v && v.value >= BigInt(Number.MIN_SAFE_INTEGER) && v.value <= BigInt(Number.MAX_SAFE_INTEGER)
+        ? Number(v.value)
+        : undefined;
+    };
+    if (colon < 0) {
+      const n = num(inner);
+      return n !== undefined && n > 0 ? { left: 0, right: n - 1 } : undefined;
+    }
+    const left = num(inner.slice(0, colon));
+    const right = num(inner.slice(colon + 1));
+    return left === undefined || right === undefined ? undefined : { left, right };
+  }
+
   /** Elements in one dimension: `[7:0]` → 8, `[0:3]` → 4, `[4]` → 4. */
   dimSize(dim: string): number | undefined {
     const inner = dim.trim().replace(/^\[/, '').replace(/\]$/, '');
