@@ -5,7 +5,15 @@
  * of timed statements would not.
  */
 import { GENERATED_MARKER } from '../fs';
-import { HALF_PERIOD, instanceLines, portDecls, type HarnessPlan } from './harness';
+import {
+  driven,
+  extraClockLines,
+  followResetLines,
+  HALF_PERIOD,
+  instanceLines,
+  portDecls,
+  type HarnessPlan,
+} from './harness';
 import { mergeRows, totalCycles, type Candidate, type Cycle } from './stimulus';
 
 function literal(v: bigint, width: number): string {
@@ -62,8 +70,10 @@ export function emitTestbench(plan: HarnessPlan, kept: KeptSequence[], meta: { s
     `module ${meta.tbName};`,
   ];
   lines.push(...portDecls(plan), '', ...instanceLines(plan), '');
+  const clocks = extraClockLines(plan);
+  if (clocks.length) lines.push(...clocks, '');
 
-  const fields = [{ name: 'cycles', width: 32 }, ...inputs.map((i) => ({ name: i.name, width: i.width }))];
+  const fields = [{ name: 'cycles', width: 32 }, ...inputs.map((i) => ({ name: driven(i), width: i.width }))];
   const rowWidth = fields.reduce((a, f) => a + f.width, 0);
   lines.push(
     `  // One row: hold the inputs for the given number of ${plan.clock ? 'clock cycles' : 'steps'}, then move on.`,
@@ -84,8 +94,9 @@ export function emitTestbench(plan: HarnessPlan, kept: KeptSequence[], meta: { s
   );
   lines.push(
     inputs.length
-      ? `      {chorus_cycles, ${inputs.map((i) => i.name).join(', ')}} = CHORUS_STIMULUS[chorus_row];`
+      ? `      {chorus_cycles, ${inputs.map(driven).join(', ')}} = CHORUS_STIMULUS[chorus_row];`
       : '      chorus_cycles = CHORUS_STIMULUS[chorus_row];',
+    ...followResetLines(plan, '      '),
   );
   lines.push('      repeat (chorus_cycles) begin');
   if (plan.clock)
