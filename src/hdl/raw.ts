@@ -44,6 +44,8 @@ export interface RawParam {
   /** `parameter type T = …` */
   isType: boolean;
   type?: RawDataType | undefined;
+  /** Line of its declaration. */
+  line?: number | undefined;
 }
 
 export interface RawPort {

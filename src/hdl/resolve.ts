@@ -58,6 +58,7 @@ function typeName(t: RawDataType | undefined): string {
 function params(raw: RawModule, scope: Scope): ParamInfo[] {
   return raw.params.map((p) => {
     const info: ParamInfo = { name: p.name, default: p.default, local: p.local };
+    if (p.line !== undefined) info.line = p.line;
     if (!p.isType) {
       const v = toNumber(scope.value(p.name));
       if (v !== undefined) info.value = v;

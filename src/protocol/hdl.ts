@@ -45,6 +45,8 @@ export interface ParamInfo {
   value?: number;
   /** `localparam` rather than an overridable parameter. */
   local: boolean;
+  /** Line of its declaration in the module's file, when known. */
+  line?: number;
 }
 
 export interface InstanceInfo {
