@@ -265,6 +265,8 @@ class ExprParser {
         this.pos++;
         const v = this.ternary();
         this.expect(')');
+        // A signedness cast keeps the value (the width is the operand's).
+        if (t.name === 'unsigned' || t.name === 'signed') return v;
         const w = this.scope.typeWidth?.(t.name) ?? this.scope.value(t.name)?.value;
         if (w === undefined) throw FAIL;
         return { value: v.value & mask(Number(w)), width: Number(w) };

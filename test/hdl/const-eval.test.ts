@@ -144,6 +144,21 @@ endmodule`),
 endmodule`),
     { addr: 4, more: 5 },
   );
+  // common_cells' cf_math_pkg::idx_width: a signedness cast, if/else blocks with returns.
+  assert.deepEqual(
+    widths(`package cf;
+  function automatic int unsigned idx_width (input int unsigned num_idx);
+    if (num_idx > 32'd1) begin
+      return unsigned'($clog2(num_idx));
+    end else begin
+      return 32'd1;
+    end
+  endfunction
+endpackage
+module m #(parameter int unsigned N = 6) (input logic [cf::idx_width(N)-1:0] i, input logic [cf::idx_width(1)-1:0] j);
+endmodule`),
+    { i: 3, j: 1 },
+  );
   // Values wrap at the declared width of the variable, as in simulation.
   assert.deepEqual(
     widths(`module m (input logic [f(0)-1:0] a);
