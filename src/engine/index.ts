@@ -62,7 +62,7 @@ export { analyzeFiles, analyzeSources, moduleByName, readSourceText } from '../h
 export { libraryFilesNeeded, readFilelist, type Filelist, type Libraries } from '../hdl';
 export { analyzeDesign } from './designAnalysis';
 export { analyzeDocumentText } from './documentAnalysis';
-export { findTops, topsOf } from './tops';
+export { findTops, rankedChoices, topsOf } from './tops';
 // Per-instance coverage of a result's points, for adapters that check per-instance targets (`chorus bench`).
 export { summarizeByInstance as coverageByInstance } from '../sim';
 export { machineFault } from '../sim';

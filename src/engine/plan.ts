@@ -11,6 +11,7 @@ import type { DesignFlags } from '../sim';
 import type { GenerateRequest } from './api';
 import { analyzeDesign } from './designAnalysis';
 import { decideEngine, missingModelError, type ModelProvider } from './models';
+import { rankedChoices } from './tops';
 
 const HDL = /\.(sv|v)$/i;
 const TESTBENCH = /(^tb_|_tb\.|testbench|^chorus_)/i;
@@ -50,10 +51,11 @@ export function findTop(analysis: DesignAnalysis, files: string[], requested?: s
   const name = requested ?? analysis.top;
   if (!name) {
     const c = analysis.topCandidates;
+    const inner = rankedChoices(analysis).filter((m) => !c.includes(m));
     throw new ChorusError(
       'bad_input',
       c.length
-        ? `Several top module candidates (${c.join(', ')}): pass --top <module>.`
+        ? `Several top module candidates (${c.join(', ')}): pass --top <module>${inner.length ? `; a module they instantiate can be the top too: ${inner.join(', ')}` : ''}.`
         : `No module found in ${files.join(', ')}: pass the RTL files that define the DUT.`,
     );
   }
@@ -79,11 +81,20 @@ export function checkOverrides(top: ModuleInfo, parameters: Record<string, strin
   checkParameterValues(parameters, (name) => `-G ${name}`);
   for (const name of Object.keys(parameters ?? {})) {
     const p = top.params.find((q) => q.name === name);
-    if (!p || p.local) {
+    if (p?.local) {
+      const open = top.params.filter((q) => !q.local).map((q) => q.name);
+      const where = `${top.file}:${p.line ?? top.line}`;
+      throw new ChorusError(
+        'bad_input',
+        `-G ${name}: '${name}' is a localparam of ${top.name} (${where}), which cannot be overridden: ${open.length ? `override one of its parameters (${open.join(', ')}) instead` : `${top.name} has no overridable parameters`}.`,
+        { file: top.file, line: p.line ?? top.line },
+      );
+    }
+    if (!p) {
       const open = top.params.filter((q) => !q.local).map((q) => q.name);
       throw new ChorusError(
         'bad_input',
-        `-G ${name}: ${top.name} has no ${p ? 'overridable (non-local) ' : ''}parameter '${name}' (${open.length ? `its parameters: ${open.join(', ')}` : 'it has no parameters'}).`,
+        `-G ${name}: ${top.name} has no parameter '${name}' (${open.length ? `its parameters: ${open.join(', ')}` : 'it has no parameters'}).`,
         { file: top.file, line: top.line },
       );
     }

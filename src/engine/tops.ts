@@ -2,10 +2,25 @@
 import { analyzeFiles, analyzeSources } from '../hdl';
 import type { DesignAnalysis, TopsResult } from '../protocol';
 
-/** The document's modules, and those no other module of it instantiates (all of them when each one is). */
+/** Every module, ranked for a picker: the uninstantiated ones first, then the cores inside them. */
+export function rankedChoices(analysis: DesignAnalysis): string[] {
+  const modules = [...new Set(analysis.modules.map((m) => m.name))];
+  const ranked = analysis.topChoices ?? [...analysis.topCandidates];
+  return [...ranked, ...modules.filter((m) => !ranked.includes(m))];
+}
+
+/**
+ * The document's modules, and the top choice: the one module no other instantiates when there is one (the top is
+ * clear), else every module ranked, so a core with several wrappers can be picked too.
+ */
 export function topsOf(analysis: DesignAnalysis): TopsResult {
   const modules = [...new Set(analysis.modules.map((m) => m.name))];
-  return { modules, tops: analysis.topCandidates.length ? [...analysis.topCandidates] : modules };
+  const candidates = rankedChoices(analysis);
+  return {
+    modules,
+    tops: analysis.topCandidates.length === 1 ? [...analysis.topCandidates] : candidates,
+    candidates,
+  };
 }
 
 /**

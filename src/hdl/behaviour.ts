@@ -64,32 +64,63 @@ function isClearingValue(text: string, scope: Scope): boolean {
   );
 }
 
-interface Votes {
-  clocks: Map<string, number>;
-  resets: Map<string, { activeLow: boolean; async: boolean; votes: number; named: boolean }>;
+interface ResetVote {
+  activeLow: boolean;
+  async: boolean;
+  votes: number;
+  named: boolean;
 }
 
-export function detectClockReset(
-  raw: RawModule,
-  ports: PortInfo[],
-  scope: Scope,
-): { clock: string | null; reset: ResetInfo | null } {
+interface Votes {
+  clocks: Map<string, number>;
+  resets: Map<string, ResetVote>;
+  /** Per clock, the resets its blocks test, with their votes: a clock domain's own reset. */
+  domains: Map<string, Map<string, ResetVote>>;
+}
+
+export interface ClockReset {
+  clock: string | null;
+  reset: ResetInfo | null;
+  /** Every clock input, `clock` first. */
+  clocks: string[];
+  /** Every domain's reset input, `reset` first (a reset shared by several clocks is listed once). */
+  resets: ResetInfo[];
+}
+
+// Asynchronous resets are certain; a synchronous one must look like a reset by name or by what it does.
+const rank = (r: { async: boolean; named: boolean; votes: number }) =>
+  (r.async ? 2000 : 0) + (r.named ? 1000 : 0) + r.votes;
+
+function bestReset(votes: Map<string, ResetVote>, exclude: Set<string>, ports: PortInfo[]): ResetInfo | null {
+  const candidates = [...votes].filter(([n]) => !exclude.has(n));
+  candidates.sort((a, b) => rank(b[1]) - rank(a[1]) || portIndex(ports, a[0]) - portIndex(ports, b[0]));
+  const r = candidates[0];
+  return r ? { name: r[0], activeLow: r[1].activeLow, async: r[1].async } : null;
+}
+
+export function detectClockReset(raw: RawModule, ports: PortInfo[], scope: Scope): ClockReset {
   const oneBitInputs = new Set(ports.filter((p) => p.direction === 'input' && p.width === 1).map((p) => p.name));
-  const votes: Votes = { clocks: new Map(), resets: new Map() };
+  const votes: Votes = { clocks: new Map(), resets: new Map(), domains: new Map() };
   for (const block of raw.always) vote(block, oneBitInputs, scope, votes);
 
-  const clock = best(
-    [...votes.clocks].filter(([n]) => !votes.resets.get(n)?.async),
-    CLOCK_NAME,
-    ports,
-  );
-  const resetCandidates = [...votes.resets].filter(([n]) => n !== clock);
-  // Asynchronous resets are certain; a synchronous one must look like a reset by name or by what it does.
-  const rank = (r: { async: boolean; named: boolean; votes: number }) =>
-    (r.async ? 2000 : 0) + (r.named ? 1000 : 0) + r.votes;
-  resetCandidates.sort((a, b) => rank(b[1]) - rank(a[1]) || portIndex(ports, a[0]) - portIndex(ports, b[0]));
-  const r = resetCandidates[0];
-  return { clock, reset: r ? { name: r[0], activeLow: r[1].activeLow, async: r[1].async } : null };
+  const edgeClocks = [...votes.clocks].filter(([n]) => !votes.resets.get(n)?.async);
+  const clock = best([...edgeClocks], CLOCK_NAME, ports);
+  const reset = bestReset(votes.resets, new Set(clock ? [clock] : []), ports);
+  // Further clocks must be named like one: an edge-triggered data input (a strobe, a button) stays data.
+  const others = edgeClocks
+    .map(([n]) => n)
+    .filter((n) => n !== clock && CLOCK_NAME.test(n))
+    .sort((a, b) => portIndex(ports, a) - portIndex(ports, b));
+  const clocks = clock ? [clock, ...others] : [];
+  const resets: ResetInfo[] = reset ? [reset] : [];
+  const taken = new Set([...clocks, ...resets.map((r) => r.name)]);
+  for (const c of others) {
+    const own = bestReset(votes.domains.get(c) ?? new Map(), taken, ports);
+    if (!own) continue;
+    resets.push(own);
+    taken.add(own.name);
+  }
+  return { clock, reset, clocks, resets };
 }
 
 function vote(block: RawAlways, inputs: Set<string>, scope: Scope, votes: Votes): void {
@@ -117,13 +148,22 @@ function vote(block: RawAlways, inputs: Set<string>, scope: Scope, votes: Votes)
       const clearing = t.thenAssigns.length > 0 && t.thenAssigns.every((a) => isClearingValue(a.rhs, scope));
       if (!named && !clearing) continue;
     }
-    const prev = votes.resets.get(tested.name);
-    votes.resets.set(tested.name, {
-      activeLow: asyncEdge ? asyncEdge.edge === 'negedge' || tested.activeLow : tested.activeLow,
-      async: Boolean(asyncEdge) || Boolean(prev?.async),
-      votes: (prev?.votes ?? 0) + 1,
-      named,
-    });
+    const add = (map: Map<string, ResetVote>) => {
+      const prev = map.get(tested.name);
+      map.set(tested.name, {
+        activeLow: asyncEdge ? asyncEdge.edge === 'negedge' || tested.activeLow : tested.activeLow,
+        async: Boolean(asyncEdge) || Boolean(prev?.async),
+        votes: (prev?.votes ?? 0) + 1,
+        named,
+      });
+    };
+    add(votes.resets);
+    for (const e of edges) {
+      if (asyncEdges.has(e)) continue;
+      const domain = votes.domains.get(e.signal) ?? new Map<string, ResetVote>();
+      votes.domains.set(e.signal, domain);
+      add(domain);
+    }
   }
 }
 

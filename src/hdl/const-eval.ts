@@ -17,6 +17,8 @@ export interface ConstScope {
   typeWidth?(name: string): number | undefined;
   /** Text of an object-like `define, for `` `NAME ``. */
   macro?(name: string): string | undefined;
+  /** A constant function's result for constant arguments (`pkg::f(4)`); undefined when it cannot be worked out. */
+  call?(name: string, args: ConstValue[]): ConstValue | undefined;
 }
 
 type Tok = { k: 'num'; lit: string } | { k: 'id'; name: string } | { k: 'sys'; name: string } | { k: 'op'; op: string };
@@ -263,9 +265,29 @@ class ExprParser {
         this.pos++;
         const v = this.ternary();
         this.expect(')');
+        // A signedness cast keeps the value (the width is the operand's).
+        if (t.name === 'unsigned' || t.name === 'signed') return v;
         const w = this.scope.typeWidth?.(t.name) ?? this.scope.value(t.name)?.value;
         if (w === undefined) throw FAIL;
         return { value: v.value & mask(Number(w)), width: Number(w) };
+      }
+      if (this.peekOp() === '(' && this.scope.call) {
+        this.pos++;
+        const args: ConstValue[] = [];
+        if (this.peekOp() === ')') this.pos++;
+        else
+          for (;;) {
+            args.push(this.ternary());
+            if (this.peekOp() === ',') {
+              this.pos++;
+              continue;
+            }
+            this.expect(')');
+            break;
+          }
+        const r = this.scope.call(t.name, args);
+        if (!r) throw FAIL;
+        return r;
       }
       const v = this.scope.value(t.name);
       if (!v) throw FAIL;

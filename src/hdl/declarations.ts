@@ -244,6 +244,7 @@ export class DeclarationReader {
   }
 
   paramAssignment(out: RawParam[], local: boolean, type: RawDataType | undefined): void {
+    const line = this.w.line();
     let name = '';
     let def = '';
     this.w.each((t) => {
@@ -255,7 +256,7 @@ export class DeclarationReader {
       )
         def = this.w.flatText();
     });
-    if (name) out.push({ name, default: def, local, isType: false, type });
+    if (name) out.push({ name, default: def, local, isType: false, type, line });
   }
 }
 

@@ -167,8 +167,34 @@ function build(raws: RawFile[], askedTop: string | undefined): DesignAnalysis {
     topCandidates,
     clock: topInfo?.clock ?? null,
     reset: topInfo?.reset ?? null,
+    clocks: topInfo?.clocks ?? [],
+    resets: topInfo?.resets ?? [],
+    topChoices: rankTopChoices(byName, topCandidates),
     errors: raws.flatMap((r) => r.errors),
   };
+}
+
+/**
+ * Every module, ranked for a top picker: the uninstantiated ones first (source order), then what they
+ * instantiate level by level (a core under its wrappers), then any left (modules only in a cycle).
+ */
+function rankTopChoices(byName: Map<string, ModuleInfo>, tops: string[]): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  let level = tops;
+  while (level.length) {
+    const next: string[] = [];
+    for (const n of level) {
+      if (seen.has(n)) continue;
+      seen.add(n);
+      out.push(n);
+      for (const i of byName.get(n)?.instances ?? [])
+        if (byName.has(i.module) && !seen.has(i.module)) next.push(i.module);
+    }
+    level = next;
+  }
+  for (const n of byName.keys()) if (!seen.has(n)) out.push(n);
+  return out;
 }
 
 /** The expression connected to a child's port in one instance, if any. */
@@ -199,6 +225,13 @@ function carryClockReset(byName: Map<string, ModuleInfo>): void {
         const expr = connection(inst, child, child.clock)?.trim();
         if (expr && inputs.has(expr)) m.clock = expr;
       }
+      // Every clock a child takes from one of this module's inputs is a clock here too.
+      for (const c of child.clocks ?? (child.clock ? [child.clock] : [])) {
+        const expr = connection(inst, child, c)?.trim();
+        if (!expr || !inputs.has(expr)) continue;
+        if (!m.clock) m.clock = expr;
+        m.clocks = addOnce(m.clocks ?? [], expr, m.clock);
+      }
       if (!m.reset && child.reset) {
         const expr = connection(inst, child, child.reset.name)?.trim();
         const neg = expr ? /^[!~]\s*([A-Za-z_][\w$]*)$/.exec(expr) : null;
@@ -212,7 +245,22 @@ function carryClockReset(byName: Map<string, ModuleInfo>): void {
           m.reset = reset;
         }
       }
+      // A child's domain reset wired from this module's input is this module's domain reset.
+      for (const r of child.resets ?? []) {
+        const expr = connection(inst, child, r.name)?.trim();
+        if (!expr || !inputs.has(expr) || expr === m.reset?.name || (m.clocks ?? []).includes(expr)) continue;
+        if (!(m.resets ?? []).some((x) => x.name === expr)) m.resets = [...(m.resets ?? []), { ...r, name: expr }];
+      }
     }
+    if (m.clock) m.clocks = addOnce(m.clocks ?? [], m.clock, m.clock);
+    // The primary reset leads the list, as the primary clock leads `clocks`.
+    if (m.reset) m.resets = [m.reset, ...(m.resets ?? []).filter((r) => r.name !== m.reset!.name)];
   };
   for (const m of byName.values()) visit(m);
+}
+
+/** `list` with `name` added once, `primary` moved first. */
+function addOnce(list: string[], name: string, primary: string | null): string[] {
+  const out = list.includes(name) ? [...list] : [...list, name];
+  return primary && out.includes(primary) ? [primary, ...out.filter((n) => n !== primary)] : out;
 }

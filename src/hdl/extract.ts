@@ -7,7 +7,7 @@ import { resolveConditionals, VERILATOR_DEFINES } from './conditionals';
 import { DeclarationReader } from './declarations';
 import { HeaderReader } from './module-header';
 import { parseText } from './parser';
-import { emptyScope, type RawFile, type RawInstance, type RawModule, type RawPackage } from './raw';
+import { emptyScope, type RawFile, type RawInstance, type RawModule, type RawPackage, type RawScope } from './raw';
 import { splitAssignment, StatementReader } from './statements';
 import { collectSyntaxErrors } from './syntax-errors';
 import { Walker } from './walker';
@@ -73,10 +73,20 @@ class FileExtractor {
       case 'text_macro_definition':
         this.macro();
         return;
+      case 'function_declaration':
+        this.functionText(this.result.unit);
+        return;
       default:
         if (ITEM_CONTAINERS.has(type)) this.w.each((t) => this.topItem(t));
         else this.decls.item(type, this.result.unit);
     }
+  }
+
+  /** A function's text under its name: a width or parameter may call it as a constant function. */
+  private functionText(scope: RawScope): void {
+    const text = this.w.flatText();
+    const name = /^function\b[^;(]*?([A-Za-z_][\w$]*)\s*[(;]/.exec(text)?.[1];
+    if (name) (scope.functions ??= []).push({ name, text });
   }
 
   private macro(): void {
@@ -105,6 +115,7 @@ class FileExtractor {
     const pkg: RawPackage = { name: '', ...emptyScope() };
     const visit = (t: string) => {
       if (t === 'simple_identifier' && !pkg.name) pkg.name = this.w.text();
+      else if (t === 'function_declaration') this.functionText(pkg);
       else if (ITEM_CONTAINERS.has(t)) this.w.each(visit);
       // Inside a package, `parameter` is a localparam (IEEE 1800 26.2): local either way.
       else this.decls.item(t, pkg);
@@ -150,9 +161,12 @@ class FileExtractor {
       case 'always_construct':
         this.statements.always(mod);
         return;
+      case 'function_declaration':
+        this.functionText(mod);
+        this.statements.body(mod);
+        return;
       case 'initial_construct':
       case 'final_construct':
-      case 'function_declaration':
       case 'task_declaration':
         this.statements.body(mod);
         return;

@@ -9,7 +9,8 @@
  * function, two items on one line) drops the FSM rather than invent arcs. Shapes:
  * - two blocks: `always_ff … state_q <= state_d;` and `always_comb … case (state_q) … state_d = X;`
  * - one block: `always_ff … case (state) … state <= X;` (the register holds when an item does not write it)
- * A reset arm (`if (rst) state <= IDLE;` first in the register's block) gives the arc `ANY->IDLE[reset]`.
+ * A reset arm (`if (rst) state <= IDLE;` first in the register's block, or last after every other write of the
+ * register) gives the arc `ANY->IDLE[reset]`.
  */
 import { createHash } from 'node:crypto';
 import type { FsmModel } from '../protocol';
@@ -114,7 +115,16 @@ function fsmOfCase(raw: RawFile, m: RawModule, c: RawCase, lines: string[]): Fsm
   const caseBlock = m.always.find((a) => within(c.range.startLine, a));
   if (!caseBlock) return undefined;
 
-  const resetIf = block.topIfs.find((t) => t.first);
+  // A reset arm is the block's first `if`, or a top-level `if` after every other write of the register
+  // (`state <= next; if (rst) state <= IDLE;`): a later write wins, so it is the reset either way.
+  const writesIn = (t: (typeof block.topIfs)[number]) => t.thenAssigns.filter((a) => a.lhs.trim() === register);
+  const lastIf = block.topIfs.find((t) => {
+    const mine = writesIn(t);
+    if (!mine.length) return false;
+    const first = Math.min(...mine.map((a) => a.line));
+    return writes.every((w) => mine.includes(w) || w.line < first);
+  });
+  const resetIf = block.topIfs.find((t) => t.first) ?? lastIf;
   const resetWrites = resetIf?.thenAssigns.filter((a) => a.lhs.trim() === register) ?? [];
   const resetLines = new Set(resetWrites.map((a) => a.line));
   let target: string;

@@ -44,6 +44,8 @@ export interface RawParam {
   /** `parameter type T = …` */
   isType: boolean;
   type?: RawDataType | undefined;
+  /** Line of its declaration. */
+  line?: number | undefined;
 }
 
 export interface RawPort {
@@ -131,6 +133,8 @@ export interface RawScope {
   decls: RawDecl[];
   /** Packages imported with `import pkg::*` (or single items as `pkg::name`). */
   imports: string[];
+  /** Function declarations' text, for constant functions called in widths and parameters. */
+  functions?: { name: string; text: string }[];
 }
 
 export interface RawModule extends RawScope {

@@ -58,6 +58,7 @@ function typeName(t: RawDataType | undefined): string {
 function params(raw: RawModule, scope: Scope): ParamInfo[] {
   return raw.params.map((p) => {
     const info: ParamInfo = { name: p.name, default: p.default, local: p.local };
+    if (p.line !== undefined) info.line = p.line;
     if (!p.isType) {
       const v = toNumber(scope.value(p.name));
       if (v !== undefined) info.value = v;
@@ -109,7 +110,11 @@ function ports(
     };
     if (type?.packed.length) port.rangeText = type.packed.join('');
     const unpacked = p.unpacked.length ? p.unpacked : (decl?.unpacked ?? []);
-    if (unpacked.length) port.unpacked = unpacked.join('');
+    if (unpacked.length) {
+      port.unpacked = unpacked.join('');
+      const dims = unpacked.map((d) => scope.dimBounds(d));
+      if (dims.every((d) => d !== undefined)) port.dimensions = dims;
+    }
     if (info.enumMembers) port.enumMembers = info.enumMembers;
     out.push(port);
     types.set(name, info);
@@ -162,7 +167,7 @@ export function resolveModule(raw: RawModule, design: Design): ModuleInfo {
   for (const d of raw.decls) if (!decls.has(d.name)) decls.set(d.name, d);
   const { list: portList, types: portTypes } = ports(raw, scope, decls);
   const signals = signalTable(portList, portTypes, decls, scope);
-  const { clock, reset } = detectClockReset(raw, portList, scope);
+  const { clock, reset, clocks, resets } = detectClockReset(raw, portList, scope);
   const cases = buildCases(raw, scope, signals);
   listHeldValues(raw, cases, new HeldValues({ raw, scope, signals, ports: portList }));
   return {
@@ -179,6 +184,8 @@ export function resolveModule(raw: RawModule, design: Design): ModuleInfo {
     })),
     clock,
     reset,
+    clocks,
+    resets,
     fsms: detectFsms(raw, portList, scope, (name) => signals.enumMembers(name)),
     sites: raw.sites,
     range: raw.range,

@@ -4,6 +4,7 @@
  * so declaration order across files does not matter.
  */
 import { evaluate, type ConstScope, type ConstValue } from './const-eval';
+import { callConstFunction } from './const-function';
 import type { RawDataType, RawEnum, RawParam, RawScope } from './raw';
 
 export interface TypeInfo {
@@ -48,6 +49,9 @@ export class Scope implements ConstScope {
   private readonly evaluated = new Map<string, ConstValue | null>();
   private readonly looked = new Map<string, ConstValue | null>();
   private readonly imports: string[] = [];
+  private readonly functions = new Map<string, string>();
+  /** Calls being worked out: a function that calls itself with the same arguments gives no value. */
+  private readonly calling = new Set<string>();
 
   constructor(
     private readonly design: Design,
@@ -63,6 +67,31 @@ export class Scope implements ConstScope {
     }
     for (const d of raw.decls) this.addEnum(d.type);
     this.imports.push(...raw.imports);
+    for (const f of raw.functions ?? []) if (!this.functions.has(f.name)) this.functions.set(f.name, f.text);
+  }
+
+  /** A constant function's value: `pkg::f(…)`, one of this scope's, an imported one, or the parent's. */
+  call(name: string, args: ConstValue[]): ConstValue | undefined {
+    const scoped = /^([\w$]+)::([\w$]+)$/.exec(name);
+    if (scoped) return this.design.packages.get(scoped[1])?.call(scoped[2], args);
+    const text = this.functions.get(name);
+    if (text !== undefined) {
+      const key = `${name}(${args.map((a) => a.value).join(',')})`;
+      if (this.calling.has(key) || this.calling.size > 32) return undefined;
+      this.calling.add(key);
+      try {
+        return callConstFunction(text, args, this);
+      } finally {
+        this.calling.delete(key);
+      }
+    }
+    for (const imp of this.imports) {
+      const [pkg, item] = imp.split('::');
+      if (item !== undefined && item !== name) continue;
+      const v = this.design.packages.get(pkg)?.call(name, args);
+      if (v) return v;
+    }
+    return this.parent?.call(name, args);
   }
 
   addEnum(type: RawDataType | undefined): void {
@@ -243,6 +272,25 @@ export class Scope implements ConstScope {
       return { width: w, signed: base.signed };
     }
     return base;
+  }
+
+  /** Bounds of one unpacked dimension: `[0:3]` → 0..3, `[3:0]` → 3..0, `[4]` → 0..3 (a size is `[0:N-1]`). */
+  dimBounds(dim: string): { left: number; right: number } | undefined {
+    const inner = dim.trim().replace(/^\[/, '').replace(/\]$/, '');
+    const colon = topLevelColon(inner);
+    const num = (t: string) => {
+      const v = this.evaluate(t);
+      return v && v.value >= BigInt(Number.MIN_SAFE_INTEGER) && v.value <= BigInt(Number.MAX_SAFE_INTEGER)
+        ? Number(v.value)
+        : undefined;
+    };
+    if (colon < 0) {
+      const n = num(inner);
+      return n !== undefined && n > 0 ? { left: 0, right: n - 1 } : undefined;
+    }
+    const left = num(inner.slice(0, colon));
+    const right = num(inner.slice(colon + 1));
+    return left === undefined || right === undefined ? undefined : { left, right };
   }
 
   /** Elements in one dimension: `[7:0]` → 8, `[0:3]` → 4, `[4]` → 4. */

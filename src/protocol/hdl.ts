@@ -22,9 +22,19 @@ export interface PortInfo {
   rangeText?: string;
   /** Unpacked dimensions as written (`[4]`, `[0:3]`) for array ports; `width` is then one element's. */
   unpacked?: string;
+  /**
+   * The unpacked dimensions' bounds after resolving parameters, outermost first (`[2]` is 0..1, `[0:3]` 0..3);
+   * absent when the port has none or a bound could not be resolved.
+   */
+  dimensions?: UnpackedDimension[];
   /** Members of the port's enum type, when it has one. */
   enumMembers?: string[];
   range: SourceRange;
+}
+
+export interface UnpackedDimension {
+  left: number;
+  right: number;
 }
 
 export interface ParamInfo {
@@ -35,6 +45,8 @@ export interface ParamInfo {
   value?: number;
   /** `localparam` rather than an overridable parameter. */
   local: boolean;
+  /** Line of its declaration in the module's file, when known. */
+  line?: number;
 }
 
 export interface InstanceInfo {
@@ -78,9 +90,16 @@ export interface ModuleInfo {
   params: ParamInfo[];
   ports: PortInfo[];
   instances: InstanceInfo[];
-  /** A 1-bit input used in posedge/negedge event controls. */
+  /** A 1-bit input used in posedge/negedge event controls: the primary clock when there are several. */
   clock: string | null;
   reset: ResetInfo | null;
+  /**
+   * Every clock input, `clock` first: further 1-bit inputs named like a clock that event controls use (or that
+   * feed an instance's clock). Absent from analyses made before it was added.
+   */
+  clocks?: string[];
+  /** The reset input of each clock domain found, `reset` first. */
+  resets?: ResetInfo[];
   fsms: FsmInfo[];
   sites: BranchSite[];
   range: SourceRange;
@@ -148,6 +167,14 @@ export interface DesignAnalysis {
   topCandidates: string[];
   clock: string | null;
   reset: ResetInfo | null;
+  /** The top's clocks and domain resets (ModuleInfo.clocks, .resets). */
+  clocks?: string[];
+  resets?: ResetInfo[];
+  /**
+   * Every module a testbench could drive, ranked: `topCandidates` first, then the modules they instantiate
+   * (a core inside its wrappers), nearest the tops first.
+   */
+  topChoices?: string[];
   errors: HdlSyntaxError[];
 }
 

@@ -142,10 +142,15 @@ export interface TopsResult {
   /** The modules the document defines, in source order. */
   modules: string[];
   /**
-   * The modules a testbench could drive: those no other module of the document instantiates (every module when
-   * each is instantiated). One entry means the top is clear.
+   * The top choice: the module no other module of the document instantiates when there is exactly one (the top
+   * is clear: one entry); otherwise every module, ranked as `candidates`, the uninstantiated ones first.
    */
   tops: string[];
+  /**
+   * Every module a testbench could drive, ranked: those no other module instantiates first (wrappers), then the
+   * modules they instantiate (the core), nearest first. Absent from servers older than it.
+   */
+  candidates?: string[];
 }
 
 export interface FilelistsForParams {

@@ -217,7 +217,7 @@ test('the language server answers chorus/tops on a device or a FIFO with an erro
     const fifo = join(repoRoot, 'examples', 'fifo', 'fifo.sv');
     assert.deepEqual(
       await request(lsp.conn, Requests.tops, { uri: pathToFileURL(fifo).toString() }),
-      { modules: ['fifo'], tops: ['fifo'] },
+      { modules: ['fifo'], tops: ['fifo'], candidates: ['fifo'] },
       'still answering',
     );
     assert.equal(lsp.server.exitCode, null, 'the server is alive');

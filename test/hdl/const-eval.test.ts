@@ -110,3 +110,79 @@ test('property: binary arithmetic on decimal literals matches bigint arithmetic'
     ),
   );
 });
+
+const widths = (content: string) =>
+  Object.fromEntries(
+    analyzeSources([{ name: 'f.sv', content }])
+      .modules.at(-1)!
+      .ports.map((p) => [p.name, p.width]),
+  );
+
+test('constant functions in widths: a package function with a loop, a Verilog-2001 clog2, nested calls', () => {
+  assert.deepEqual(
+    widths(`package p;
+  function automatic int w(int n);
+    int r = 0;
+    for (int i = 0; i < n; i++) r = r + 2;
+    return r;
+  endfunction
+endpackage
+module m (input logic [p::w(4)-1:0] x, output logic [p::w(p::w(1))-1:0] y);
+endmodule`),
+    { x: 8, y: 4 },
+  );
+  assert.deepEqual(
+    widths(`module fifo #(parameter DEPTH = 12) (input [clog2(DEPTH)-1:0] addr, input [clog2(DEPTH+5)-1:0] more);
+  function integer clog2;
+    input integer value;
+    begin
+      value = value - 1;
+      for (clog2 = 0; value > 0; clog2 = clog2 + 1)
+        value = value >> 1;
+    end
+  endfunction
+endmodule`),
+    { addr: 4, more: 5 },
+  );
+  // common_cells' cf_math_pkg::idx_width: a signedness cast, if/else blocks with returns.
+  assert.deepEqual(
+    widths(`package cf;
+  function automatic int unsigned idx_width (input int unsigned num_idx);
+    if (num_idx > 32'd1) begin
+      return unsigned'($clog2(num_idx));
+    end else begin
+      return 32'd1;
+    end
+  endfunction
+endpackage
+module m #(parameter int unsigned N = 6) (input logic [cf::idx_width(N)-1:0] i, input logic [cf::idx_width(1)-1:0] j);
+endmodule`),
+    { i: 3, j: 1 },
+  );
+  // Values wrap at the declared width of the variable, as in simulation.
+  assert.deepEqual(
+    widths(`module m (input logic [f(0)-1:0] a);
+  function automatic logic [3:0] f(input int k);
+    logic [3:0] acc;
+    acc = 4'd14;
+    repeat (3) acc += 1;
+    if (acc == 4'd1) return 4'd6; else return 4'd9;
+  endfunction
+endmodule`),
+    { a: 6 },
+  );
+});
+
+test('a constant function analysis cannot run gives no width rather than a guess', () => {
+  const unknown = (body: string) =>
+    widths(`module m (input logic [f(3)-1:0] a);
+  function automatic int f(int n);
+${body}
+  endfunction
+endmodule`).a;
+  assert.equal(unknown('    int r;\n    r = 0;\n    r[2] = 1;\n    return r;'), 0, 'a bit-select write');
+  assert.equal(unknown('    case (n) 3: return 4; default: return 1; endcase'), 0, 'a case statement');
+  assert.equal(unknown('    int r = 1;\n    while (r > 0) r = r + 0;\n    return r;'), 0, 'a loop that never ends');
+  assert.equal(unknown('    return g(n);'), 0, 'a call of an unknown function');
+  assert.equal(unknown('    return f(n);'), 0, 'a call of itself that never ends');
+});

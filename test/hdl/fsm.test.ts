@@ -105,3 +105,29 @@ test('what the analysis cannot read drops the FSM instead of inventing arcs', ()
     'one module name in two files',
   );
 });
+
+test('a two-process FSM with declaration initializers and the reset as the last `if` (verilog-i2c style)', () => {
+  const file = join(repoRoot, 'test', 'fixtures', 'hdl', 'fsm_two_process_init.v');
+  const src = readFileSync(file, 'utf8');
+  const at = (needle: string) => src.split('\n').findIndex((l) => l.includes(needle)) + 1;
+  const [m] = fsmModels([{ name: file, content: src }]);
+  assert.ok(m, 'the FSM is found');
+  assert.equal(m.variable, 'state_reg');
+  assert.equal(m.reset, 'rst');
+  assert.deepEqual(
+    m.states.map((s) => s.label),
+    ['STATE_IDLE', 'STATE_START', 'STATE_WAIT', 'STATE_STOP'],
+  );
+  assert.deepEqual(
+    arcs(m),
+    [
+      `ANY->STATE_IDLE[reset]@${at('state_reg <= STATE_IDLE;')}`,
+      `STATE_IDLE->STATE_IDLE@${at('STATE_IDLE: begin')}`,
+      `STATE_IDLE->STATE_START@${at('state_next = STATE_START;')}`,
+      `STATE_START->STATE_WAIT@${at("busy_next = 1'b1;") + 1}`,
+      `STATE_WAIT->STATE_STOP@${at('if (ack) state_next = STATE_STOP;')}`,
+      `STATE_WAIT->STATE_WAIT@${at('else state_next = STATE_WAIT;')}`,
+      `STATE_STOP->STATE_IDLE@${at('state_next = STATE_IDLE;')}`,
+    ].sort(),
+  );
+});

@@ -80,12 +80,13 @@ after(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-test('chorus/tops: the modules of the editor text and those nothing instantiates; a closed file is read from disk', async () => {
+test('chorus/tops: the modules of the editor text, every one offered (those nothing instantiates first); a closed file is read from disk', async () => {
   const open = await send(Requests.tops, { uri: unsavedUri });
   assert.deepEqual(open.modules, ['leaf', 'chip', 'spare']);
-  assert.deepEqual(open.tops, ['chip', 'spare']);
+  assert.deepEqual(open.tops, ['chip', 'spare', 'leaf']);
+  assert.deepEqual(open.candidates, ['chip', 'spare', 'leaf']);
   const closed = await send(Requests.tops, { uri: fifoUri });
-  assert.deepEqual(closed, { modules: ['fifo'], tops: ['fifo'] });
+  assert.deepEqual(closed, { modules: ['fifo'], tops: ['fifo'], candidates: ['fifo'] });
   const missing = await failure(send(Requests.tops, { uri: pathToFileURL(join(scratch, 'absent.sv')).toString() }));
   assert.ok(isChorusErrorData(missing.data) && missing.data.kind === 'bad_input', JSON.stringify(missing.data));
   assert.match(missing.message, /absent\.sv.*No such file/);

@@ -86,7 +86,11 @@ test('restricted: every request that builds, simulates or opens a model is refus
     `no model was opened: ${statuses.map((s) => s.state).join(', ')}`,
   );
   // What only reads goes on: the design's modules, stored results, the model folders, symbols.
-  assert.deepEqual(await request(conn, Requests.tops, { uri: fifoUri }), { modules: ['fifo'], tops: ['fifo'] });
+  assert.deepEqual(await request(conn, Requests.tops, { uri: fifoUri }), {
+    modules: ['fifo'],
+    tops: ['fifo'],
+    candidates: ['fifo'],
+  });
   assert.deepEqual(await request(conn, Requests.coverage, { uri: fifoUri }), { result: null, lines: [] });
   assert.ok(Array.isArray((await request(conn, Requests.listModels, {})).models));
   const symbols = (await conn.sendRequest('textDocument/documentSymbol', {

@@ -92,6 +92,32 @@ test("only Verilator's own unrolling diagnostic retries the build; a killed Veri
   assert.equal(rejectedUnrolling({ code: 1, signal: null, output: own, limit: { resource: 'memory' } }), false);
 });
 
+test('a constant function whose loop 5.006 will not unroll (a package function sizing a port) retries the build', () => {
+  // Verilator 5.006's words, with --unroll-count 0, for `input logic [p::w(4)-1:0] x` where w() has a for loop.
+  const funcref = [
+    "%Error: pkgw.sv:11:23: Expecting expression to be constant, but can't determine constant for FUNCREF 'w'",
+    '                     : ... In instance tb.u',
+    '        pkgw.sv:4:5: ... Location of non-constant WHILE: Loop unrolling took too long; probably this is an infinite loop, or set --unroll-count above 0',
+    '        pkgw.sv:11:23: ... Called from w() with parameters:',
+    '%Error: Exiting due to 1 error(s)',
+    '',
+  ].join('\n');
+  assert.equal(rejectedUnrolling({ code: 1, signal: null, output: funcref }), true);
+  // The same FUNCREF error for another reason (a function that is not constant) is the design's, not the flag's.
+  const other = [
+    "%Error: f.sv:3:20: Expecting expression to be constant, but can't determine constant for FUNCREF 'g'",
+    '                     : ... In instance t',
+    '        f.sv:2:5: ... Location of non-constant VARREF: Language violation: reference to non-function-local variable',
+    '%Error: Exiting due to 1 error(s)',
+    '',
+  ].join('\n');
+  assert.equal(rejectedUnrolling({ code: 1, signal: null, output: other }), false);
+  // A warning's continuation line mentioning the flag does not count: only an error's.
+  const warned =
+    '%Warning-WIDTH: a.sv:1:1: x\n        a.sv:1:1: ... set --unroll-count above 0\n%Error: a.sv:2:2: syntax error\n';
+  assert.equal(rejectedUnrolling({ code: 1, signal: null, output: warned }), false);
+});
+
 test('the largest constant-bounded array or loop is named with its line', () => {
   const bomb =
     'module tb; logic [63:0] big [0:(1<<28)-1];\n  initial begin for (int i=0;i<(1<<28);i++) big[i]=i; $finish; end endmodule\n';

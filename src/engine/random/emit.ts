@@ -6,7 +6,15 @@
  * of timed statements would not.
  */
 import { GENERATED_MARKER } from '../fs';
-import { HALF_PERIOD, instanceLines, portDecls, type HarnessPlan } from './harness';
+import {
+  driven,
+  extraClockLines,
+  followResetLines,
+  HALF_PERIOD,
+  instanceLines,
+  portDecls,
+  type HarnessPlan,
+} from './harness';
 import { randomPlayerLines } from './prng';
 import { mergeRows, sliceRows, totalCycles, type Candidate, type Cycle } from './stimulus';
 
@@ -107,9 +115,11 @@ export function emitTestbench(plan: HarnessPlan, kept: KeptSequence[], meta: { s
     `module ${meta.tbName};`,
   ];
   lines.push(...portDecls(plan), '', ...instanceLines(plan), '');
+  const clocks = extraClockLines(plan);
+  if (clocks.length) lines.push(...clocks, '');
 
   if (table.length) {
-    const fields = [{ name: 'cycles', width: 32 }, ...inputs.map((i) => ({ name: i.name, width: i.width }))];
+    const fields = [{ name: 'cycles', width: 32 }, ...inputs.map((i) => ({ name: driven(i), width: i.width }))];
     const rowWidth = fields.reduce((a, f) => a + f.width, 0);
     lines.push(
       `  // One row: hold the inputs for the given number of ${plan.clock ? 'clock cycles' : 'steps'}, then move on.`,
@@ -131,8 +141,9 @@ export function emitTestbench(plan: HarnessPlan, kept: KeptSequence[], meta: { s
       '    for (int chorus_row = first; chorus_row <= last; chorus_row++) begin',
       '      logic [31:0] chorus_cycles;',
       inputs.length
-        ? `      {chorus_cycles, ${inputs.map((i) => i.name).join(', ')}} = CHORUS_STIMULUS[chorus_row];`
+        ? `      {chorus_cycles, ${inputs.map(driven).join(', ')}} = CHORUS_STIMULUS[chorus_row];`
         : '      chorus_cycles = CHORUS_STIMULUS[chorus_row];',
+      ...followResetLines(plan, '      '),
       '      repeat (chorus_cycles) begin',
       ...clock.map((l) => `        ${l}`),
       '      end',
@@ -141,7 +152,7 @@ export function emitTestbench(plan: HarnessPlan, kept: KeptSequence[], meta: { s
       '',
     );
   }
-  if (steps.some((st) => st.random)) lines.push(...randomPlayerLines(inputs, clock), '');
+  if (steps.some((st) => st.random)) lines.push(...randomPlayerLines(plan, clock), '');
   const rowsCall = (r: { first: number; last: number }) =>
     r.last >= r.first ? [`    chorus_play_rows(${r.first}, ${r.last});`] : [];
   lines.push('  initial begin');

@@ -4,7 +4,7 @@
  * search expands a segment into rows for the harness; the testbench replays the same stream in SystemVerilog, so a
  * 50,000-cycle random run is one line of the testbench, not 50,000 rows.
  */
-import type { DrivenInput } from './harness';
+import { driven, followResetLines, type DrivenInput, type HarnessPlan } from './harness';
 import type { Cycle } from './stimulus';
 
 export interface RandomSegment {
@@ -60,20 +60,21 @@ export const resetThreshold = (rate: number) => Math.max(0, Math.min(0xffffffff,
  * The testbench's generator: `chorus_next` steps the shared xorshift32 state; `chorus_play_random` drives every
  * input from it, cycle by cycle, with the clock as the table rows do.
  */
-export function randomPlayerLines(inputs: DrivenInput[], clockLines: string[]): string[] {
+export function randomPlayerLines(plan: HarnessPlan, clockLines: string[]): string[] {
+  const inputs = plan.inputs;
   const widest = Math.max(32, ...inputs.map((i) => drawsFor(i) * 32));
   const drive = inputs.flatMap((i) => {
     if (i.reset) {
       const on = i.width === 1 ? `1'b${i.reset.active}` : `${i.width}'d${i.reset.active}`;
       const off = i.width === 1 ? `1'b${i.reset.active ^ 1n}` : `${i.width}'d${i.reset.active ^ 1n}`;
-      return [`      ${i.name} = (chorus_next() < reset_below) ? ${on} : ${off};`];
+      return [`      ${driven(i)} = (chorus_next() < reset_below) ? ${on} : ${off};`];
     }
-    if (drawsFor(i) === 1) return [`      ${i.name} = ${i.width}'(chorus_next());`];
+    if (drawsFor(i) === 1) return [`      ${driven(i)} = ${i.width}'(chorus_next());`];
     // One draw per statement: the order of calls inside one expression is not defined by the language.
     return [
       `      chorus_wide = '0;`,
       `      repeat (${drawsFor(i)}) chorus_wide = (chorus_wide << 32) | ${widest}'(chorus_next());`,
-      `      ${i.name} = chorus_wide[${i.width - 1}:0];`,
+      `      ${driven(i)} = chorus_wide[${i.width - 1}:0];`,
     ];
   });
   return [
@@ -90,6 +91,7 @@ export function randomPlayerLines(inputs: DrivenInput[], clockLines: string[]): 
     '    chorus_prng = seed;',
     '    repeat (cycles) begin',
     ...drive,
+    ...followResetLines(plan, '      '),
     ...clockLines.map((l) => `      ${l.trim()}`),
     '    end',
     '  endtask',

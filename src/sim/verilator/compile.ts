@@ -83,6 +83,13 @@ const PCH_MIN_CACHE_BYTES = 512 * 1024 ** 2;
  */
 const UNROLL_REJECTED =
   /^%Error(?!: Command Failed)(?!: Verilator threw signal).*(BLKLOOPINIT|unroll-count|Loop unrolling took too long)/im;
+/**
+ * The same cause given on a continuation line of an `%Error`: a constant function with a loop (a package
+ * function computing a port width) fails as "can't determine constant for FUNCREF", and only the indented
+ * line under it says the loop's unrolling is why.
+ */
+const UNROLL_REASON =
+  /^%Error(?!: Command Failed)(?!: Verilator threw signal)[^\n]*(?:\n[ \t]+[^\n]*)*?\n[ \t]+[^\n]*(?:Loop unrolling took too long|set --unroll-count above 0)/im;
 
 /** Only Verilator's diagnostic about loop unrolling, from a run it finished itself, justifies the rebuild. */
 export function rejectedUnrolling(run: {
@@ -97,7 +104,7 @@ export function rejectedUnrolling(run: {
     !run.limit &&
     !killedBy(run) &&
     !limitFromExit(run) &&
-    UNROLL_REJECTED.test(run.output)
+    (UNROLL_REJECTED.test(run.output) || UNROLL_REASON.test(run.output))
   );
 }
 
