@@ -135,8 +135,9 @@ let prlimitWorks: boolean | undefined;
 
 /**
  * The child's command line: its address space bounded (prlimit, util-linux) and a parent-death signal (setpriv), each
- * where the tool exists. V8 reserves address space far beyond what it touches, so the bound is wide (the memory
- * bound plus 2 GiB, at least 4 GiB); the resident-memory poll is what holds the memory bound itself.
+ * where the tool exists. V8 reserves address space far beyond what it touches (its optimizing compiler's zones for the
+ * 67 MB module ran out under 4 GiB), so the bound is wide (the memory bound plus 8 GiB): a backstop between two samples
+ * of the resident-memory poll, which is what holds the memory bound itself.
  */
 function childCommand(rt: SlangRuntime, script: string[], memoryMb: number): { command: string; args: string[] } {
   const heap = Math.min(512, memoryMb);
@@ -144,7 +145,7 @@ function childCommand(rt: SlangRuntime, script: string[], memoryMb: number): { c
   prlimitWorks ??=
     spawnSync('prlimit', ['--as=unlimited', '--', 'true'], { stdio: 'ignore', timeout: 5000 }).status === 0;
   if (prlimitWorks) {
-    const as = Math.max(4096, memoryMb + 2048) * 1024 * 1024;
+    const as = (memoryMb + 8192) * 1024 * 1024;
     cmd = { command: 'prlimit', args: [`--as=${as}`, '--', cmd.command, ...cmd.args] };
   }
   setprivWorks ??=
