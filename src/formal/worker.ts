@@ -213,11 +213,9 @@ export class YosysWorker {
       child.on('error', (err) => this.stop(new YosysStopped('crashed', `Yosys could not start: ${err.message}`)));
       child.on('exit', (code, signal) => {
         exited();
-        const last = stderr
-          .trim()
-          .split('\n')
-          .filter((l) => !/fetched \d+%/.test(l))
-          .pop();
+        // V8's own words (`FATAL ERROR: …`, a C++ `what():`) over the native stack that follows them.
+        const lines = stderr.split('\n').filter((l) => l.trim() && !/fetched \d+%|^\s*\d+: 0x/.test(l));
+        const last = lines.find((l) => /FATAL ERROR|what\(\)|Error:/.test(l)) ?? lines.pop();
         this.stop(
           this.stopped ??
             new YosysStopped(
