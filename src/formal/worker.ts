@@ -207,7 +207,7 @@ export class YosysWorker {
       let stderr = '';
       child.stdout?.resume();
       child.stderr?.on('data', (b: Buffer) => {
-        stderr = (stderr + b.toString('utf8')).slice(-4000);
+        stderr = (stderr + b.toString('utf8')).slice(-16000);
       });
       child.on('message', (r: Reply) => onReply(r));
       child.on('error', (err) => this.stop(new YosysStopped('crashed', `Yosys could not start: ${err.message}`)));
