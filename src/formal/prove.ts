@@ -11,7 +11,7 @@ import { readUserText } from '../protocol/userFile';
 import { instrument } from './instrument';
 import type { FormalTarget, ProveRequest, ProveResult, StimulusRow, TargetVerdict, Verdict, Witness } from './types';
 import { slangFrontEnd } from './runtime';
-import { proverVersion } from './version';
+import { noteFrontEnd, proverVersion } from './version';
 import { YosysStopped, YosysWorker, type FileTexts, type FileTree } from './worker';
 import {
   isPlainArg,
@@ -239,6 +239,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
         prover: proverVersion(frontEnd),
       };
     }
+    noteFrontEnd(frontEnd);
     failure = clockProblem(prep.files);
     if (failure)
       return {

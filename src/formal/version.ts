@@ -24,11 +24,19 @@ function packageVersion(specifier: string): string {
   return version;
 }
 
+let lastUsed: 'slang' | 'verilog' = 'verilog';
+
+/** Records the front end a formal run read the design with: the label a later waiver records names it. */
+export function noteFrontEnd(frontEnd: 'slang' | 'verilog'): void {
+  lastUsed = frontEnd;
+}
+
 /**
  * The Yosys that proves with this front end: `yosys 0.55.944 (@yowasp/yosys)` for `read_verilog -sv`, `yosys
- * 0.70.62-dev.1236 (@yowasp/yosys, read_slang)` for slang. Without one, the 0.55 build's label.
+ * 0.70.62-dev.1236 (@yowasp/yosys, read_slang)` for slang. Without one, that of this process's last formal run (the
+ * 0.55 build's before any).
  */
-export function proverVersion(frontEnd: 'slang' | 'verilog' = 'verilog'): string {
+export function proverVersion(frontEnd: 'slang' | 'verilog' = lastUsed): string {
   let label = cached.get(frontEnd);
   if (!label) {
     label =
