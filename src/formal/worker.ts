@@ -2,8 +2,8 @@
  * Yosys (WebAssembly) off the caller's thread, so a long SAT search never blocks the caller and can be stopped at
  * once: terminated on abort, at the run's wall-clock bound, or past the memory bound. Two ways to run it:
  * - the slang build (`@yowasp/yosys-slang`, Yosys 0.70 with `read_slang`) in a child process under the runtime
- *   runtime.ts chose (its own process group, address space bounded by prlimit, resident memory sampled, the group
- *   killed on stop, and dead with CHORUS: parent-death signal and the IPC channel's end);
+ *   runtime.ts chose (its own process group, resident memory sampled, the group killed on stop, and dead with
+ *   CHORUS: parent-death signal and the IPC channel's end);
  * - Yosys 0.55 (`@yowasp/yosys`, `read_verilog -sv`) in a worker thread of this process, where no runtime for the
  *   slang build is found.
  * The packages are ESM-only: both load them with `import()` from the file the caller resolved.
@@ -131,24 +131,17 @@ export interface YosysWorkerOptions {
 }
 
 let setprivWorks: boolean | undefined;
-let prlimitWorks: boolean | undefined;
 
 /**
- * The child's command line: its address space bounded (prlimit, util-linux) and a parent-death signal (setpriv), each
- * where the tool exists. V8 reserves address space far beyond what it touches (its optimizing compiler's zones for the
- * 67 MB module ran out under 4 GiB), so the bound is wide (the memory bound plus 8 GiB): a backstop between two samples
- * of the resident-memory poll, which is what holds the memory bound itself.
+ * The child's command line, with a parent-death signal (setpriv) where the tool exists. No address-space bound
+ * (prlimit --as, as the build tools get): V8 reserves far more address space than it touches for WebAssembly memories
+ * and its compilers' zones, and the child aborted under one (4 GiB: at its second script; memory bound plus 8 GiB: in
+ * the witness pass of a 21-point design). The resident-memory poll holds the memory bound, `--max-old-space-size`
+ * the JavaScript heap.
  */
 function childCommand(rt: SlangRuntime, script: string[], memoryMb: number): { command: string; args: string[] } {
-  // The whole bound: the slang build keeps more on the JavaScript heap than 0.55 (512 MiB ran out on 40 arms).
-  const heap = memoryMb;
-  let cmd = { command: rt.command, args: [...rt.args, `--max-old-space-size=${heap}`, ...script] };
-  prlimitWorks ??=
-    spawnSync('prlimit', ['--as=unlimited', '--', 'true'], { stdio: 'ignore', timeout: 5000 }).status === 0;
-  if (prlimitWorks) {
-    const as = (memoryMb + 8192) * 1024 * 1024;
-    cmd = { command: 'prlimit', args: [`--as=${as}`, '--', cmd.command, ...cmd.args] };
-  }
+  // The JavaScript heap as the 0.55 worker thread's; WebAssembly memory is bounded by the resident-memory poll.
+  let cmd = { command: rt.command, args: [...rt.args, `--max-old-space-size=${Math.min(512, memoryMb)}`, ...script] };
   setprivWorks ??=
     spawnSync('setpriv', ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore', timeout: 5000 }).status === 0;
   if (setprivWorks) cmd = { command: 'setpriv', args: ['--pdeathsig', 'KILL', '--', cmd.command, ...cmd.args] };
