@@ -1,7 +1,7 @@
 /**
  * Which JavaScript runtime runs the slang build of Yosys (`@yowasp/yosys-slang`, Yosys 0.70 with `read_slang`). Its
- * WebAssembly needs GC and the new exception handling (exnref): Node 20 (and the Electron of today's VS Code) cannot
- * compile it, Node 26 can. The first runtime whose V8 validates the module is used, checked once per process:
+ * WebAssembly needs GC and the new exception handling (exnref): Node 20 cannot compile it; Node 22.23.5, 24.22.3 and
+ * 26.12.1 can. The first runtime whose V8 validates the module is used, checked once per process:
  * `CHORUS_FORMAL_NODE` when set, else the runtime CHORUS runs in (as is, then with V8's exnref flag), else Node
  * 26.12.1 from the `node-<os>-<arch>` npm package: installed beside CHORUS, or downloaded once from the npm registry
  * (integrity checked) into `CHORUS_FORMAL_RUNTIME_DIR`, else `$XDG_CACHE_HOME/chorus/runtimes` or
@@ -27,7 +27,7 @@ const PINNED_INTEGRITY: Record<string, string> = {
   'linux-x64': 'sha512-jk5LMAmgHlPlPMWpsUrSOqNaEZG+11UNd35hWQ+p5/XGaelWuTqJ69IcAy/5xtPPN4d5ZRBNOGB6gLMCh2kL9A==',
 };
 const REGISTRY = 'https://registry.npmjs.org';
-/** V8's flag for exnref on the releases that have it behind a flag (Node 22-24). */
+/** V8's flag for exnref, for releases that keep it behind one (Node 22.23.5 and 24.22.3 need none: checked). */
 const EXNREF_FLAG = '--experimental-wasm-exnref';
 
 /** How to start a runtime that can run the slang module. */
