@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { prove, type ProveRequest } from '../../src/formal';
 import { slangFrontEnd } from '../../src/formal/runtime';
 import { YosysStopped, YosysWorker } from '../../src/formal/worker';
-import { prepScript } from '../../src/formal/yosys';
+import { prepScript, readCommands } from '../../src/formal/yosys';
 import { silentLogger } from '../../src/protocol';
 import { corpusPath } from '../helpers/corpus';
 import { repoRoot } from '../helpers/cli';
@@ -58,6 +58,39 @@ function aluRequest(): ProveRequest {
     runTimeoutSeconds: 600,
   };
 }
+
+test('the read command: files in the given order, defines, include folders and parameters to slang; chparam for 0.55', () => {
+  const p = {
+    files: ['src0_pkg.sv', 'src1_top.sv'],
+    top: 'top',
+    defines: { SYNTH: '', WIDTH: '8' },
+    includeDirs: ['inc0'],
+    parameters: { DEPTH: '16', INIT: "8'hFF" },
+  };
+  assert.deepEqual(readCommands({ ...p, frontEnd: 'slang' }), [
+    "read_slang --threads 1 --allow-use-before-declare -D SYNTH -D WIDTH=8 -Iinc0 -G DEPTH=16 -G INIT=8'hFF src0_pkg.sv src1_top.sv --top top",
+  ]);
+  assert.deepEqual(readCommands({ ...p, frontEnd: 'verilog' }), [
+    'read_verilog -sv -DSYNTH -DWIDTH=8 -Iinc0 src0_pkg.sv src1_top.sv',
+    'chparam -set DEPTH 16 top',
+    "chparam -set INIT 8'hFF top",
+  ]);
+  assert.throws(
+    () => readCommands({ ...p, parameters: { S: '"a b"' }, frontEnd: 'slang' }),
+    /cannot be passed to Yosys/,
+  );
+});
+
+test('the fallback says why once, not at every run', async () => {
+  const warned: string[] = [];
+  const logger = { ...silentLogger, warn: (m: string) => warned.push(m) };
+  await withSlang('0', async () => {
+    assert.equal(await slangFrontEnd(logger), undefined);
+    assert.equal(await slangFrontEnd(logger), undefined);
+  });
+  assert.equal(warned.length, 1, warned.join('\n'));
+  assert.match(warned[0], /read_slang unavailable \(turned off \(CHORUS_FORMAL_SLANG=0\)\); Yosys 0\.55/);
+});
 
 test('a runtime for the slang front end is found (this process, the installed package, or a download)', async () => {
   const slang = await slangFrontEnd(silentLogger);
