@@ -109,7 +109,14 @@ function ensureBuild() {
   writeFileSync(stamp, want);
 }
 
+/** The formal engine's slang front end needs Node 26's WebAssembly: found, or fetched once, before the tests run. */
+function ensureFormalRuntime() {
+  const r = spawnSync('node', ['--import', 'tsx', 'scripts/formal-runtime.ts'], { stdio: 'inherit', cwd: root });
+  if (r.status !== 0) say('the formal tests of read_slang will fail until a runtime is found (see docs/formal.md).');
+}
+
 ensureSystemTools();
 ensureNodeModules();
 ensureBuild();
+ensureFormalRuntime();
 say('ready.');

@@ -65,9 +65,15 @@ export class ServerConnection implements ChorusServer, vscode.Disposable {
 
   constructor(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, events: ServerEvents) {
     const module = context.asAbsolutePath('dist/server.js');
+    // The Node runtime the formal engine's slang front end may download is kept with the extension's own storage.
+    const env = {
+      ...process.env,
+      CHORUS_FORMAL_RUNTIME_DIR:
+        process.env.CHORUS_FORMAL_RUNTIME_DIR ?? vscode.Uri.joinPath(context.globalStorageUri, 'runtimes').fsPath,
+    };
     const serverOptions: ServerOptions = {
-      run: { module, transport: TransportKind.ipc },
-      debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6009'] } },
+      run: { module, transport: TransportKind.ipc, options: { env } },
+      debug: { module, transport: TransportKind.ipc, options: { env, execArgv: ['--nolazy', '--inspect=6009'] } },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: HDL_LANGUAGES.map((language) => ({ scheme: 'file', language })),

