@@ -6,10 +6,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepareRun } from '../src/engine/context';
-import { emitTestbench } from '../src/engine/random/emit';
-import { harnessSource, planHarness } from '../src/engine/random/harness';
-import { Rng } from '../src/engine/random/rng';
-import { StimulusGenerator, stimulusText, totalCycles } from '../src/engine/random/stimulus';
+import { emitTestbench } from '../src/engine/search/emit';
+import { harnessSource, planHarness } from '../src/engine/search/harness';
+import { Rng } from '../src/engine/search/rng';
+import { StimulusGenerator, stimulusText, totalCycles } from '../src/engine/search/stimulus';
 import { literalsOf } from '../src/hdl';
 import { buildSimulation, measureCoverage, runSimulation } from '../src/sim';
 

@@ -10,9 +10,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepareRun } from '../src/engine/context';
-import { HALF_PERIOD, harnessSource, planHarness } from '../src/engine/random/harness';
-import { Rng } from '../src/engine/random/rng';
-import { StimulusGenerator, stimulusText, totalCycles } from '../src/engine/random/stimulus';
+import { HALF_PERIOD, harnessSource, planHarness } from '../src/engine/search/harness';
+import { Rng } from '../src/engine/search/rng';
+import { StimulusGenerator, stimulusText, totalCycles } from '../src/engine/search/stimulus';
 import { writeFileAtomic } from '../src/engine/fs';
 import {
   buildSimulation,

@@ -6,8 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { analyzeFiles, analyzeSources } from '../../src/hdl';
-import { emitTestbench } from '../../src/engine/random/emit';
-import { extraClockLines, harnessSource, planHarness } from '../../src/engine/random/harness';
+import { emitTestbench } from '../../src/engine/search/emit';
+import { extraClockLines, harnessSource, planHarness } from '../../src/engine/search/harness';
 import { ChorusError, type ModuleInfo } from '../../src/protocol';
 import { repoRoot } from '../helpers/cli';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { analyzeDesign } from '../../src/engine/designAnalysis';
 import { selectDut } from '../../src/engine/plan';
-import { instanceLines, planHarness } from '../../src/engine/random/harness';
+import { instanceLines, planHarness } from '../../src/engine/search/harness';
 import { withDutParameters } from '../../src/engine/llm/dutParameters';
 import { parseAndPatch } from '../../src/engine/llm/parseAndPatch';
 import { buildOpeningMessages } from '../../src/engine/llm/prompt';

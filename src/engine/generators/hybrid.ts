@@ -3,7 +3,7 @@
  * testbench and sees only the remaining holes.
  */
 import { llmGenerator } from './llm';
-import { randomGenerator } from './random';
+import { searchGenerator } from './search';
 import { sequence } from './sequence';
 import type { Generator, RunSettings } from './types';
 
@@ -13,7 +13,7 @@ function searchBudgetMs(budgetMs: number | undefined): number {
 }
 
 export function hybridGenerator(settings: RunSettings): Generator {
-  const search = randomGenerator({ ...settings, budgetMs: searchBudgetMs(settings.budgetMs) });
+  const search = searchGenerator({ ...settings, budgetMs: searchBudgetMs(settings.budgetMs) });
   const created = Date.now();
   // The model gets what the search left of the run's budget (at least a second to say why it stopped).
   const modelBudget = () =>

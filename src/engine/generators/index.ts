@@ -3,19 +3,19 @@ import { ChorusError, type EngineName, type WaiverReport } from '../../protocol'
 import type { EngineServices } from '../api';
 import type { RunContext } from '../context';
 import { explainHoles, formalRan } from '../evaluate';
-import { formalBounds, hasStructuralHoles, proveSearchHoles } from '../random/formal';
+import { formalBounds, hasStructuralHoles, proveSearchHoles } from '../search/formal';
 import { judge } from '../verdict';
 import { applyWaiverFile } from '../waivers/run';
 import { hybridGenerator } from './hybrid';
 import { llmGenerator } from './llm';
-import { randomGenerator } from './random';
+import { searchGenerator } from './search';
 import type { Generator, Outcome, RunSettings } from './types';
 
 export type { Generator, Outcome, RunSettings } from './types';
 export { runSettings, DEFAULT_ROUNDS, DEFAULT_STALL_ROUNDS } from './settings';
 
 const GENERATORS: Record<EngineName, (settings: RunSettings) => Generator> = {
-  random: randomGenerator,
+  random: searchGenerator,
   llm: (settings) => llmGenerator(settings),
   hybrid: hybridGenerator,
 };

@@ -3,7 +3,7 @@
  * model wrote in its `#(…)`, so the design measured is the one the user asked for. Other parameters the model
  * set by name are kept.
  */
-import { parameterAssignment } from '../random/harness';
+import { parameterAssignment } from '../search/harness';
 
 /** The text with comments and strings blanked (same length), so searches skip them and offsets still match. */
 function masked(text: string): string {

@@ -1,7 +1,7 @@
 /** The model-free search's knobs and their defaults. */
 import type { FormalStageOptions } from './formal';
 
-export interface RandomOptions {
+export interface SearchOptions {
   seed: number;
   budgetMs: number;
   /** When the run started (the design check and build count against the budget); default: when the search starts. */
@@ -30,7 +30,7 @@ export interface RandomOptions {
   formal: FormalStageOptions | null;
 }
 
-export const DEFAULT_RANDOM: RandomOptions = {
+export const DEFAULT_SEARCH: SearchOptions = {
   seed: 1,
   budgetMs: 60_000,
   maxRuns: Number.POSITIVE_INFINITY,

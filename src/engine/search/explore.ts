@@ -15,7 +15,7 @@ import { deepCandidate, deepPlans, enableHolds } from './deep';
 import { hasStructuralHoles } from './formal';
 import type { FormalStage } from './formalStage';
 import type { HarnessPlan } from './harness';
-import type { RandomOptions } from './options';
+import type { SearchOptions } from './options';
 import type { SearchProgress } from './progress';
 import type { Rng } from './rng';
 import type { RoundReporter } from './rounds';
@@ -51,7 +51,7 @@ export interface SearchParts {
   ctx: RunContext;
   signal: AbortSignal;
   logger: Logger;
-  opts: RandomOptions;
+  opts: SearchOptions;
   plan: HarnessPlan;
   rng: Rng;
   gen: StimulusGenerator;

@@ -1,13 +1,13 @@
-/** The model-free search as a generator: an adapter over `runRandomSearch`, whose outcome already has this shape. */
-import { formalBounds } from '../random/formal';
-import { DEFAULT_RANDOM, runRandomSearch } from '../random/search';
+/** The model-free search as a generator: an adapter over `runSearch`, whose outcome already has this shape. */
+import { formalBounds } from '../search/formal';
+import { DEFAULT_SEARCH, runSearch } from '../search/search';
 import type { Generator, RunSettings } from './types';
 
-export function randomGenerator(settings: RunSettings): Generator {
+export function searchGenerator(settings: RunSettings): Generator {
   return {
     name: 'random',
     generate: (ctx, services, emit) =>
-      runRandomSearch(
+      runSearch(
         ctx,
         services,
         {
@@ -15,7 +15,7 @@ export function randomGenerator(settings: RunSettings): Generator {
           ...(settings.budgetMs ? { budgetMs: settings.budgetMs } : {}),
           ...(settings.startedAt !== undefined ? { startedAt: settings.startedAt } : {}),
           simTimeoutMs: settings.simTimeoutMs,
-          formal: settings.formal ? formalBounds(settings.budgetMs ?? DEFAULT_RANDOM.budgetMs) : null,
+          formal: settings.formal ? formalBounds(settings.budgetMs ?? DEFAULT_SEARCH.budgetMs) : null,
         },
         emit,
       ),

@@ -1,7 +1,7 @@
 /**
  * Writes the kept stimulus as one self-contained, readable SystemVerilog testbench: a table of input rows (each held
  * for a number of cycles) walked by a loop that applies inputs and clocks exactly as the vector harness does, and
- * plain random segments regenerated from their seed (src/engine/random/prng.ts), so a re-simulation reaches the
+ * plain random segments regenerated from their seed (src/engine/search/prng.ts), so a re-simulation reaches the
  * same points. A table compiles in about the same time whatever its length; thousands
  * of timed statements would not.
  */

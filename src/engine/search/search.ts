@@ -27,7 +27,7 @@ import { explore, type SearchParts } from './explore';
 import { onRegression } from './finish';
 import { FormalStage } from './formalStage';
 import { harnessSource, planHarness, type HarnessPlan } from './harness';
-import { DEFAULT_RANDOM, type RandomOptions } from './options';
+import { DEFAULT_SEARCH, type SearchOptions } from './options';
 import { SearchProgress } from './progress';
 import { Rng } from './rng';
 import { RoundReporter } from './rounds';
@@ -35,25 +35,25 @@ import { HarnessRunner } from './runner';
 import { prefixRows, StimulusGenerator, type Candidate } from './stimulus';
 import { Strategies } from './strategies';
 
-export { DEFAULT_RANDOM, type RandomOptions } from './options';
+export { DEFAULT_SEARCH, type SearchOptions } from './options';
 
 /** Most of the budget kept back for the final measurement of the kept sequences (beside the finish's own share). */
 const FINAL_RESERVE_SHARE = 0.2;
 
-export interface RandomOutcome {
+export interface SearchOutcome {
   result: GenerateResult;
   report: CoverageReport;
   points: CoveragePoint[];
   filename: string;
 }
 
-export async function runRandomSearch(
+export async function runSearch(
   ctx: RunContext,
   services: EngineServices,
-  options: Partial<RandomOptions>,
+  options: Partial<SearchOptions>,
   emit: Emit<LoopEvent>,
-): Promise<RandomOutcome> {
-  const opts = { ...DEFAULT_RANDOM, ...options };
+): Promise<SearchOutcome> {
+  const opts = { ...DEFAULT_SEARCH, ...options };
   const budget = new SearchBudget(opts.budgetMs, opts.startedAt ?? Date.now());
   const sim = simOptionsFor(ctx, services);
   const plan = planHarness(ctx.top, ctx.instance, ctx.design.parameters);
