@@ -5,7 +5,6 @@
  * 50,000-cycle random run is one line of the testbench, not 50,000 rows.
  */
 import { driven, followResetLines, type DrivenInput, type HarnessPlan } from './harness';
-import type { Cycle } from './stimulus';
 
 export interface RandomSegment {
   /** xorshift32 state at the segment's first draw (never 0). */
@@ -29,9 +28,9 @@ export function xorshift32(state: number): number {
 export const drawsFor = (input: DrivenInput) => (input.reset ? 1 : Math.ceil(input.width / 32));
 
 /** The segment's cycles, as the testbench's `chorus_play_random` generates them. */
-export function expandSegment(seg: RandomSegment, inputs: DrivenInput[]): Cycle[] {
+export function expandSegment(seg: RandomSegment, inputs: DrivenInput[]): bigint[][] {
   let s = seg.seed >>> 0;
-  const out: Cycle[] = new Array(seg.cycles);
+  const out: bigint[][] = new Array(seg.cycles);
   for (let c = 0; c < seg.cycles; c++) {
     const cycle: bigint[] = new Array(inputs.length);
     inputs.forEach((input, k) => {
