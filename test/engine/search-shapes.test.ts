@@ -1,7 +1,8 @@
 /**
  * The model-free search on designs of the shapes where plain random and a search that stalls fall short: a core
  * that traps on a bad instruction (only a reset leaves it), a watchdog armed by an input and then left alone for a
- * million cycles, a UART receiver whose 16-bit prescale must be small. Each closes within a 60 s budget for seeds
+ * million cycles, a UART receiver whose 16-bit prescale must be small, an open-drain bus master that reads its
+ * line back (arbitration lost, acknowledge). Each closes within a 60 s budget for seeds
  * 1-3, and its emitted testbench alone reaches what the run reported. Also: the budget counts the build, and plain
  * random segments the testbench regenerates from their seed drive exactly the values the search ran.
  */
@@ -37,7 +38,7 @@ async function resimulate(file: string, top: string, result: EngineResult) {
   );
 }
 
-for (const name of ['trap_core', 'watchdog', 'uart_rx_prescale']) {
+for (const name of ['trap_core', 'watchdog', 'uart_rx_prescale', 'od_master']) {
   for (const seed of [1, 2, 3]) {
     test(`${name}, seed ${seed}: closed within 60 s, and the testbench alone reaches the same points`, async () => {
       const result = await run(fixture(name), { seed });
