@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { analyzeFiles, analyzeSources } from '../../src/hdl';
+import { analyzeFiles, analyzeSources, echoInputs } from '../../src/hdl';
 import { emitTestbench } from '../../src/engine/search/emit';
 import { extraClockLines, harnessSource, planHarness } from '../../src/engine/search/harness';
 import { ChorusError, type ModuleInfo } from '../../src/protocol';
@@ -155,4 +155,37 @@ endmodule`,
   assert.equal(wrap.clock, 'ca');
   assert.deepEqual(wrap.clocks, ['ca', 'cb']);
   assert.deepEqual(a.clocks, ['ca', 'cb']);
+});
+
+test('an open-drain line is read back as the wired AND of the bus and the design drive, in harness and testbench', async () => {
+  const file = join(repoRoot, 'test', 'fixtures', 'engine', 'processors', 'od_master.sv');
+  const a = await analyzeFiles([file]);
+  const m = a.modules.find((x) => x.name === 'od_master')!;
+  const plan = planHarness(m, 'uut', {}, echoInputs(a, 'od_master'));
+  const sda = plan.inputs.find((i) => i.name === 'sda_i');
+  assert.equal(sda?.echo?.output, 'sda_o');
+  const h = harnessSource(plan);
+  assert.match(h, /wire sda_i;/);
+  assert.match(h, /assign sda_i = chorus_bus_sda_i & \(sda_o\);/);
+  assert.match(h, /chorus_bus_sda_i = chorus_v_chorus_bus_sda_i;/);
+  const tb = emitTestbench(
+    plan,
+    [{ candidate: { rows: [{ count: 3, values: plan.inputs.map(() => 1n) }], origin: 'x' }, newPoints: 0 }],
+    {
+      seed: 1,
+      tbName: 'tb',
+    },
+  );
+  assert.match(tb, /assign sda_i = chorus_bus_sda_i & \(sda_o\);/);
+  // A tristate enable: released (the bus alone) while the enable is high.
+  const t = await analyzeSources([
+    {
+      name: 'i2c_pins.v',
+      content:
+        'module i2c_pins(input clk, input scl_i, output scl_o, output scl_t, output reg seen);\n' +
+        "  assign scl_o = 1'b0; assign scl_t = 1'b1;\n  always @(posedge clk) seen <= scl_i;\nendmodule\n",
+    },
+  ]);
+  const pins = planHarness(t.modules[0], 'uut', {}, echoInputs(t, 'i2c_pins'));
+  assert.match(harnessSource(pins), /assign scl_i = chorus_bus_scl_i & \(scl_t \? \{1\{1'b1\}\} : scl_o\);/);
 });

@@ -2,6 +2,7 @@
  * The vector harness: a testbench built once per DUT that reads one line of input values per cycle from the file
  * named by `+stim=`, so every candidate stimulus is only a run of the same binary.
  */
+import type { EchoInput } from '../../hdl';
 import { ChorusError, type ModuleInfo, type PortInfo, type UnpackedDimension } from '../../protocol';
 
 export interface DrivenInput {
@@ -15,6 +16,12 @@ export interface DrivenInput {
    * testbench variable that holds it (`operand_q_1`; a continuous assignment carries it into the array).
    */
   element?: { port: string; index: number[]; dimensions: UnpackedDimension[]; variable: string } | undefined;
+  /**
+   * An input that reads back a line the design drives (an open-drain bus: `sda_i` with `sda_o`, `sda_t`): the
+   * column is what the other devices on the bus drive (1: released), held in `variable`; the input is the wired
+   * AND of it and the design's own drive, as on the board.
+   */
+  echo?: (EchoInput & { variable: string }) | undefined;
 }
 
 /** A clock besides the primary one: toggled on its own, with its own fixed half period and phase. */
@@ -98,7 +105,12 @@ function checkArrayPort(top: ModuleInfo, p: PortInfo): UnpackedDimension[] | und
   return p.dimensions;
 }
 
-export function planHarness(top: ModuleInfo, instance: string, parameters: Record<string, string> = {}): HarnessPlan {
+export function planHarness(
+  top: ModuleInfo,
+  instance: string,
+  parameters: Record<string, string> = {},
+  echoes: EchoInput[] = [],
+): HarnessPlan {
   const clock = top.clock;
   const clocks = clock ? [clock, ...(top.clocks ?? []).filter((c) => c !== clock)] : [];
   const domainResets = top.reset
@@ -127,7 +139,11 @@ export function planHarness(top: ModuleInfo, instance: string, parameters: Recor
           element: { port: p.name, index, dimensions: dims, variable },
         });
       }
-    } else inputs.push({ name: p.name, width: p.width, reset });
+    } else {
+      const echo = reset ? undefined : echoes.find((e) => e.input === p.name);
+      const variable = `chorus_bus_${p.name}`;
+      inputs.push({ name: p.name, width: p.width, reset, ...(echo ? { echo: { ...echo, variable } } : {}) });
+    }
   }
   for (const p of top.ports) if (p.direction !== 'input') checkArrayPort(top, p);
   return {
@@ -166,7 +182,21 @@ function inputPorts(plan: HarnessPlan): { name: string; width: number; dims?: Un
 
 /** The testbench variable a column drives: the port, or the variable of one array element. */
 export function driven(i: DrivenInput): string {
-  return i.element?.variable ?? i.name;
+  return i.element?.variable ?? i.echo?.variable ?? i.name;
+}
+
+/** The line an echoed input reads: the design's drive (its output where enabled, else released) ANDed with the bus. */
+function echoLines(plan: HarnessPlan): string[] {
+  return plan.inputs.flatMap((i) => {
+    const e = i.echo;
+    if (!e) return [];
+    const ones = `{${i.width}{1'b1}}`;
+    const level = e.activeLowOutput ? `~${e.output}` : e.output;
+    const line = e.enable
+      ? `(${e.enableActiveLow ? `${e.enable} ? ${ones}` : `!${e.enable} ? ${ones}`} : ${level})`
+      : `(${level})`;
+    return [`  assign ${i.name} = ${e.variable} & ${line};`];
+  });
 }
 
 /** The harness-side variable a column is read into. */
@@ -184,6 +214,14 @@ export function portDecls(plan: HarnessPlan): string[] {
   for (const c of clockNames(plan)) lines.push(`  logic ${c} = 1'b0;`);
   for (const r of plan.domainResets ?? []) lines.push(`  logic ${r.name};`);
   for (const i of inputPorts(plan)) {
+    const echoed = plan.inputs.find((x) => x.name === i.name && x.echo);
+    if (echoed?.echo) {
+      lines.push(
+        `  wire ${i.width > 1 ? `[${i.width - 1}:0] ` : ''}${i.name};`,
+        `  ${decl(i.width)} ${driven(echoed)};`,
+      );
+      continue;
+    }
     if (!i.dims) {
       lines.push(`  ${decl(i.width)} ${i.name};`);
       continue;
@@ -198,6 +236,7 @@ export function portDecls(plan: HarnessPlan): string[] {
   }
   for (const o of [...plan.outputs, ...plan.inouts])
     lines.push(`  wire ${o.width > 1 ? `[${o.width - 1}:0] ` : ''}${o.name}${dimsText(o.dimensions)};`);
+  lines.push(...echoLines(plan));
   return lines;
 }
 

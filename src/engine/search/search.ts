@@ -6,7 +6,7 @@
  * testbench), finish.ts (measurement and merge), budget.ts, runner.ts, strategies.ts, progress.ts, rounds.ts.
  */
 import { join } from 'node:path';
-import { fsmModels, inputDictionary, literalsOf } from '../../hdl';
+import { echoInputs, fsmModels, inputDictionary, literalsOf } from '../../hdl';
 import { buildWithFsm, lineCoverage, summarize, type SimOptions } from '../../sim';
 import {
   ChorusError,
@@ -56,7 +56,13 @@ export async function runSearch(
   const opts = { ...DEFAULT_SEARCH, ...options };
   const budget = new SearchBudget(opts.budgetMs, opts.startedAt ?? Date.now());
   const sim = simOptionsFor(ctx, services);
-  const plan = planHarness(ctx.top, ctx.instance, ctx.design.parameters);
+  // Inputs that read back a line the design drives (open drain) are driven as the bus would drive them.
+  const echoes = echoInputs(ctx.analysis, ctx.top.name);
+  const plan = planHarness(ctx.top, ctx.instance, ctx.design.parameters, echoes);
+  if (echoes.length)
+    services.logger.debug(
+      `search: inputs read back as a wired AND: ${echoes.map((e) => `${e.input} (${e.output})`).join(', ')}`,
+    );
   const rng = new Rng(opts.seed);
   const literals = literalsOf(ctx.analysis, ctx.top.name);
   const dictionary = inputDictionary(ctx.analysis, ctx.top.name, ctx.sources, {
