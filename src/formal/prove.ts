@@ -10,7 +10,7 @@ import { ChorusError, silentLogger, type Logger, type ModuleInfo } from '../prot
 import { readUserText } from '../protocol/userFile';
 import { instrument } from './instrument';
 import type { FormalTarget, ProveRequest, ProveResult, StimulusRow, TargetVerdict, Verdict, Witness } from './types';
-import { YosysStopped, YosysWorker, type FileTexts, type FileTree } from './worker';
+import { YosysStopped, YosysWorker, type FileTexts, type FileTree, type YosysOutput } from './worker';
 import {
   isPlainArg,
   jointProofScript,
@@ -20,6 +20,7 @@ import {
   parseWitness,
   prepScript,
   proofScript,
+  type PrepInput,
   witnessScript,
   type ProofOutcome,
 } from './yosys';
@@ -87,6 +88,116 @@ function clockProblem(files: FileTexts): string | undefined {
 
 function unknownAll(targets: FormalTarget[], reason: string): TargetVerdict[] {
   return targets.map((target) => ({ target, verdict: { status: 'unknown', reason } }));
+}
+
+/**
+ * Reads and prepares one copy of the design (the instrumented sources in `tree`): the one place the front end is
+ * invoked.
+ */
+function readDesign(worker: YosysWorker, input: Omit<PrepInput, 'mapMemories'>, tree: FileTree, mapMemories: boolean) {
+  return worker.run(['-p', prepScript({ ...input, mapMemories })], tree);
+}
+
+/** The file and line of Yosys' first error, when it names one. */
+function errorPlace(log: string): { name: string; line: number } | undefined {
+  const m = /^(\S+):(\d+): ERROR: /m.exec(log);
+  return m ? { name: m[1], line: Number(m[2]) } : undefined;
+}
+
+/** Reads of the instrumented copy the search for rejected sites may make, past the first two (all, none). */
+export const isolationReads = (sites: number) => Math.ceil(Math.log2(Math.max(2, sites))) + 2;
+
+export interface Isolation {
+  /** The prepared design with every flag in `enabled`. */
+  prep: YosysOutput;
+  enabled: Set<string>;
+  /** Flags left out, with why. */
+  dropped: Map<string, string>;
+  /** Reads of the design made (the first, of every flag, included). */
+  reads: number;
+}
+
+/**
+ * When Yosys rejects the instrumented copy: the sites responsible are found and left out, so the others are still
+ * decided. The copy with no site is read first: if Yosys rejects that too, the design itself is beyond the front
+ * end (every point unknown with its message). Otherwise sites are split, guided by the line of each error (the
+ * sites whose inserted text sits there are tried apart first), else halved; each read either adds a part to the
+ * known-good set or narrows the suspects to it. A suspect alone is a rejected site. The reads are bounded: past the
+ * bound the sites not yet cleared are left out as well. Every set kept is one Yosys read whole.
+ */
+export async function isolateSites(
+  all: string[],
+  first: YosysOutput,
+  read: (enabled: ReadonlySet<string>) => Promise<YosysOutput>,
+  hint: (log: string) => string[],
+  message: (log: string) => string,
+): Promise<Isolation | { failure: string }> {
+  const ok = (o: YosysOutput) => o.code === 0 && o.files['prepared.il'] !== undefined;
+  let reads = 1;
+  const none = await read(new Set());
+  reads++;
+  if (!ok(none)) return { failure: `Yosys could not read the design: ${message(none.log)}` };
+  let prep = none;
+  const good = new Set<string>();
+  const dropped = new Map<string, string>();
+  const budget = reads + isolationReads(all.length);
+  // Suspect sets, each with the log of a read that failed with it; `known`: it fails on top of the good set.
+  const pending: { cand: string[]; log: string; known: boolean }[] = [{ cand: all, log: first.log, known: true }];
+  const tryRead = async (set: string[]) => {
+    const r = await read(new Set([...good, ...set]));
+    reads++;
+    if (!ok(r)) return r.log;
+    for (const f of set) good.add(f);
+    prep = r;
+    return undefined;
+  };
+  for (let p = pending.shift(); p; p = pending.shift()) {
+    if (!p.known) {
+      // Every part not yet tried goes in one read: with one rejected site, that read clears them all.
+      const untried = pending.filter((q) => !q.known);
+      p = { cand: [...p.cand, ...untried.flatMap((q) => q.cand)], log: p.log, known: false };
+      pending.splice(0, pending.length, ...pending.filter((q) => q.known));
+    }
+    let { cand, log } = p;
+    if (!p.known) {
+      if (reads >= budget) {
+        pending.unshift(p);
+        break;
+      }
+      const failed = await tryRead(cand);
+      if (failed === undefined) continue;
+      log = failed;
+    }
+    while (cand.length > 1 && reads < budget) {
+      const h = hint(log).filter((f) => cand.includes(f));
+      const cut = Math.ceil(cand.length / 2);
+      const [part, rest] =
+        h.length && h.length < cand.length
+          ? [cand.filter((f) => !h.includes(f)), h]
+          : [cand.slice(0, cut), cand.slice(cut)];
+      const failed = await tryRead(part);
+      if (failed === undefined) cand = rest;
+      else {
+        // Something in the part fails; the rest is tried later, on top of the good set then.
+        pending.unshift({ cand: rest, log, known: false });
+        cand = part;
+        log = failed;
+      }
+    }
+    if (cand.length === 1) dropped.set(cand[0], `could not be instrumented: ${message(log)}`);
+    else {
+      pending.unshift({ cand, log, known: true });
+      break;
+    }
+  }
+  // Past the bound: what was not cleared is left out.
+  for (const p of pending)
+    for (const f of p.cand)
+      dropped.set(
+        f,
+        `could not be instrumented: Yosys rejected the instrumented copy (${message(p.log)}), and the search for the sites responsible stopped after ${reads} reads before clearing this one`,
+      );
+  return { prep, enabled: good, dropped, reads };
 }
 
 /** The witness rows for a trace: every input but the clock, per cycle, up to the cycle that sets the flag. */
@@ -157,18 +268,21 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
   const top = analysis.modules.find((m) => m.name === req.top);
   if (!top) throw new ChorusError('bad_input', `No module '${req.top}' in the design: check --top.`);
   const targets = req.targets;
-  const inst = instrument(analysis, req.sources, targets);
-
   // Virtual file system: sources under distinct names, each source's folder and the include folders as -I.
-  const tree: FileTree = {};
-  const names: string[] = [];
-  req.sources.forEach((s, i) => {
-    const name = `src${i}_${basename(s.file).replace(/[^\w.-]/g, '_')}`;
-    names.push(name);
-    tree[name] = inst.files.get(s.file) ?? s.content;
-  });
+  const headers: FileTree = {};
+  const names = req.sources.map((s, i) => `src${i}_${basename(s.file).replace(/[^\w.-]/g, '_')}`);
   const folders = [...new Set([...req.sources.map((s) => dirname(s.file)), ...(req.includeDirs ?? [])])];
-  const includeDirs = await includeTree(folders, tree);
+  const includeDirs = await includeTree(folders, headers);
+  const headerTexts = Object.values(headers).flatMap((d) =>
+    typeof d === 'object' ? Object.values(d).filter((t): t is string => typeof t === 'string') : [],
+  );
+  const inst = instrument(analysis, req.sources, targets, headerTexts);
+  const treeOf = (files: Map<string, string>): FileTree => {
+    const tree: FileTree = { ...headers };
+    req.sources.forEach((s, i) => (tree[names[i]] = files.get(s.file) ?? s.content));
+    return tree;
+  };
+  let tree = treeOf(inst.files);
 
   const verdicts: TargetVerdict[] = targets.map((target, i) => {
     const f = inst.flags[i];
@@ -186,6 +300,9 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
   });
   const outcome = new Map<number, Verdict>();
   let failure: string | undefined;
+  let isolation: ProveResult['isolation'];
+  /** Flags whose site Yosys rejected, with why. */
+  let dropped = new Map<string, string>();
   // Filled as Yosys answers: a run stopped at its bound keeps the points decided before.
   let flagWires: string[] | undefined;
   const proofs = new Map<string, ProofOutcome>();
@@ -193,6 +310,17 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
   const reset =
     top.reset && top.ports.some((p) => p.name === top.reset!.name && p.direction === 'input') ? top.reset : null;
   const wiresOf = (flag: string) => (flagWires ?? []).filter((w) => w === flag || w.endsWith(`.${flag}`));
+  // A flag's names inside its module: `chorus_flag_3`, or one per copy of a generate block
+  // (`g_lane[0].chorus_scope_0.chorus_flag_3`); a flattened wire is an instance path and one of them.
+  let localFlags: string[] | undefined;
+  const instanceOf = (wire: string, flag: string): string | undefined => {
+    const locals = (localFlags ?? [flag]).filter((l) => l === flag || l.endsWith(`.${flag}`));
+    for (const l of locals) {
+      if (wire === l) return '';
+      if (wire.endsWith(`.${l}`)) return wire.slice(0, wire.length - l.length - 1);
+    }
+    return undefined;
+  };
   try {
     const prepInput = {
       files: names,
@@ -201,23 +329,47 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       includeDirs,
       parameters: req.parameters ?? {},
     };
+    // Name the user's files, not their copies in Yosys' file system.
+    const message = (log: string) =>
+      names.reduce((m, n, i) => m.split(n).join(req.sources[i].file), lastError(log) ?? 'Yosys stopped');
     // Memories stay memory cells here: a big memory mapped to registers is tens of thousands of bits, and most flags
     // (a parameter-disabled arm, a pointer compare) never read a memory.
-    const prep = await worker.run(['-p', prepScript({ ...prepInput, mapMemories: false })], tree);
-    const prepared = prep.files['prepared.il'];
-    if (prep.code !== 0 || !prepared) {
-      // Name the user's files, not their copies in Yosys' file system.
-      const message = names.reduce(
-        (m, n, i) => m.split(n).join(req.sources[i].file),
-        lastError(prep.log) ?? `exit ${prep.code}`,
+    let prep = await readDesign(worker, prepInput, tree, false);
+    if (prep.code !== 0 || !prep.files['prepared.il']) {
+      // One site Yosys rejects must not cost every point: find it, leave it out, decide the rest.
+      const isolateStart = Date.now();
+      const found = await isolateSites(
+        flagged,
+        prep,
+        (enabled) => readDesign(worker, prepInput, treeOf(inst.render(enabled)), false),
+        (log) => {
+          const at = errorPlace(log);
+          const i = at ? names.indexOf(at.name) : -1;
+          // Flags the message names (`for signal \chorus_flag_3`), else those whose text is on the error's line.
+          const named = [...log.matchAll(/ERROR: .*/g)].flatMap((m) => m[0].match(/chorus_flag_\d+/g) ?? []);
+          if (named.length) return [...new Set(named)];
+          return i >= 0 && at ? inst.flagsAt(req.sources[i].file, at.line) : [];
+        },
+        message,
       );
-      failure = `Yosys could not read the design: ${message}`;
-      return { verdicts: unknownAll(targets, failure), yosysMs: Date.now() - started, failure };
+      if ('failure' in found) {
+        failure = found.failure;
+        return { verdicts: unknownAll(targets, failure), yosysMs: Date.now() - started, failure };
+      }
+      isolation = { reads: found.reads, dropped: found.dropped.size, ms: Date.now() - isolateStart };
+      logger.warn(
+        `formal: Yosys rejected ${found.dropped.size} instrumented site(s); the other ${found.enabled.size} are decided (${found.reads} reads, ${isolation.ms} ms)`,
+      );
+      dropped = found.dropped;
+      prep = found.prep;
+      tree = treeOf(inst.render(found.enabled));
     }
+    const prepared = prep.files['prepared.il']!;
     failure = clockProblem(prep.files);
     if (failure) return { verdicts: unknownAll(targets, failure), yosysMs: Date.now() - started, failure };
 
     flagWires = listedNames(prep.files['flags.txt']).filter(isPlainArg);
+    if (prep.files['localflags.txt'] !== undefined) localFlags = listedNames(prep.files['localflags.txt']);
     const decideCalls = async (proofCalls: { flag: string; wire: string }[], base: FileTree): Promise<void> => {
       // Proofs, in batches: each flag wire (one per instance of its module) by k-induction; a shallow pass over
       // every point first, then the points it left open up to the full depth.
@@ -290,7 +442,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     );
     const memoryCalls = calls.filter((c) => inMemoryCone.has(c.wire));
     if (memoryCalls.length) {
-      const mapped = await worker.run(['-p', prepScript({ ...prepInput, mapMemories: true })], tree);
+      const mapped = await readDesign(worker, prepInput, tree, true);
       const netlist = mapped.files['prepared.il'];
       const why =
         mapped.code !== 0 || !netlist
@@ -312,11 +464,13 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     targets.forEach((target, i) => {
       const f = inst.flags[i];
       if (!('flag' in f)) return;
+      const why = dropped.get(f.flag);
+      if (why) {
+        outcome.set(i, { status: 'unknown', reason: why });
+        return;
+      }
       const all = wiresOf(f.flag);
-      const wires =
-        target.instance === undefined
-          ? all
-          : all.filter((w) => w === (target.instance ? `${target.instance}.${f.flag}` : f.flag));
+      const wires = target.instance === undefined ? all : all.filter((w) => instanceOf(w, f.flag) === target.instance);
       outcome.set(i, decide(wires, proofs, traces, top, reset ? resetCycles : 0, failure));
     });
   }
@@ -329,5 +483,6 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     }),
     yosysMs,
     ...(failure ? { failure } : {}),
+    ...(isolation ? { isolation } : {}),
   };
 }

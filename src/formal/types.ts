@@ -73,4 +73,9 @@ export interface ProveResult {
   yosysMs: number;
   /** Set when Yosys could not read or prepare the design at all: every verdict is `unknown` with this reason. */
   failure?: string;
+  /**
+   * Set when Yosys rejected the instrumented copy and the sites responsible were left out: the reads of the design
+   * the search took (the first included), the flags left out, the time it took (ms).
+   */
+  isolation?: { reads: number; dropped: number; ms: number };
 }
