@@ -104,8 +104,8 @@ function errorPlace(log: string): { name: string; line: number } | undefined {
   return m ? { name: m[1], line: Number(m[2]) } : undefined;
 }
 
-/** Reads of the instrumented copy the search for rejected sites may make, past the first two (all, none). */
-export const isolationReads = (sites: number) => Math.ceil(Math.log2(Math.max(2, sites))) + 2;
+/** Reads of the instrumented copy the search for rejected sites may make, past two (the first one, the one of none). */
+export const isolationReads = (sites: number) => 2 * Math.ceil(Math.log2(Math.max(2, sites))) + 2;
 
 export interface Isolation {
   /** The prepared design with every flag in `enabled`. */
@@ -119,11 +119,13 @@ export interface Isolation {
 
 /**
  * When Yosys rejects the instrumented copy: the sites responsible are found and left out, so the others are still
- * decided. The copy with no site is read first: if Yosys rejects that too, the design itself is beyond the front
- * end (every point unknown with its message). Otherwise sites are split, guided by the line of each error (the
- * sites whose inserted text sits there are tried apart first), else halved; each read either adds a part to the
- * known-good set or narrows the suspects to it. A suspect alone is a rejected site. The reads are bounded: past the
- * bound the sites not yet cleared are left out as well. Every set kept is one Yosys read whole.
+ * decided. A read costs as much as preparing the design (seconds to minutes on a large one), so the sites an error
+ * names (a flag in its message, or inserted text on its line) are left out first, one read per error. When an
+ * error names none, the copy with no site is read: if Yosys rejects that too, the design itself is beyond the front
+ * end (every point unknown with its message). Otherwise the rest is split, guided by each error's sites, else
+ * halved; each read either adds a part to the known-good set or narrows the suspects to it, and a suspect alone is
+ * a rejected site. The reads are bounded: past the bound the sites not yet cleared are left out as well. Every set
+ * kept is one Yosys read whole.
  */
 export async function isolateSites(
   all: string[],
@@ -131,18 +133,38 @@ export async function isolateSites(
   read: (enabled: ReadonlySet<string>) => Promise<YosysOutput>,
   hint: (log: string) => string[],
   message: (log: string) => string,
+  /** When the search stops starting reads (a share of the run's bound: the points kept still need proofs). */
+  stopAt = Infinity,
 ): Promise<Isolation | { failure: string }> {
   const ok = (o: YosysOutput) => o.code === 0 && o.files['prepared.il'] !== undefined;
   let reads = 1;
+  const dropped = new Map<string, string>();
+  const bound = 2 + isolationReads(all.length);
+  let limit = bound;
+  const spent = () => {
+    if (Date.now() > stopAt) limit = Math.min(limit, reads);
+    return reads >= limit;
+  };
+  // Named sites first: with one error per rejected site, one read each.
+  let remaining = all;
+  let firstLog = first.log;
+  while (reads < bound - 1 && Date.now() <= stopAt) {
+    const named = hint(firstLog).filter((f) => remaining.includes(f));
+    if (!named.length || named.length === remaining.length) break;
+    for (const f of named) dropped.set(f, `could not be instrumented: ${message(firstLog)}`);
+    remaining = remaining.filter((f) => !named.includes(f));
+    const r = await read(new Set(remaining));
+    reads++;
+    if (ok(r)) return { prep: r, enabled: new Set(remaining), dropped, reads };
+    firstLog = r.log;
+  }
   const none = await read(new Set());
   reads++;
   if (!ok(none)) return { failure: `Yosys could not read the design: ${message(none.log)}` };
   let prep = none;
   const good = new Set<string>();
-  const dropped = new Map<string, string>();
-  const budget = reads + isolationReads(all.length);
   // Suspect sets, each with the log of a read that failed with it; `known`: it fails on top of the good set.
-  const pending: { cand: string[]; log: string; known: boolean }[] = [{ cand: all, log: first.log, known: true }];
+  const pending: { cand: string[]; log: string; known: boolean }[] = [{ cand: remaining, log: firstLog, known: true }];
   const tryRead = async (set: string[]) => {
     const r = await read(new Set([...good, ...set]));
     reads++;
@@ -160,7 +182,7 @@ export async function isolateSites(
     }
     let { cand, log } = p;
     if (!p.known) {
-      if (reads >= budget) {
+      if (spent()) {
         pending.unshift(p);
         break;
       }
@@ -168,7 +190,7 @@ export async function isolateSites(
       if (failed === undefined) continue;
       log = failed;
     }
-    while (cand.length > 1 && reads < budget) {
+    while (cand.length > 1 && !spent()) {
       const h = hint(log).filter((f) => cand.includes(f));
       const cut = Math.ceil(cand.length / 2);
       const [part, rest] =
@@ -351,6 +373,8 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
           return i >= 0 && at ? inst.flagsAt(req.sources[i].file, at.line) : [];
         },
         message,
+        // Half the run's bound at most: the points kept still need their proofs.
+        started + ((req.runTimeoutSeconds ?? 120) * 1000) / 2,
       );
       if ('failure' in found) {
         failure = found.failure;

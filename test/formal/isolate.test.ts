@@ -150,9 +150,9 @@ test(
       );
     for (const v of [si, se, ne]) assert.equal(v.status, 'witness', JSON.stringify(v));
     assert.equal(ni.status, 'unreachable', JSON.stringify(ni));
-    // Within the bound: the first read, the read without sites, then the search.
     assert.ok(r.isolation, 'the search ran');
-    assert.ok(r.isolation.reads <= 2 + isolationReads(5), JSON.stringify(r.isolation));
+    // Yosys names each rejected flag: the first read, one without the first named, one without both.
+    assert.equal(r.isolation.reads, 3, JSON.stringify(r.isolation));
     assert.equal(r.isolation.dropped, 2);
     // The proof holds in simulation.
     const mod = topOf([{ file, content }], 'rejected_site');
@@ -207,13 +207,30 @@ test('the search for rejected sites: one bad site among many found in few reads,
     const one = await run(new Set(['f37']), hint);
     assert.deepEqual([...one.found.dropped.keys()], ['f37']);
     assert.equal(one.found.enabled.size, 63);
-    assert.ok(one.reads <= (hint ? 3 : budget), `${one.reads} reads`);
+    // Named: the first read and one without it; halving: about log2(64) + 2.
+    assert.ok(one.reads <= (hint ? 2 : 9), `${one.reads} reads`);
     const three = await run(new Set(['f3', 'f30', 'f60']), hint);
     assert.ok(three.reads <= budget, `${three.reads} reads`);
     // Everything kept was read whole; every bad site is left out (with others, when the bound is reached).
     for (const b of ['f3', 'f30', 'f60']) assert.ok(three.found.dropped.has(b) && !three.found.enabled.has(b));
-    if (hint) assert.equal(three.found.dropped.size, 3);
+    // Named, exactly the three; by halving alone the bound is reached first and sites not yet cleared go too.
+    if (hint) assert.equal(three.found.dropped.size, 3, [...three.found.dropped.keys()].join(' '));
   }
+  // Past its time the search starts no read: what is not cleared is left out, with why.
+  const late = await isolateSites(
+    all,
+    { code: 1, log: 'ERROR: x', files: {} },
+    async (set) =>
+      set.size ? { code: 1, log: 'ERROR: x', files: {} } : { code: 0, log: '', files: { 'prepared.il': 'n' } },
+    () => [],
+    (log) => log,
+    0,
+  );
+  assert.ok(
+    !('failure' in late) && late.reads === 2 && late.dropped.size === 64,
+    JSON.stringify(!('failure' in late) && late.reads),
+  );
+  assert.match([...late.dropped.values()][0], /stopped after 2 reads/);
 });
 
 test(
