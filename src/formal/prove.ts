@@ -9,6 +9,7 @@ import { analyzeSources } from '../hdl';
 import { ChorusError, silentLogger, type Logger, type ModuleInfo } from '../protocol';
 import { readUserText } from '../protocol/userFile';
 import { instrument } from './instrument';
+import { macroCallsAsStatements } from './siteText';
 import type { FormalTarget, ProveRequest, ProveResult, StimulusRow, TargetVerdict, Verdict, Witness } from './types';
 import { YosysStopped, YosysWorker, type FileTexts, type FileTree, type YosysOutput } from './worker';
 import {
@@ -283,7 +284,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
   const pointTimeout = req.pointTimeoutSeconds ?? 10;
   const resetCycles = req.resetCycles ?? 2;
   const analysis = analyzeSources(
-    req.sources.map((s) => ({ name: s.file, content: s.content })),
+    req.sources.map((s) => ({ name: s.file, content: macroCallsAsStatements(s.content) })),
     // `ifdef branches as Yosys compiles them (-D below): the arm of a define-enabled block is found and flagged.
     { top: req.top, defines: req.defines },
   );

@@ -74,3 +74,24 @@ export function siteRightAfter(src: SourceText, sites: BranchSite[], offset: num
   const next = skipSpace(src.text, offset);
   return sites.find((s) => (s.kind === 'if' || s.kind === 'else') && skipSpace(src.text, siteStart(src, s)) === next);
 }
+
+/**
+ * The text the analysis parses: a macro call written as a statement (`` if (a) `SET(x); else … ``) becomes a task
+ * call of the same length (`_SET(x);`), which the parser reads as one statement; a macro call it cannot expand
+ * otherwise ends the if early and loses the else. Offsets stay those of the source, which is what gets
+ * instrumented.
+ */
+export function macroCallsAsStatements(text: string): string {
+  let out = '';
+  let pos = 0;
+  for (let j = text.indexOf('`'); j >= 0; j = text.indexOf('`', j + 1)) {
+    const callEnd = macroCallEnd(text, j);
+    if (callEnd < 0 || text[skipSpace(text, callEnd)] !== ';') continue;
+    // Only in statement position: after `;`, `)` (an if's condition), `:` (a case item), `begin` or `else`.
+    const before = text.slice(Math.max(0, j - 64), j).replace(/\s+$/, '');
+    if (!/(?:[;):]|\bbegin|\belse)$/.test(before)) continue;
+    out += `${text.slice(pos, j)}_`;
+    pos = j + 1;
+  }
+  return out + text.slice(pos);
+}

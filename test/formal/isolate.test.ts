@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { analyzeSources } from '../../src/hdl';
 import { provePoints, type TargetVerdict } from '../../src/engine';
 import { instrument, isolateSites, isolationReads, prove } from '../../src/formal';
+import { macroCallsAsStatements } from '../../src/formal/siteText';
 import type { CoveragePoint } from '../../src/protocol';
 import { repoRoot } from '../helpers/cli';
 import { measureTestbench, randomTestbench, samePoint, services, topOf } from './support';
@@ -43,7 +44,8 @@ const hit = (long: CoveragePoint[], v: TargetVerdict) => long.some((p) => samePo
 test('a case arm that is a macro call is wrapped with its `;`, or without one', () => {
   const file = fixture('macro_arms.sv');
   const content = readFileSync(file, 'utf8');
-  const analysis = analyzeSources([{ name: file, content }]);
+  // As the engine reads it: a macro call with its `;` parsed as one statement, so an else after it is found.
+  const analysis = analyzeSources([{ name: file, content: macroCallsAsStatements(content) }]);
   const t = (line: number, comment: string) => ({ file, line, column: 9, kind: 'line' as const, comment });
   const inst = instrument(
     analysis,
@@ -53,6 +55,8 @@ test('a case arm that is a macro call is wrapped with its `;`, or without one', 
       t(lineOf(file, "2'd1: `SET_Q(a)"), 'case'),
       t(lineOf(file, 'default: `CHECK'), 'case'),
       { ...t(lineOf(file, 'if (b) `TWO(a)'), 'if'), column: 7 },
+      { ...t(lineOf(file, 'if (a && !b) `SET_P'), 'if'), column: 7 },
+      { ...t(lineOf(file, 'if (a && !b) `SET_P'), 'else'), column: 8 },
     ],
   );
   const text = inst.files.get(file)!;
@@ -62,6 +66,10 @@ test('a case arm that is a macro call is wrapped with its `;`, or without one', 
   // A macro of two statements: only the first is the if's arm, so it is not wrapped.
   const two = inst.flags[3];
   assert.ok('reason' in two && /expands to several statements/.test(two.reason), JSON.stringify(two));
+  assert.match(
+    text,
+    /if \(a && !b\) begin chorus_flag_3 = 1'b1; `SET_P\(1'b1\); end\n\s*else begin chorus_flag_4 = 1'b1; `SET_P\(1'b0\); end/,
+  );
   assert.equal(text.split('\n').length, content.split('\n').length, 'lines kept');
 });
 
@@ -86,17 +94,22 @@ test(
 );
 
 test(
-  'an always block in a generate for: an arm one lane runs is not proven, an arm no lane runs is',
+  'generate regions: in a for, an arm one lane runs is not proven and one no lane runs is; a case in a generate if',
   { timeout: 300_000 },
   async () => {
     const file = fixture('gen_lanes.sv');
     const content = readFileSync(file, 'utf8');
     const mod = topOf([{ file, content }], 'gen_lanes');
     const long = await measureTestbench([file], 'gen_lanes', randomTestbench(mod, 3000, 11));
-    const lines = [lineOf(file, 'if (a[i] && i == N - 1)'), lineOf(file, 'if (a[i] && i >= N)')];
+    const lines = [
+      lineOf(file, 'if (a[i] && i == N - 1)'),
+      lineOf(file, 'if (a[i] && i >= N)'),
+      lineOf(file, "2'b11: w <= 2'd3;"),
+      lineOf(file, "2'b10: w <= 2'd2;"),
+    ];
     // Every if point of the two lines, covered or not: Verilator sums the lanes into one point.
     const targets = long
-      .filter((p) => lines.includes(p.line) && p.comment === 'if')
+      .filter((p) => lines.includes(p.line) && (p.comment === 'if' || p.comment === 'case'))
       .map((p) => ({
         file,
         line: p.line,
@@ -105,14 +118,18 @@ test(
         comment: p.comment,
         instance: '',
       }));
-    assert.equal(targets.length, 2, JSON.stringify(long.filter((p) => lines.includes(p.line))));
+    assert.equal(targets.length, 4, JSON.stringify(long.filter((p) => lines.includes(p.line))));
     const r = await prove({ sources: [{ file, content }], top: 'gen_lanes', targets }, services());
-    const [one, none] = lines.map((l) => r.verdicts.find((v) => v.target.line === l)!);
+    const [one, none, both, last] = lines.map((l) => r.verdicts.find((v) => v.target.line === l)!);
     // One flag per lane: the last lane's copy is reached (a flag shared by the copies let one hide the other).
     assert.equal(one.verdict.status, 'witness', JSON.stringify(one.verdict));
     assert.ok(hit(long, one), "the long run reaches the last lane's arm");
     assert.equal(none.verdict.status, 'unreachable', JSON.stringify(none.verdict));
     assert.ok(!hit(long, none), 'the arm no lane runs is hit');
+    // A case in a generate if: the pattern with lane 0's bit set is never reached, the other is.
+    assert.equal(both.verdict.status, 'unreachable', JSON.stringify(both.verdict));
+    assert.ok(!hit(long, both), "q == 2'b11 is hit");
+    assert.equal(last.verdict.status, 'witness', JSON.stringify(last.verdict));
   },
 );
 
