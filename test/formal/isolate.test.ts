@@ -73,6 +73,37 @@ test('a case arm that is a macro call is wrapped with its `;`, or without one', 
   assert.equal(text.split('\n').length, content.split('\n').length, 'lines kept');
 });
 
+test('arms in a function or a task are unknown with why; an arm of the always block calling them is flagged', () => {
+  const file = '/virtual/routines.sv';
+  const content = `module routines(input clk, input [1:0] a, output reg q, output reg r);
+  function automatic f(input [1:0] x);
+    if (x == 2'd3) f = 1'b1;
+    else f = 1'b0;
+  endfunction
+  task automatic t(input y);
+    if (y) r <= 1'b1;
+  endtask
+  always @(posedge clk) begin
+    q <= f(a);
+    if (a[1]) t(a[0]);
+  end
+endmodule
+`;
+  const analysis = analyzeSources([{ name: file, content }]);
+  const t = (line: number, column: number) => ({ file, line, column, kind: 'branch' as const, comment: 'if' });
+  const inst = instrument(analysis, [{ file, content }], [t(3, 5), t(7, 5), t(11, 5)]);
+  const [fn, task, call] = inst.flags;
+  assert.ok(
+    'reason' in fn && /in a function: Yosys evaluates a function call as an expression/.test(fn.reason),
+    JSON.stringify(fn),
+  );
+  assert.ok(
+    'reason' in task && /in a task: a flag set there would be driven by every always block/.test(task.reason),
+    JSON.stringify(task),
+  );
+  assert.ok('flag' in call, JSON.stringify(call));
+});
+
 test(
   'macro-call arms are decided: the unreachable default proven, the others witnessed',
   { timeout: 300_000 },
