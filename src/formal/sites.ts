@@ -185,9 +185,8 @@ function resetBranch(
   }));
   if (events.length < 2) return undefined;
   const cannot = `its always block (line ${always.range.startLine}) has several edge events and CHORUS cannot tell its asynchronous reset branch`;
-  const resets = events.filter((e) => e.signal !== mod.clock);
-  if (resets.length !== 1 || resets.length === events.length) return cannot;
-  const reset = resets[0];
+  // One clock and one reset: the reset is the event signal the block's first if tests for a level.
+  if (events.length !== 2) return cannot;
   let i = skipSpace(src.text, body.start);
   if (wordAt(src.text, i) === 'begin') {
     i = skipSpace(src.text, i + 5);
@@ -196,7 +195,11 @@ function resetBranch(
   }
   const top = mod.sites.find((s) => s.kind === 'if' && ifKeyword(src, s) === i);
   if (!top?.subject) return cannot;
-  const level = levelTested(top.subject, reset.signal);
+  const subject = top.subject;
+  const tested = events.filter((e) => levelTested(subject, e.signal));
+  if (tested.length !== 1) return cannot;
+  const reset = tested[0];
+  const level = levelTested(subject, reset.signal);
   if (!level) return cannot;
   if ((level === 'low') === (reset.edge === 'negedge')) {
     const s = ifArmStatement(src, i);
