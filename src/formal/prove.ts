@@ -148,16 +148,16 @@ export async function isolateSites(
   };
   // Named sites first: with one error per rejected site, one read each.
   let remaining = all;
-  let firstLog = first.log;
+  let lastLog = first.log;
   while (reads < bound - 1 && Date.now() <= stopAt) {
-    const named = hint(firstLog).filter((f) => remaining.includes(f));
+    const named = hint(lastLog).filter((f) => remaining.includes(f));
     if (!named.length || named.length === remaining.length) break;
-    for (const f of named) dropped.set(f, `could not be instrumented: ${message(firstLog)}`);
+    for (const f of named) dropped.set(f, `could not be instrumented: ${message(lastLog)}`);
     remaining = remaining.filter((f) => !named.includes(f));
     const r = await read(new Set(remaining));
     reads++;
     if (ok(r)) return { prep: r, enabled: new Set(remaining), dropped, reads };
-    firstLog = r.log;
+    lastLog = r.log;
   }
   const none = await read(new Set());
   reads++;
@@ -165,7 +165,7 @@ export async function isolateSites(
   let prep = none;
   const good = new Set<string>();
   // Suspect sets, each with the log of a read that failed with it; `known`: it fails on top of the good set.
-  const pending: { cand: string[]; log: string; known: boolean }[] = [{ cand: remaining, log: firstLog, known: true }];
+  const pending: { cand: string[]; log: string; known: boolean }[] = [{ cand: remaining, log: lastLog, known: true }];
   const tryRead = async (set: string[]) => {
     const r = await read(new Set([...good, ...set]));
     reads++;
