@@ -299,7 +299,9 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
   const headerTexts = Object.values(headers).flatMap((d) =>
     typeof d === 'object' ? Object.values(d).filter((t): t is string => typeof t === 'string') : [],
   );
-  const inst = instrument(analysis, req.sources, targets, headerTexts);
+  // Where an arm's macro may be defined: the sources, their headers, the run's defines.
+  const defineTexts = Object.entries(req.defines ?? {}).map(([k, v]) => `\`define ${k} ${v}`);
+  const inst = instrument(analysis, req.sources, targets, [...headerTexts, ...defineTexts]);
   const treeOf = (files: Map<string, string>): FileTree => {
     const tree: FileTree = { ...headers };
     req.sources.forEach((s, i) => (tree[names[i]] = files.get(s.file) ?? s.content));
