@@ -5,6 +5,10 @@ import type { BranchSite } from '../protocol';
 export interface AlwaysBody {
   start: number;
   end: number;
+  /** The block's `always` keyword. */
+  keyword: number;
+  /** Inside a generate for/if/case: its flags are declared beside it, one copy per elaborated block. */
+  generate: boolean;
 }
 
 /**

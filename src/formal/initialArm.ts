@@ -85,7 +85,7 @@ const truth = (condition: string, negated: boolean) =>
  * end that Yosys folds with the run's parameters. Constant 0 means no simulation of this elaboration runs the arm.
  */
 export function initialArm(src: SourceText, mod: ModuleInfo, arm: Arm, target: FormalTarget): ArmLookup {
-  const notModelled = `the arm at line ${target.line} is not in an always block or an \`initial begin … end\` at module level (a function, task or generate region is not modelled)`;
+  const notModelled = `the arm at line ${target.line} is not in an always block or an \`initial begin … end\` at module level (an initial block inside a generate region is not modelled)`;
   const block = initialBlocks(src, mod).find((b) => b.start <= arm.start && arm.end <= b.end);
   if (!block) return { kind: 'none', reason: notModelled };
   if (!arm.owner)

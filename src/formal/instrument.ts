@@ -7,14 +7,25 @@
 import type { DesignAnalysis } from '../protocol';
 import { fsmFlag, fsmIndex } from './fsmFlags';
 import { findArm, initialBlocks, sourceText, type ArmPlan, type SourceText } from './sites';
-import { lineStarts, offsetOf, skipBalanced, skipSpace } from './text';
+import { macroCallEnd } from './siteText';
+import { offsetOf, skipBalanced, skipSpace, wordAt } from './text';
 import type { FormalTarget } from './types';
 
 export interface Instrumented {
-  /** Instrumented text per source file (same keys as the input). */
+  /** Instrumented text per source file (same keys as the input), every flag in it. */
   files: Map<string, string>;
   /** Per target (same order): the flag that marks its arm and the arm in words, or why there is none. */
   flags: ({ flag: string; module: string; label: string } | { reason: string })[];
+  /**
+   * The copy with only these flags' sites instrumented, every other site left as written (a flag Yosys rejects is
+   * left out and the others are still decided). Lines are the source's: nothing inserted holds a line break.
+   */
+  render(enabled: ReadonlySet<string>): Map<string, string>;
+  /**
+   * The flags whose inserted text sits on a line of a file: the ones an error Yosys reports there may be about.
+   * Flags whose own arm is on the line come first; failing those, those whose always block or module end is.
+   */
+  flagsAt(file: string, line: number): string[];
 }
 
 interface Wrap {
@@ -89,21 +100,68 @@ function applyWraps(text: string, wraps: Wrap[]): string {
   return out + text.slice(pos);
 }
 
+type ArmSite = Exclude<ArmPlan, { kind: 'initial' }> & { flag: string };
+
+/** A flag written at its module's end: an initial arm's wire, an FSM point's wire and its FSM's sampler. */
+interface EndSite {
+  flag: string;
+  file: string;
+  module: string;
+  verilog: string;
+  sampler?: { key: string; text: string };
+}
+
+/** A macro's body as `define writes it (line continuations joined), from the given texts; undefined if none. */
+function macroBody(name: string, texts: string[]): string | undefined {
+  const re = new RegExp(String.raw`^[ \t]*\`define[ \t]+${name}\b((?:\\\r?\n|[^\n])*)`, 'm');
+  for (const t of texts) {
+    const m = re.exec(t);
+    if (m) return m[1].replace(/\\\r?\n/g, ' ');
+  }
+  return undefined;
+}
+
+/**
+ * Whether a macro body is more than one statement: a `;` outside brackets and begin…end with more text after it.
+ * Such a call as an arm's statement runs only its first statement in the arm (the rest follows the if or case);
+ * wrapping the call in `begin … end` would move the rest into the arm.
+ */
+function severalStatements(body: string): boolean {
+  let text = body.replace(/"(?:[^"\\\n]|\\.)*"/g, '""').replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, ' ');
+  if (text.startsWith('(')) {
+    // the formal arguments: `define M(a, b) …` (no space before the bracket)
+    const close = skipBalanced(text, 0);
+    text = close < 0 ? '' : text.slice(close);
+  }
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    const w = /[A-Za-z_]/.test(c) && !/[\w$]/.test(text[i - 1] ?? '') ? wordAt(text, i) : '';
+    if (w) {
+      if (/^(begin|fork|case|casez|casex)$/.test(w)) depth++;
+      else if (/^(end|join|join_any|join_none|endcase)$/.test(w)) depth--;
+      i += w.length - 1;
+    } else if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') depth--;
+    else if (c === ';' && depth === 0 && text.slice(i + 1).replace(/[\s;]/g, '') !== '') return true;
+  }
+  return false;
+}
+
 export function instrument(
   analysis: DesignAnalysis,
   sources: { file: string; content: string }[],
   targets: FormalTarget[],
+  /** Header texts the sources include: where a macro an arm calls may be defined. */
+  headers: string[] = [],
 ): Instrumented {
   const texts = new Map<string, SourceText>(sources.map((s) => [s.file, sourceText(s.file, s.content)]));
-  const wraps = new Map<string, Wrap[]>();
-  const declarations = new Map<string, Map<string, string[]>>(); // file → module → flags
-  const alwaysFlags = new Map<string, { file: string; start: number; end: number; flags: string[] }>();
+  const macroTexts = [...sources.map((s) => s.content), ...headers];
+  const armSites: ArmSite[] = [];
+  const endSites: EndSite[] = [];
   const byArm = new Map<string, string>();
   const flags: Instrumented['flags'] = [];
-  // FSM points: flag wires (and each FSM's sampling registers, once) added before their module's end.
-  const endText = new Map<string, Map<string, string[]>>(); // file → module → Verilog
   const fsms = targets.some((t) => t.kind === 'fsm_state' || t.kind === 'fsm_arc') ? fsmIndex(sources) : [];
-  const samplers = new Set<string>();
   let next = 0;
   for (const t of targets) {
     if (t.kind === 'fsm_state' || t.kind === 'fsm_arc') {
@@ -117,15 +175,13 @@ export function instrument(
       if (!flag) {
         flag = `${FLAG_PREFIX}${next++}`;
         byArm.set(key, flag);
-        const mods = endText.get(f.file) ?? new Map<string, string[]>();
-        endText.set(f.file, mods);
-        const list = mods.get(f.module) ?? [];
-        mods.set(f.module, list);
-        if (!samplers.has(f.fsm)) {
-          samplers.add(f.fsm);
-          list.push(f.sampler);
-        }
-        list.push(`(* keep *) wire ${flag} = ${f.condition};`);
+        endSites.push({
+          flag,
+          file: f.file,
+          module: f.module,
+          verilog: `(* keep *) wire ${flag} = ${f.condition};`,
+          sampler: { key: f.fsm, text: f.sampler },
+        });
       }
       flags.push({ flag, module: f.module, label: f.label });
       continue;
@@ -135,88 +191,153 @@ export function instrument(
       flags.push({ reason: arm.reason });
       continue;
     }
+    if (arm.kind !== 'initial') {
+      const text = texts.get(arm.file)?.text ?? '';
+      const call = text[arm.start] === '`' ? wordAt(text, arm.start + 1) : '';
+      const body = call && macroCallEnd(text, arm.start) > 0 ? macroBody(call, macroTexts) : undefined;
+      if (body !== undefined && severalStatements(body)) {
+        flags.push({
+          reason: `the arm at line ${t.line} is the macro call \`${call}, which expands to several statements: only the first is the arm's, so wrapping the call would change the design (not modelled)`,
+        });
+        continue;
+      }
+    }
     // An initial block's if arm and its else span the same text: their conditions tell them apart.
     const key = `${arm.file}\u0000${arm.kind}\u0000${arm.start}\u0000${arm.end}${arm.kind === 'initial' ? `\u0000${arm.condition}` : ''}`;
     let flag = byArm.get(key);
     if (!flag) {
       flag = `${FLAG_PREFIX}${next++}`;
       byArm.set(key, flag);
-      if (arm.kind === 'initial') addEnd(arm.file, arm.module, `(* keep *) wire ${flag} = ${arm.condition};`);
-      else addArm(arm, flag);
+      if (arm.kind === 'initial')
+        endSites.push({
+          flag,
+          file: arm.file,
+          module: arm.module,
+          verilog: `(* keep *) wire ${flag} = ${arm.condition};`,
+        });
+      else armSites.push({ ...arm, flag });
     }
     flags.push({ flag, module: arm.module, label: arm.label });
   }
 
-  function addEnd(file: string, module: string, verilog: string): void {
-    const mods = endText.get(file) ?? new Map<string, string[]>();
-    endText.set(file, mods);
-    mods.set(module, [...(mods.get(module) ?? []), verilog]);
+  // Each always block with flags, numbered once: a block in a generate region gets a scope of that number.
+  const alwaysKey = (a: ArmSite) => `${a.file}\u0000${a.always.keyword}`;
+  const scopes = new Map<string, number>();
+  for (const a of armSites) if (!scopes.has(alwaysKey(a))) scopes.set(alwaysKey(a), scopes.size);
+
+  /** Where each module's `endmodule` sits, as an offset of its file's text. */
+  const moduleEnd = (file: string, module: string): number => {
+    const m = analysis.modules.find((x) => x.name === module && x.file === file);
+    const src = texts.get(file);
+    if (!m || !src) return -1;
+    return src.text.lastIndexOf('endmodule', offsetOf(src.starts, m.range.endLine, m.range.endColumn));
+  };
+
+  // Ending tasks blanked once; every render starts from these texts.
+  const blanked = new Map<string, string>();
+  for (const s of sources) {
+    const src = texts.get(s.file)!;
+    const initials = analysis.modules.filter((m) => m.file === s.file).flatMap((m) => initialBlocks(src, m));
+    blanked.set(s.file, blankEndingTasks(s.content, initials));
   }
 
-  function addArm(arm: Exclude<ArmPlan, { kind: 'initial' }>, flag: string): void {
-    const list = wraps.get(arm.file) ?? [];
-    wraps.set(arm.file, list);
-    if (arm.kind === 'arm')
-      list.push({ start: arm.start, end: arm.end, open: `begin ${flag} = 1'b1; `, close: ' end', rank: 1 });
-    else
-      list.push({
-        start: arm.start,
-        end: arm.end,
-        open: 'begin ',
-        close: ` end else begin ${flag} = 1'b1; end`,
-        rank: 0,
-      });
-    const akey = `${arm.file}\u0000${arm.always.start}`;
-    const a = alwaysFlags.get(akey) ?? { file: arm.file, start: arm.always.start, end: arm.always.end, flags: [] };
-    a.flags.push(flag);
-    alwaysFlags.set(akey, a);
-    const mods = declarations.get(arm.file) ?? new Map<string, string[]>();
-    declarations.set(arm.file, mods);
-    mods.set(arm.module, [...(mods.get(arm.module) ?? []), flag]);
-  }
-
-  for (const a of alwaysFlags.values()) {
-    const list = wraps.get(a.file) ?? [];
-    wraps.set(a.file, list);
-    list.push({
-      start: a.start,
-      end: a.end,
-      open: `begin ${a.flags.map((f) => `${f} = 1'b0;`).join(' ')} `,
-      close: ' end',
-      rank: -1,
-    });
-  }
-
-  const files = new Map<string, string>();
-  for (const s0 of sources) {
-    const src = texts.get(s0.file)!;
-    const initials = analysis.modules.filter((m) => m.file === s0.file).flatMap((m) => initialBlocks(src, m));
-    const s = { file: s0.file, content: blankEndingTasks(s0.content, initials) };
-    let text = applyWraps(s.content, wraps.get(s.file) ?? []);
-    // Declarations go before each module's `endmodule` (Yosys reads a name declared after its use).
-    const mods = declarations.get(s.file);
-    const extra = endText.get(s.file);
-    if (mods || extra) {
-      const starts = lineStarts(s.content);
-      const ends: { at: number; text: string }[] = [];
-      for (const name of new Set([...(mods?.keys() ?? []), ...(extra?.keys() ?? [])])) {
-        const m = analysis.modules.find((x) => x.name === name && x.file === s.file);
-        if (!m) continue;
-        const endOffset = offsetOf(starts, m.range.endLine, m.range.endColumn);
-        const at = s.content.lastIndexOf('endmodule', endOffset);
-        const text = [
-          ...(mods?.get(name) ?? []).map((f) => `(* keep *) reg ${f};\n`),
-          ...(extra?.get(name) ?? []).map((v) => `${v}\n`),
-        ].join('');
-        if (at >= 0) ends.push({ at, text });
-      }
-      // Offsets are of the original text: re-apply the wraps with the declarations as zero-width wraps.
-      text = applyWraps(s.content, [
-        ...(wraps.get(s.file) ?? []),
-        ...ends.map((e) => ({ start: e.at, end: e.at, open: e.text, close: '', rank: 2 })),
-      ]);
+  function render(enabled: ReadonlySet<string>): Map<string, string> {
+    const wraps = new Map<string, Wrap[]>();
+    const push = (file: string, w: Wrap) => {
+      const list = wraps.get(file) ?? [];
+      wraps.set(file, list);
+      list.push(w);
+    };
+    const groups = new Map<string, { site: ArmSite; flags: string[] }>();
+    const ends = new Map<string, string[]>(); // file + module → Verilog
+    const addEnd = (file: string, module: string, verilog: string) => {
+      const k = `${file}\u0000${module}`;
+      ends.set(k, [...(ends.get(k) ?? []), verilog]);
+    };
+    for (const a of armSites) {
+      if (!enabled.has(a.flag)) continue;
+      if (a.kind === 'arm')
+        push(a.file, { start: a.start, end: a.end, open: `begin ${a.flag} = 1'b1; `, close: ' end', rank: 1 });
+      else
+        push(a.file, {
+          start: a.start,
+          end: a.end,
+          open: 'begin ',
+          close: ` end else begin ${a.flag} = 1'b1; end`,
+          rank: 0,
+        });
+      const g = groups.get(alwaysKey(a)) ?? { site: a, flags: [] };
+      groups.set(alwaysKey(a), g);
+      g.flags.push(a.flag);
     }
-    files.set(s.file, rewriteXCompares(text));
+    for (const [key, { site, flags: fs }] of groups) {
+      push(site.file, {
+        start: site.always.start,
+        end: site.always.end,
+        open: `begin ${fs.map((f) => `${f} = 1'b0;`).join(' ')} `,
+        close: ' end',
+        rank: -1,
+      });
+      const decls = fs.map((f) => `(* keep *) reg ${f};`).join(' ');
+      // A block in a generate for is elaborated once per iteration: one module-level flag would have a driver per
+      // copy. Declared in a scope of the block's own, each copy sets its own flag (proven only when every one is).
+      if (site.always.generate)
+        push(site.file, {
+          start: site.always.keyword,
+          end: site.always.end,
+          open: `if (1'b1) begin : chorus_scope_${scopes.get(key)} ${decls} `,
+          close: ' end else begin end',
+          rank: -2,
+        });
+      else addEnd(site.file, site.module, decls);
+    }
+    const sampled = new Set<string>();
+    for (const e of endSites) {
+      if (!enabled.has(e.flag)) continue;
+      if (e.sampler && !sampled.has(e.sampler.key)) {
+        sampled.add(e.sampler.key);
+        addEnd(e.file, e.module, e.sampler.text.replace(/\n/g, ' '));
+      }
+      addEnd(e.file, e.module, e.verilog);
+    }
+    for (const [k, verilog] of ends) {
+      const [file, module] = k.split('\u0000');
+      const at = moduleEnd(file, module);
+      // Before `endmodule` (Yosys reads a name declared after its use), on its line: lines stay the source's.
+      if (at >= 0) push(file, { start: at, end: at, open: `${verilog.join(' ')} `, close: '', rank: 2 });
+    }
+    const files = new Map<string, string>();
+    for (const s of sources)
+      files.set(s.file, rewriteXCompares(applyWraps(blanked.get(s.file)!, wraps.get(s.file) ?? [])));
+    return files;
   }
-  return { files, flags };
+
+  function flagsAt(file: string, line: number): string[] {
+    const src = texts.get(file);
+    if (!src) return [];
+    const lineOf = (offset: number) => {
+      let lo = 0;
+      let hi = src.starts.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (src.starts[mid] <= offset) lo = mid;
+        else hi = mid - 1;
+      }
+      return lo + 1;
+    };
+    const own = armSites.filter((a) => a.file === file && (lineOf(a.start) === line || lineOf(a.end) === line));
+    if (own.length) return own.map((a) => a.flag);
+    const shared = [
+      ...armSites.filter(
+        (a) =>
+          a.file === file &&
+          [a.always.keyword, a.always.start, a.always.end, moduleEnd(a.file, a.module)].some((o) => lineOf(o) === line),
+      ),
+      ...endSites.filter((e) => e.file === file && lineOf(moduleEnd(e.file, e.module)) === line),
+    ];
+    return [...new Set(shared.map((x) => x.flag))];
+  }
+
+  const all = new Set([...armSites.map((a) => a.flag), ...endSites.map((e) => e.flag)]);
+  return { files: render(all), flags, render, flagsAt };
 }

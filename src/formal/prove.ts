@@ -9,10 +9,11 @@ import { analyzeSources } from '../hdl';
 import { ChorusError, silentLogger, type Logger, type ModuleInfo } from '../protocol';
 import { readUserText } from '../protocol/userFile';
 import { instrument } from './instrument';
+import { macroCallsAsStatements } from './siteText';
 import type { FormalTarget, ProveRequest, ProveResult, StimulusRow, TargetVerdict, Verdict, Witness } from './types';
 import { slangFrontEnd } from './runtime';
 import { noteFrontEnd, proverVersion } from './version';
-import { YosysStopped, YosysWorker, type FileTexts, type FileTree } from './worker';
+import { YosysStopped, YosysWorker, type FileTexts, type FileTree, type YosysOutput } from './worker';
 import {
   isPlainArg,
   jointProofScript,
@@ -22,6 +23,7 @@ import {
   parseWitness,
   prepScript,
   proofScript,
+  type PrepInput,
   witnessScript,
   type ProofOutcome,
 } from './yosys';
@@ -91,6 +93,138 @@ function unknownAll(targets: FormalTarget[], reason: string): TargetVerdict[] {
   return targets.map((target) => ({ target, verdict: { status: 'unknown', reason } }));
 }
 
+/**
+ * Reads and prepares one copy of the design (the instrumented sources in `tree`): the one place the front end is
+ * invoked.
+ */
+function readDesign(worker: YosysWorker, input: Omit<PrepInput, 'mapMemories'>, tree: FileTree, mapMemories: boolean) {
+  return worker.run(['-p', prepScript({ ...input, mapMemories })], tree);
+}
+
+/** The file and line of Yosys' first error, when it names one. */
+function errorPlace(log: string): { name: string; line: number } | undefined {
+  const m = /^(\S+):(\d+): ERROR: /m.exec(log);
+  return m ? { name: m[1], line: Number(m[2]) } : undefined;
+}
+
+/** Reads of the instrumented copy the search for rejected sites may make, past two (the first one, the one of none). */
+export const isolationReads = (sites: number) => 2 * Math.ceil(Math.log2(Math.max(2, sites))) + 2;
+
+export interface Isolation {
+  /** The prepared design with every flag in `enabled`. */
+  prep: YosysOutput;
+  enabled: Set<string>;
+  /** Flags left out, with why. */
+  dropped: Map<string, string>;
+  /** Reads of the design made (the first, of every flag, included). */
+  reads: number;
+}
+
+/**
+ * When Yosys rejects the instrumented copy: the sites responsible are found and left out, so the others are still
+ * decided. A read costs as much as preparing the design (seconds to minutes on a large one), so the sites an error
+ * names (a flag in its message, or inserted text on its line) are left out first, one read per error. When an
+ * error names none, the copy with no site is read: if Yosys rejects that too, the design itself is beyond the front
+ * end (every point unknown with its message). Otherwise the rest is split, guided by each error's sites, else
+ * halved; each read either adds a part to the known-good set or narrows the suspects to it, and a suspect alone is
+ * a rejected site. The reads are bounded: past the bound the sites not yet cleared are left out as well. Every set
+ * kept is one Yosys read whole.
+ */
+export async function isolateSites(
+  all: string[],
+  first: YosysOutput,
+  read: (enabled: ReadonlySet<string>) => Promise<YosysOutput>,
+  hint: (log: string) => string[],
+  message: (log: string) => string,
+  /** When the search stops starting reads (a share of the run's bound: the points kept still need proofs). */
+  stopAt = Infinity,
+): Promise<Isolation | { failure: string }> {
+  const ok = (o: YosysOutput) => o.code === 0 && o.files['prepared.il'] !== undefined;
+  let reads = 1;
+  const dropped = new Map<string, string>();
+  const bound = 2 + isolationReads(all.length);
+  let limit = bound;
+  const spent = () => {
+    if (Date.now() > stopAt) limit = Math.min(limit, reads);
+    return reads >= limit;
+  };
+  // Named sites first: with one error per rejected site, one read each.
+  let remaining = all;
+  let lastLog = first.log;
+  while (reads < bound - 1 && Date.now() <= stopAt) {
+    const named = hint(lastLog).filter((f) => remaining.includes(f));
+    if (!named.length || named.length === remaining.length) break;
+    for (const f of named) dropped.set(f, `could not be instrumented: ${message(lastLog)}`);
+    remaining = remaining.filter((f) => !named.includes(f));
+    const r = await read(new Set(remaining));
+    reads++;
+    if (ok(r)) return { prep: r, enabled: new Set(remaining), dropped, reads };
+    lastLog = r.log;
+  }
+  const none = await read(new Set());
+  reads++;
+  if (!ok(none)) return { failure: `Yosys could not read the design: ${message(none.log)}` };
+  let prep = none;
+  const good = new Set<string>();
+  // Suspect sets, each with the log of a read that failed with it; `known`: it fails on top of the good set.
+  const pending: { cand: string[]; log: string; known: boolean }[] = [{ cand: remaining, log: lastLog, known: true }];
+  const tryRead = async (set: string[]) => {
+    const r = await read(new Set([...good, ...set]));
+    reads++;
+    if (!ok(r)) return r.log;
+    for (const f of set) good.add(f);
+    prep = r;
+    return undefined;
+  };
+  for (let p = pending.shift(); p; p = pending.shift()) {
+    if (!p.known) {
+      // Every part not yet tried goes in one read: with one rejected site, that read clears them all.
+      const untried = pending.filter((q) => !q.known);
+      p = { cand: [...p.cand, ...untried.flatMap((q) => q.cand)], log: p.log, known: false };
+      pending.splice(0, pending.length, ...pending.filter((q) => q.known));
+    }
+    let { cand, log } = p;
+    if (!p.known) {
+      if (spent()) {
+        pending.unshift(p);
+        break;
+      }
+      const failed = await tryRead(cand);
+      if (failed === undefined) continue;
+      log = failed;
+    }
+    while (cand.length > 1 && !spent()) {
+      const h = hint(log).filter((f) => cand.includes(f));
+      const cut = Math.ceil(cand.length / 2);
+      const [part, rest] =
+        h.length && h.length < cand.length
+          ? [cand.filter((f) => !h.includes(f)), h]
+          : [cand.slice(0, cut), cand.slice(cut)];
+      const failed = await tryRead(part);
+      if (failed === undefined) cand = rest;
+      else {
+        // Something in the part fails; the rest is tried later, on top of the good set then.
+        pending.unshift({ cand: rest, log, known: false });
+        cand = part;
+        log = failed;
+      }
+    }
+    if (cand.length === 1) dropped.set(cand[0], `could not be instrumented: ${message(log)}`);
+    else {
+      pending.unshift({ cand, log, known: true });
+      break;
+    }
+  }
+  // Past the bound: what was not cleared is left out.
+  for (const p of pending)
+    for (const f of p.cand)
+      dropped.set(
+        f,
+        `could not be instrumented: Yosys rejected the instrumented copy (${message(p.log)}), and the search for the sites responsible stopped after ${reads} reads before clearing this one`,
+      );
+  return { prep, enabled: good, dropped, reads };
+}
+
 /** The witness rows for a trace: every input but the clock, per cycle, up to the cycle that sets the flag. */
 function witnessOf(
   top: ModuleInfo,
@@ -152,25 +286,30 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
   const pointTimeout = req.pointTimeoutSeconds ?? 10;
   const resetCycles = req.resetCycles ?? 2;
   const analysis = analyzeSources(
-    req.sources.map((s) => ({ name: s.file, content: s.content })),
+    req.sources.map((s) => ({ name: s.file, content: macroCallsAsStatements(s.content) })),
     // `ifdef branches as Yosys compiles them (-D below): the arm of a define-enabled block is found and flagged.
     { top: req.top, defines: req.defines },
   );
   const top = analysis.modules.find((m) => m.name === req.top);
   if (!top) throw new ChorusError('bad_input', `No module '${req.top}' in the design: check --top.`);
   const targets = req.targets;
-  const inst = instrument(analysis, req.sources, targets);
-
   // Virtual file system: sources under distinct names, each source's folder and the include folders as -I.
-  const tree: FileTree = {};
-  const names: string[] = [];
-  req.sources.forEach((s, i) => {
-    const name = `src${i}_${basename(s.file).replace(/[^\w.-]/g, '_')}`;
-    names.push(name);
-    tree[name] = inst.files.get(s.file) ?? s.content;
-  });
+  const headers: FileTree = {};
+  const names = req.sources.map((s, i) => `src${i}_${basename(s.file).replace(/[^\w.-]/g, '_')}`);
   const folders = [...new Set([...req.sources.map((s) => dirname(s.file)), ...(req.includeDirs ?? [])])];
-  const includeDirs = await includeTree(folders, tree);
+  const includeDirs = await includeTree(folders, headers);
+  const headerTexts = Object.values(headers).flatMap((d) =>
+    typeof d === 'object' ? Object.values(d).filter((t): t is string => typeof t === 'string') : [],
+  );
+  // Where an arm's macro may be defined: the sources, their headers, the run's defines.
+  const defineTexts = Object.entries(req.defines ?? {}).map(([k, v]) => `\`define ${k} ${v}`);
+  const inst = instrument(analysis, req.sources, targets, [...headerTexts, ...defineTexts]);
+  const treeOf = (files: Map<string, string>): FileTree => {
+    const tree: FileTree = { ...headers };
+    req.sources.forEach((s, i) => (tree[names[i]] = files.get(s.file) ?? s.content));
+    return tree;
+  };
+  let tree = treeOf(inst.files);
 
   const verdicts: TargetVerdict[] = targets.map((target, i) => {
     const f = inst.flags[i];
@@ -194,6 +333,9 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
   let frontEnd: 'slang' | 'verilog' = slang ? 'slang' : 'verilog';
   const outcome = new Map<number, Verdict>();
   let failure: string | undefined;
+  let isolation: ProveResult['isolation'];
+  /** Flags whose site Yosys rejected, with why. */
+  let dropped = new Map<string, string>();
   // Filled as Yosys answers: a run stopped at its bound keeps the points decided before.
   let flagWires: string[] | undefined;
   const proofs = new Map<string, ProofOutcome>();
@@ -201,6 +343,17 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
   const reset =
     top.reset && top.ports.some((p) => p.name === top.reset!.name && p.direction === 'input') ? top.reset : null;
   const wiresOf = (flag: string) => (flagWires ?? []).filter((w) => w === flag || w.endsWith(`.${flag}`));
+  // A flag's names inside its module: `chorus_flag_3`, or one per copy of a generate block
+  // (`g_lane[0].chorus_scope_0.chorus_flag_3`); a flattened wire is an instance path and one of them.
+  let localFlags: string[] | undefined;
+  const instanceOf = (wire: string, flag: string): string | undefined => {
+    const locals = (localFlags ?? [flag]).filter((l) => l === flag || l.endsWith(`.${flag}`));
+    for (const l of locals) {
+      if (wire === l) return '';
+      if (wire.endsWith(`.${l}`)) return wire.slice(0, wire.length - l.length - 1);
+    }
+    return undefined;
+  };
   try {
     const prepInput = {
       files: names,
@@ -209,13 +362,16 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       includeDirs,
       parameters: req.parameters ?? {},
     };
+    // Name the user's files, not their copies in Yosys' file system.
+    const message = (log: string) =>
+      names.reduce((m, n, i) => m.split(n).join(req.sources[i].file), lastError(log) ?? 'Yosys stopped');
     // Memories stay memory cells here: a big memory mapped to registers is tens of thousands of bits, and most flags
     // (a parameter-disabled arm, a pointer compare) never read a memory.
-    let prep = await worker.run(['-p', prepScript({ ...prepInput, frontEnd, mapMemories: false })], tree);
+    let prep = await readDesign(worker, { ...prepInput, frontEnd }, tree, false);
     if (frontEnd === 'slang' && (prep.code !== 0 || !prep.files['prepared.il'])) {
       // slang is stricter than Yosys 0.55 in places: a design only the older parser takes is still proven there.
       const retry = startWorker(undefined);
-      const old = await retry.run(['-p', prepScript({ ...prepInput, frontEnd: 'verilog', mapMemories: false })], tree);
+      const old = await readDesign(retry, { ...prepInput, frontEnd: 'verilog' }, tree, false);
       if (old.code === 0 && old.files['prepared.il']) {
         logger.info(
           `formal: read_slang could not read the design (${lastError(prep.log) ?? `exit ${prep.code}`}); read_verilog -sv did`,
@@ -224,22 +380,46 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
         [worker, prep, frontEnd] = [retry, old, 'verilog'];
       } else retry.close();
     }
-    const prepared = prep.files['prepared.il'];
-    if (prep.code !== 0 || !prepared) {
-      // Name the user's files, not their copies in Yosys' file system.
-      const message = names.reduce(
-        (m, n, i) => m.split(n).join(req.sources[i].file),
-        lastError(prep.log) ?? `exit ${prep.code}`,
+    if (prep.code !== 0 || !prep.files['prepared.il']) {
+      // One site Yosys rejects must not cost every point: find it, leave it out, decide the rest.
+      const isolateStart = Date.now();
+      const reader = worker;
+      const front = frontEnd;
+      const found = await isolateSites(
+        flagged,
+        prep,
+        (enabled) => readDesign(reader, { ...prepInput, frontEnd: front }, treeOf(inst.render(enabled)), false),
+        (log) => {
+          const at = errorPlace(log);
+          const i = at ? names.indexOf(at.name) : -1;
+          // Flags the message names (`for signal \chorus_flag_3`), else those whose text is on the error's line.
+          const named = [...log.matchAll(/ERROR: .*/g)].flatMap((m) => m[0].match(/chorus_flag_\d+/g) ?? []);
+          if (named.length) return [...new Set(named)];
+          return i >= 0 && at ? inst.flagsAt(req.sources[i].file, at.line) : [];
+        },
+        message,
+        // Half the run's bound at most: the points kept still need their proofs.
+        started + ((req.runTimeoutSeconds ?? 120) * 1000) / 2,
       );
-      failure = `Yosys could not read the design: ${message}`;
-      return {
-        verdicts: unknownAll(targets, failure),
-        yosysMs: Date.now() - started,
-        failure,
-        prover: proverVersion(frontEnd),
-      };
+      if ('failure' in found) {
+        failure = found.failure;
+        return {
+          verdicts: unknownAll(targets, failure),
+          yosysMs: Date.now() - started,
+          failure,
+          prover: proverVersion(frontEnd),
+        };
+      }
+      isolation = { reads: found.reads, dropped: found.dropped.size, ms: Date.now() - isolateStart };
+      logger.warn(
+        `formal: Yosys rejected ${found.dropped.size} instrumented site(s); the other ${found.enabled.size} are decided (${found.reads} reads, ${isolation.ms} ms)`,
+      );
+      dropped = found.dropped;
+      prep = found.prep;
+      tree = treeOf(inst.render(found.enabled));
     }
     noteFrontEnd(frontEnd);
+    const prepared = prep.files['prepared.il']!;
     failure = clockProblem(prep.files);
     if (failure)
       return {
@@ -250,6 +430,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       };
 
     flagWires = listedNames(prep.files['flags.txt']).filter(isPlainArg);
+    if (prep.files['localflags.txt'] !== undefined) localFlags = listedNames(prep.files['localflags.txt']);
     const decideCalls = async (proofCalls: { flag: string; wire: string }[], base: FileTree): Promise<void> => {
       // Proofs, in batches: each flag wire (one per instance of its module) by k-induction; a shallow pass over
       // every point first, then the points it left open up to the full depth.
@@ -322,7 +503,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     );
     const memoryCalls = calls.filter((c) => inMemoryCone.has(c.wire));
     if (memoryCalls.length) {
-      const mapped = await worker.run(['-p', prepScript({ ...prepInput, frontEnd, mapMemories: true })], tree);
+      const mapped = await readDesign(worker, { ...prepInput, frontEnd }, tree, true);
       const netlist = mapped.files['prepared.il'];
       const why =
         mapped.code !== 0 || !netlist
@@ -344,11 +525,13 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     targets.forEach((target, i) => {
       const f = inst.flags[i];
       if (!('flag' in f)) return;
+      const why = dropped.get(f.flag);
+      if (why) {
+        outcome.set(i, { status: 'unknown', reason: why });
+        return;
+      }
       const all = wiresOf(f.flag);
-      const wires =
-        target.instance === undefined
-          ? all
-          : all.filter((w) => w === (target.instance ? `${target.instance}.${f.flag}` : f.flag));
+      const wires = target.instance === undefined ? all : all.filter((w) => instanceOf(w, f.flag) === target.instance);
       outcome.set(i, decide(wires, proofs, traces, top, reset ? resetCycles : 0, failure));
     });
   }
@@ -362,5 +545,6 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     yosysMs,
     prover: proverVersion(frontEnd),
     ...(failure ? { failure } : {}),
+    ...(isolation ? { isolation } : {}),
   };
 }

@@ -55,7 +55,7 @@ function alwaysBody(src: SourceText, s: BranchSite): AlwaysBody | undefined {
     if (i < 0) return undefined;
     i = skipSpace(t, i);
   }
-  return { start: i, end: end(src, s) };
+  return { start: i, end: end(src, s), keyword: skipSpace(t, start(src, s)), generate: s.within === 'generate' };
 }
 
 /** The if site whose keyword sits at a point; a lone if site on the point's line when the column does not match. */
@@ -153,6 +153,63 @@ function armOf(src: SourceText, mod: ModuleInfo, target: FormalTarget): Arm | st
   return `a '${c}' point is not modelled`;
 }
 
+const stripParens = (t: string) => {
+  let x = t.replace(/\s+/g, '');
+  while (x.startsWith('(') && x.endsWith(')') && skipBalanced(x, 0) === x.length) x = x.slice(1, -1);
+  return x;
+};
+
+/** Whether a condition is true exactly when a 1-bit signal is low (`!s`, `~s`, `s == 1'b0`), high, or neither. */
+function levelTested(cond: string, signal: string): 'low' | 'high' | undefined {
+  const c = stripParens(cond);
+  const e = signal.replace(/[$.]/g, (m) => `\\${m}`);
+  if (new RegExp(`^(?:[!~]\\(?${e}\\)?|${e}===?(?:1'[bBhHdD])?0)$`).test(c)) return 'low';
+  if (new RegExp(`^(?:${e}|${e}===?(?:1'[bBhHdD])?1|!${e}===?(?:1'[bBhHdD])?0)$`).test(c)) return 'high';
+  return undefined;
+}
+
+/**
+ * The statement an always block with an asynchronous reset runs for the reset (`always @(posedge clk or negedge
+ * rst_n) if (!rst_n) <this> else …`), as offsets; undefined when the block has one event; a reason when it has
+ * several and that branch cannot be told.
+ */
+function resetBranch(
+  src: SourceText,
+  mod: ModuleInfo,
+  always: BranchSite,
+  body: AlwaysBody,
+): { start: number; end: number } | string | undefined {
+  const events = [...always.label.matchAll(/\b(posedge|negedge)\s+([A-Za-z_][\w$.]*)/g)].map((m) => ({
+    edge: m[1],
+    signal: m[2],
+  }));
+  if (events.length < 2) return undefined;
+  const cannot = `its always block (line ${always.range.startLine}) has several edge events and CHORUS cannot tell its asynchronous reset branch`;
+  // One clock and one reset: the reset is the event signal the block's first if tests for a level.
+  if (events.length !== 2) return cannot;
+  let i = skipSpace(src.text, body.start);
+  if (wordAt(src.text, i) === 'begin') {
+    i = skipSpace(src.text, i + 5);
+    if (src.text[i] === ':')
+      i = skipSpace(src.text, skipSpace(src.text, i + 1) + wordAt(src.text, skipSpace(src.text, i + 1)).length);
+  }
+  const top = mod.sites.find((s) => s.kind === 'if' && ifKeyword(src, s) === i);
+  if (!top?.subject) return cannot;
+  const subject = top.subject;
+  const tested = events.filter((e) => levelTested(subject, e.signal));
+  if (tested.length !== 1) return cannot;
+  const reset = tested[0];
+  const level = levelTested(subject, reset.signal);
+  if (!level) return cannot;
+  if ((level === 'low') === (reset.edge === 'negedge')) {
+    const s = ifArmStatement(src, i);
+    return s < 0 ? cannot : { start: s, end: end(src, top) };
+  }
+  const next = siteRightAfter(src, mod.sites, end(src, top));
+  if (!next || wordAt(src.text, skipSpace(src.text, start(src, next))) !== 'else') return cannot;
+  return { start: skipSpace(src.text, skipSpace(src.text, start(src, next)) + 4), end: end(src, next) };
+}
+
 /** The arm a point stands for, with its enclosing always block; `none` with the reason when it cannot be found. */
 export function findArm(analysis: DesignAnalysis, sources: Map<string, SourceText>, target: FormalTarget): ArmLookup {
   const mod = analysis.modules.find(
@@ -167,9 +224,41 @@ export function findArm(analysis: DesignAnalysis, sources: Map<string, SourceTex
   const enclosing = mod.sites
     .filter((s) => s.kind === 'always' && start(src, s) <= arm.start && end(src, s) >= arm.end)
     .sort((a, b) => start(src, b) - start(src, a))[0];
-  if (!enclosing) return initialArm(src, mod, arm, target);
+  if (!enclosing) {
+    const routine = mod.sites.find(
+      (s) => (s.within === 'function' || s.within === 'task') && start(src, s) <= arm.start && end(src, s) >= arm.end,
+    )?.within;
+    if (routine === 'function')
+      return {
+        kind: 'none',
+        reason: `the arm at line ${target.line} is in a function: Yosys evaluates a function call as an expression, with no register a flag could be set in (not modelled)`,
+      };
+    if (routine === 'task')
+      return {
+        kind: 'none',
+        reason: `the arm at line ${target.line} is in a task: a flag set there would be driven by every always block that calls it, so one caller could hide another (not modelled)`,
+      };
+    return initialArm(src, mod, arm, target);
+  }
   const always = alwaysBody(src, enclosing);
   if (!always) return { kind: 'none', reason: `cannot read the always block at line ${enclosing.range.startLine}` };
+  // Yosys makes an asynchronous reset synchronous: at a cycle with the reset asserted the registers read as their
+  // reset values. In simulation the reset branch also runs at the reset's own edge, with the values before it, so
+  // an arm inside that branch can run in simulation where the model says it cannot. The branch itself runs
+  // whenever the reset is asserted in both; the other arms run only at clock edges, alike in both.
+  const branch = resetBranch(src, mod, enclosing, always);
+  if (typeof branch === 'string')
+    return { kind: 'none', reason: `the arm at line ${target.line} is not modelled: ${branch}` };
+  if (
+    branch &&
+    branch.start <= arm.start &&
+    arm.end <= branch.end &&
+    !(branch.start === arm.start && branch.end === arm.end)
+  )
+    return {
+      kind: 'none',
+      reason: `the arm at line ${target.line} is inside the asynchronous reset branch of its always block: that branch also runs at the reset's edge, with the registers' values before it, which the formal model (the reset made synchronous) does not see (not modelled)`,
+    };
   return {
     kind: arm.implicit ? 'implicit_else' : 'arm',
     file: src.file,

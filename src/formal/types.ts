@@ -75,4 +75,9 @@ export interface ProveResult {
   failure?: string;
   /** The Yosys build and front end that read the design (`yosys 0.70.62-dev.1236 (@yowasp/yosys, read_slang)`). */
   prover?: string;
+  /**
+   * Set when Yosys rejected the instrumented copy and the sites responsible were left out: the reads of the design
+   * the search took (the first included), the flags left out, the time it took (ms).
+   */
+  isolation?: { reads: number; dropped: number; ms: number };
 }

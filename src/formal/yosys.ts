@@ -58,6 +58,9 @@ export function prepScript(p: PrepInput): string {
   const lines = readCommands(p);
   lines.push(
     `prep -top ${arg(p.top)}`,
+    // Each flag's names inside its module (`g_lane[0].chorus_scope_0.chorus_flag_3` in a generate for): what a
+    // flattened name holds past the instance path.
+    'tee -q -o localflags.txt select -list w:*chorus_flag_*',
     'flatten',
     ...(p.mapMemories ? ['memory_map'] : []),
     'async2sync',

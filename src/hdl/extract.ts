@@ -38,6 +38,8 @@ class FileExtractor {
   private readonly header: HeaderReader;
   private readonly statements: StatementReader;
   readonly result: RawFile;
+  /** How many generate for/if/case constructs enclose the module item being read. */
+  private generateDepth = 0;
 
   constructor(file: string, original: string, defined: ReadonlySet<string>) {
     // positions survive: inactive `ifdef branches become spaces, not gaps
@@ -158,17 +160,30 @@ class FileExtractor {
       case 'module_instantiation':
         this.instantiation(mod);
         return;
-      case 'always_construct':
+      case 'always_construct': {
+        const at = mod.sites.length;
         this.statements.always(mod);
+        if (this.generateDepth > 0) mod.sites[at].within = 'generate';
         return;
+      }
       case 'function_declaration':
-        this.functionText(mod);
+      case 'task_declaration': {
+        const at = mod.sites.length;
+        if (type === 'function_declaration') this.functionText(mod);
         this.statements.body(mod);
+        for (const s of mod.sites.slice(at)) s.within = type === 'function_declaration' ? 'function' : 'task';
         return;
+      }
       case 'initial_construct':
       case 'final_construct':
-      case 'task_declaration':
         this.statements.body(mod);
+        return;
+      case 'loop_generate_construct':
+      case 'if_generate_construct':
+      case 'case_generate_construct':
+        this.generateDepth++;
+        this.w.each((t) => this.moduleItem(t, mod));
+        this.generateDepth--;
         return;
       case 'continuous_assign':
         this.continuousAssign(mod);

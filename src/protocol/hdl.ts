@@ -81,6 +81,11 @@ export interface BranchSite {
   /** Case subject or if condition text. */
   subject?: string;
   range: SourceRange;
+  /**
+   * What holds the site besides its module: a generate for/if/case (an always block elaborated once per iteration
+   * or chosen arm), a function or a task (code that runs where it is called).
+   */
+  within?: 'generate' | 'function' | 'task';
 }
 
 export interface ModuleInfo {

@@ -66,7 +66,7 @@ test('each point gets a flag in exactly its arm; an else that is not written is 
     /always @\(posedge clk\)\s*begin chorus_flag_0 = 1'b0; chorus_flag_1 = 1'b0; chorus_flag_2 = 1'b0; if \(a\)/,
   );
   assert.match(text, /always @\* begin chorus_flag_3 = 1'b0; chorus_flag_4 = 1'b0; chorus_flag_5 = 1'b0; begin/);
-  assert.match(text, /\(\* keep \*\) reg chorus_flag_5;\nendmodule/);
+  assert.match(text, /\(\* keep \*\) reg chorus_flag_5; endmodule/);
   // The copy still parses.
   assert.deepEqual(analyzeSources([{ name: file, content: text }]).errors, []);
 });
