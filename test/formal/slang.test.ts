@@ -15,6 +15,7 @@ import { silentLogger } from '../../src/protocol';
 import { corpusPath } from '../helpers/corpus';
 import { repoRoot } from '../helpers/cli';
 import { services } from './support';
+import { withSlang } from '../helpers/slang';
 
 const fixture = (name: string) => join(repoRoot, 'test', 'fixtures', 'formal', name);
 const lineOf = (file: string, text: string) =>
@@ -22,19 +23,6 @@ const lineOf = (file: string, text: string) =>
     .split('\n')
     .findIndex((l) => l.includes(text)) + 1;
 const source = (file: string) => ({ file, content: readFileSync(file, 'utf8') });
-
-/** Runs `fn` with CHORUS_FORMAL_SLANG set to `value` (the variable is read at each run). */
-async function withSlang<T>(value: string | undefined, fn: () => Promise<T>): Promise<T> {
-  const before = process.env.CHORUS_FORMAL_SLANG;
-  if (value === undefined) delete process.env.CHORUS_FORMAL_SLANG;
-  else process.env.CHORUS_FORMAL_SLANG = value;
-  try {
-    return await fn();
-  } finally {
-    if (before === undefined) delete process.env.CHORUS_FORMAL_SLANG;
-    else process.env.CHORUS_FORMAL_SLANG = before;
-  }
-}
 
 function aluRequest(): ProveRequest {
   const dir = corpusPath('real-ip-2');
