@@ -9,6 +9,34 @@ export function isProven(h: Pick<Hole, 'unreachable'>): boolean {
   return !!h.unreachable;
 }
 
+/**
+ * A point a signoff excludes from its kind's total: proven unreachable in this run, or waived by an entry of the
+ * waiver file. The one rule of the verdict (src/engine/verdict.ts judges with it) and of the editor's totals.
+ */
+export function isExcluded(h: Pick<Hole, 'proof' | 'waiver'>): boolean {
+  return h.proof !== undefined || h.waiver !== undefined;
+}
+
+/** A point excluded by a waiver and not by a proof of this run (a person's entry, or a kept `UNR` proof). */
+export function isWaived(h: Pick<Hole, 'proof' | 'waiver'>): boolean {
+  return h.proof === undefined && h.waiver !== undefined;
+}
+
+/**
+ * `LOW_RISK waiver by ana: tied off in this SoC`, `UNR waiver by chorus: k-induction, depth 1 (proof: induction,
+ * depth 1, yosys 0.55)`; undefined when the point is not waived.
+ */
+export function waiverText(h: Pick<Hole, 'proof' | 'waiver'>): string | undefined {
+  const w = h.waiver;
+  if (!w || h.proof) return undefined;
+  const proof = w.proof
+    ? ` (proof: ${[w.proof.method, w.proof.depth !== undefined ? `depth ${w.proof.depth}` : '', w.proof.tool ?? '']
+        .filter(Boolean)
+        .join(', ')})`
+    : '';
+  return `${w.category} waiver${w.who ? ` by ${w.who}` : ''}: ${w.reason}${proof}`;
+}
+
 /** `k-induction (depth 3)`, `analysis: the state register holds only 5 values`; undefined when not proven. */
 export function proofText(h: Pick<Hole, 'unreachable' | 'proof'>): string | undefined {
   if (!h.unreachable) return undefined;

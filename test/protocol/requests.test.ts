@@ -196,6 +196,10 @@ const badParams: Record<RequestName, { params: object | undefined; names: string
   ask: [{ params: undefined, names: ['uri', 'question', 'askId'] }],
   listModels: [{ params: { uri: '' }, names: ['uri'] }],
   exportLcov: [{ params: { uri: null }, names: ['uri'] }],
+  exportWaivers: [
+    { params: { uri: counterUri, format: 'vcs', target: counterUri }, names: ['format'] },
+    { params: { uri: counterUri, format: 'urgEl', target: counterUri, dutPath: 'tb dut' }, names: ['dutPath'] },
+  ],
   tops: [{ params: { uri: counterUri, top: 'counter' }, names: ['top'] }],
   filelistsFor: [{ params: { uri: counterUri, lists: [3] }, names: ['lists/0'] }],
 };

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
+import { NO_DESIGN_SETTINGS } from '../../src/protocol';
 import { resolveDesign } from '../../src/server/design';
 import { repoRoot } from '../helpers/cli';
 
@@ -10,7 +11,7 @@ const fixture = resolve(repoRoot, 'test/fixtures/libraries');
 test('a filelist with -v and -y: the sources, then the library files their modules need', async () => {
   const document = resolve(fixture, 'src/lib_top.sv');
   const design = await resolveDesign(
-    { filelist: 'libs.f', projectTargets: [], includeDirs: [], defines: {}, topParameters: {} },
+    { ...NO_DESIGN_SETTINGS, filelist: 'libs.f' },
     document,
     fixture,
   );
