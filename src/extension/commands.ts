@@ -6,18 +6,21 @@ import type { Services } from './services';
 import { summaryText } from './format';
 import { selectModel } from './modelPicker';
 import { isHdlDocument } from './languages';
+import { exportWaivers, generateOnRegression } from './signoff';
 import { atomicWrite, testbenchUri } from './testbench';
 import { ensureTrusted } from './trust';
 
 /** Every command the extension contributes (package.json lists the same ids, checked by a test). */
 export const COMMAND_IDS = [
   'chorus.generate',
+  'chorus.generateOnRegression',
   'chorus.stop',
   'chorus.showCoverage',
   'chorus.toggleGutter',
   'chorus.selectModel',
   'chorus.openTestbench',
   'chorus.exportLcov',
+  'chorus.exportWaivers',
   'chorus.openChat',
   'chorus.showLog',
   'chorus.restartServer',
@@ -169,6 +172,9 @@ async function exportLcov(s: Services, arg?: unknown): Promise<void> {
 export function commandTable(s: Services): Record<CommandId, Command> {
   return {
     'chorus.generate': (uri?: unknown, top?: unknown) => s.launcher.generate({ dut: asUri(uri), top: asTop(uri, top) }),
+    'chorus.generateOnRegression': (uri?: unknown) => {
+      if (ensureTrusted('generate stimulus')) return generateOnRegression(s, targetDut(s, uri));
+    },
     'chorus.stop': () => {
       if (!s.runs.stop()) void vscode.window.showInformationMessage('No CHORUS run is going.');
     },
@@ -178,6 +184,9 @@ export function commandTable(s: Services): Record<CommandId, Command> {
     'chorus.openTestbench': (uri?: unknown) => openTestbench(s, uri),
     'chorus.exportLcov': (uri?: unknown) => {
       if (ensureTrusted('export coverage')) return exportLcov(s, uri);
+    },
+    'chorus.exportWaivers': (uri?: unknown) => {
+      if (ensureTrusted('export waivers')) return exportWaivers(s, targetDut(s, uri));
     },
     'chorus.openChat': () => s.chat.openPanel(),
     'chorus.showLog': () => s.log.show(),

@@ -65,9 +65,9 @@ export function armHole(holes: readonly Hole[], label: string): Hole | undefined
   return holes.find((h) => h.kind === 'branch' && h.detail.startsWith(`${label} arm`));
 }
 
-/** Line and branch holes with no proof: what keeps a run from being closed. */
+/** Line and branch holes neither proven nor waived: what keeps a run from being closed. */
 export function openPoints(holes: readonly Hole[]): Hole[] {
-  return holes.filter((h) => (h.kind === 'line' || h.kind === 'branch') && !isProven(h));
+  return holes.filter((h) => (h.kind === 'line' || h.kind === 'branch') && !isProven(h) && !isExcluded(h));
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {
@@ -83,10 +83,13 @@ export function closureText(r: {
   closed?: boolean | undefined;
   formal?: FormalSummary | undefined;
 }): string | undefined {
-  if (r.closed) return 'Closed: every line and branch point covered or proven unreachable';
+  // Waived points are named only in a run that has them, so a run without a waiver file reads as before.
+  const waivers = r.holes.some((h) => h.waiver !== undefined);
+  if (r.closed)
+    return `Closed: every line and branch point covered${waivers ? ', proven unreachable or waived' : ' or proven unreachable'}`;
   if (r.closed === undefined && !r.formal) return undefined;
   const open = openPoints(r.holes).length;
-  return `${plural(open, 'line/branch point', 'line/branch points')} neither covered nor proven unreachable`;
+  return `${plural(open, 'line/branch point', 'line/branch points')} neither covered nor ${waivers ? 'excluded (proven or waived)' : 'proven unreachable'}`;
 }
 
 /** `formal: 2 proven unreachable · 1 witness · 0 unknown · 1.3 s in Yosys`. */

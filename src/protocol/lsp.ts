@@ -161,8 +161,7 @@ export interface ExportWaiversParams {
  * run) is an error response.
  */
 export type ExportWaiversResult =
-  | { status: 'written'; file: string; excluded: number }
-  | { status: 'needsConsent'; file: string; message: string };
+  { status: 'written'; file: string; excluded: number } | { status: 'needsConsent'; file: string; message: string };
 
 export interface TopsParams {
   /** An HDL document (file URI); its open text is read when the editor has it, else the file. */
