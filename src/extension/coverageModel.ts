@@ -154,8 +154,10 @@ export function hoverText(lc: LineCoverage | undefined, holes: readonly Hole[], 
   else if (state === 'proven' && lc?.hits)
     out.push(`**CHORUS: covered** — ${plural(lc.hits, 'hit')}; what never ran here is proven unreachable`);
   else if (state === 'proven') out.push('**CHORUS: proven unreachable** — no stimulus can reach this line');
-  else if (state === 'waived' && lc?.hits)
-    out.push(`**CHORUS: covered** — ${plural(lc.hits, 'hit')}; what never ran here is waived (left out of the totals)`);
+  else if (state === 'waived' && lc && ran(lc))
+    out.push(
+      `**CHORUS: covered**${lc.hits ? ` — ${plural(lc.hits, 'hit')};` : ' —'} what never ran here is waived (left out of the totals)`,
+    );
   else if (state === 'waived')
     out.push('**CHORUS: waived** — excluded from the totals by the waiver file, as signoff tools count it');
   else out.push(`**CHORUS: partly covered**${lc ? ` — ${plural(lc.hits, 'hit')}` : ''}`);

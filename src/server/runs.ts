@@ -164,7 +164,7 @@ export class RunManager {
  * `chorus.waiverFile` before the run, so a refusal comes before minutes of work: a file CHORUS did not write is
  * never replaced from the editor (the setting has no `force`), and a malformed one is refused naming its line.
  */
-async function checkWaiverSetting(file: string, inputs: string[]): Promise<void> {
+export async function checkWaiverSetting(file: string, inputs: string[]): Promise<void> {
   try {
     await checkOutputTarget({ path: file, option: 'chorus.waiverFile', kind: 'waivers', force: false, inputs });
   } catch (err) {
