@@ -10,11 +10,15 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ChorusError, NO_DESIGN_SETTINGS, parseDesignSettings, Requests } from '../../src/protocol';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { holeDiagnostics } from '../../src/server/diagnostics';
+import { hoverAt } from '../../src/server/hover';
+import { coverageTitle } from '../../src/server/lenses';
 import { resolveDesign } from '../../src/server/design';
 import { requestHandlers, type RequestContext } from '../../src/server/requests';
 import { ResultStore } from '../../src/server/results';
 import { checkWaiverSetting } from '../../src/server/runs';
-import { waivedRun, type WaivedRun } from '../helpers/waivedRun';
+import { SOURCE, waivedRun, type WaivedRun } from '../helpers/waivedRun';
 
 let run: WaivedRun;
 let handlers: ReturnType<typeof requestHandlers>;
@@ -140,4 +144,27 @@ test('chorus.waiverFile naming a file CHORUS did not write is refused before the
     (err: unknown) => err instanceof ChorusError && err.location?.file === bad && err.location.line === 4,
   );
   await checkWaiverSetting(join(run.dir, 'absent.waivers.toml'), [run.file]);
+});
+
+test('the server’s hover, diagnostics and lens name waived points as waived, not as holes', () => {
+  const doc = TextDocument.create(url(run.file), 'systemverilog', 1, SOURCE);
+  const hover = (line: number) => {
+    const h = hoverAt(doc, { line: line - 1, character: 0 }, run.result.lines ?? [], run.holes, run.file);
+    return h && typeof h.contents === 'object' && 'value' in h.contents ? h.contents.value : '';
+  };
+  assert.match(hover(7), /if branch never taken: \*\*LOW_RISK waiver by ana: debug opcode, never used\*\*/);
+  assert.match(hover(3), /- else: never taken \(waived LOW_RISK\)/);
+  assert.match(hover(13), /UNR waiver by chorus: k-induction, depth 2 \(proof: induction, depth 2, yosys 0\.55/);
+  const diagnostics = holeDiagnostics(run.holes, run.file);
+  assert.deepEqual(
+    diagnostics.map((d) => [d.range.start.line + 1, d.message.split(':')[0]]),
+    [
+      [3, 'Waived'],
+      [7, 'Waived'],
+      [9, 'Proven unreachable'],
+      [11, 'Not covered'],
+      [13, 'Waived'],
+    ],
+  );
+  assert.match(coverageTitle(run.result), / · 1 proven unreachable · 3 waived · 1 hole$/);
 });
