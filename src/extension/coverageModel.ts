@@ -104,7 +104,8 @@ export function isDeclaration(lc: LineCoverage, holes: readonly Hole[] = []): bo
 
 /**
  * Classifies one line: never ran, ran but some branch arm or toggle bit was never seen, fully covered, or
- * `proven` when all it misses are points proven unreachable.
+ * `proven` when all it misses are points proven unreachable, `waived` when all it misses is excluded and one of
+ * those points by the waiver file.
  */
 export function lineState(lc: LineCoverage | undefined, holes: readonly Hole[]): LineState {
   const state = excludedLineState(lc, holes);
