@@ -53,7 +53,10 @@ export async function prepareRun(req: GenerateRequest, planned?: DutSelection): 
   if (!req.rtlFiles.length) throw new ChorusError('bad_input', 'No RTL files given: pass the DUT source files.');
   // The model's loop measures its testbench alone: seeding it with the regression is not built yet.
   if (req.regression?.length && req.engine !== 'random')
-    throw new ChorusError('bad_input', `--merge needs --engine random for now (this run's engine is ${req.engine}).`);
+    throw new ChorusError(
+      'bad_input',
+      `Generating on top of a regression (--merge, chorus.regressionCoverage) is only supported by the model-free engine for now, and this run's engine is ${req.engine}: choose --engine random (chorus.engine: random), or leave the regression out.`,
+    );
   const reuse =
     planned &&
     planned.top.name === req.top &&

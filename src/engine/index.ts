@@ -4,7 +4,7 @@ export { generate, generateToEnd, DEFAULT_ROUNDS } from './generate';
 export { parseTargets, meetsTargets, overallPct, formatSummary, formatTargets } from './targets';
 export { judge, isExcluded, type VerdictInput } from './verdict';
 export { readWaiverFile } from './waivers/run';
-export { toVlt, lcovWithoutExcluded, coberturaWithoutExcluded } from './waivers/exports';
+export { toVlt, lcovWithoutExcluded, coberturaWithoutExcluded, excludedPoints } from './waivers/exports';
 export { toUrgEl, toImcTcl, type SignoffPlace } from './waivers/signoffExports';
 export { DEFAULT_INSTANCE } from './context';
 export { summaryJson, summaryMarkdown } from './summaries';

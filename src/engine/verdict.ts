@@ -7,6 +7,7 @@
  * meets a target). Pure.
  */
 import {
+  isExcluded,
   kindTotals,
   metricPct,
   presentKinds,
@@ -30,10 +31,8 @@ export interface VerdictInput {
   requireRaw?: boolean | undefined;
 }
 
-/** A hole the signoff count leaves out: proven unreachable, or waived by an entry that still applies. */
-export function isExcluded(h: Pick<Hole, 'proof' | 'waiver'>): boolean {
-  return h.proof !== undefined || h.waiver !== undefined;
-}
+// The rule of what a signoff leaves out lives in the protocol, so the editor counts with the same one.
+export { isExcluded };
 
 export function judge(input: VerdictInput): Verdict {
   const excluded: Verdict['excluded'] = {};

@@ -1,23 +1,26 @@
 /** The command table: command id → one small function (the shape of rust-analyzer's editors/code). */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isProven, provenText, readLensArgs, type Hole } from '../protocol';
+import { isExcluded, isProven, provenText, readLensArgs, waiverText, type Hole } from '../protocol';
 import type { Services } from './services';
 import { summaryText } from './format';
 import { selectModel } from './modelPicker';
 import { isHdlDocument } from './languages';
+import { exportWaivers, generateOnRegression } from './signoff';
 import { atomicWrite, testbenchUri } from './testbench';
 import { ensureTrusted } from './trust';
 
 /** Every command the extension contributes (package.json lists the same ids, checked by a test). */
 export const COMMAND_IDS = [
   'chorus.generate',
+  'chorus.generateOnRegression',
   'chorus.stop',
   'chorus.showCoverage',
   'chorus.toggleGutter',
   'chorus.selectModel',
   'chorus.openTestbench',
   'chorus.exportLcov',
+  'chorus.exportWaivers',
   'chorus.openChat',
   'chorus.showLog',
   'chorus.restartServer',
@@ -84,20 +87,27 @@ async function showCoverage(s: Services, arg?: unknown): Promise<void> {
     return;
   }
   if (!s.gutter.isVisible) await s.gutter.setVisible(true);
-  // Proven-unreachable points are listed after the holes, marked as such: they are not holes to chase.
-  const holes: Hole[] = [...entry.holes.filter((h) => !isProven(h)), ...entry.holes.filter(isProven)];
+  // Proven-unreachable and waived points are listed after the holes, marked as such: they are not holes to chase.
+  const isOpen = (h: Hole) => !isProven(h) && !isExcluded(h);
+  const isWaivedOnly = (h: Hole) => !isProven(h) && isExcluded(h);
+  const holes: Hole[] = [
+    ...entry.holes.filter(isOpen),
+    ...entry.holes.filter(isProven),
+    ...entry.holes.filter(isWaivedOnly),
+  ];
   type HoleItem = vscode.QuickPickItem & { file: string; line: number };
   // A hole carries its file's absolute path; the label shows it relative to the workspace.
   const items: HoleItem[] = holes.map((h) => ({
-    label: `${isProven(h) ? '$(pass)' : '$(circle-large-outline)'} ${vscode.workspace.asRelativePath(h.file)}:${h.line}`,
-    description: `${h.kind}: ${h.detail}${isProven(h) ? ` (${provenText(h)})` : ''}`,
+    label: `${isProven(h) ? '$(pass)' : isWaivedOnly(h) ? '$(check)' : '$(circle-large-outline)'} ${vscode.workspace.asRelativePath(h.file)}:${h.line}`,
+    description: `${h.kind}: ${h.detail}${isProven(h) ? ` (${provenText(h)})` : isWaivedOnly(h) ? ` (${waiverText(h)})` : ''}`,
     ...(h.source !== undefined ? { detail: h.source } : {}),
     file: h.file,
     line: h.line,
   }));
-  const open = holes.filter((h) => !isProven(h)).length;
-  const proven = holes.length - open;
-  const title = `CHORUS: ${entry.top} — ${entry.coverage ? summaryText(entry.coverage) : 'no totals'} — ${open} hole${open === 1 ? '' : 's'}${proven ? `, ${proven} proven unreachable` : ''}`;
+  const open = holes.filter(isOpen).length;
+  const proven = holes.filter(isProven).length;
+  const waived = holes.length - open - proven;
+  const title = `CHORUS: ${entry.top} — ${entry.coverage ? summaryText(entry.coverage) : 'no totals'} — ${open} hole${open === 1 ? '' : 's'}${proven ? `, ${proven} proven unreachable` : ''}${waived ? `, ${waived} waived` : ''}`;
   if (!items.length) {
     void vscode.window.showInformationMessage(`${title}: nothing left to cover.`);
     return;
@@ -169,6 +179,9 @@ async function exportLcov(s: Services, arg?: unknown): Promise<void> {
 export function commandTable(s: Services): Record<CommandId, Command> {
   return {
     'chorus.generate': (uri?: unknown, top?: unknown) => s.launcher.generate({ dut: asUri(uri), top: asTop(uri, top) }),
+    'chorus.generateOnRegression': (uri?: unknown) => {
+      if (ensureTrusted('generate stimulus')) return generateOnRegression(s, targetDut(s, uri));
+    },
     'chorus.stop': () => {
       if (!s.runs.stop()) void vscode.window.showInformationMessage('No CHORUS run is going.');
     },
@@ -178,6 +191,9 @@ export function commandTable(s: Services): Record<CommandId, Command> {
     'chorus.openTestbench': (uri?: unknown) => openTestbench(s, uri),
     'chorus.exportLcov': (uri?: unknown) => {
       if (ensureTrusted('export coverage')) return exportLcov(s, uri);
+    },
+    'chorus.exportWaivers': (uri?: unknown) => {
+      if (ensureTrusted('export waivers')) return exportWaivers(s, targetDut(s, uri));
     },
     'chorus.openChat': () => s.chat.openPanel(),
     'chorus.showLog': () => s.log.show(),

@@ -5,16 +5,35 @@
 import {
   armHole,
   formalText,
+  isExcluded,
   isProven,
   pointLines,
   proofText,
   type CoverageKind,
   type Hole,
+  type HoleWaiver,
   type LineCoverage,
 } from '../protocol';
 
-/** `proven`: nothing on the line is missing but points proven unreachable (dead code, not a hole). */
-export type LineState = 'covered' | 'uncovered' | 'partial' | 'proven';
+/**
+ * `proven`: nothing on the line is missing but points proven unreachable (dead code, not a hole). `waived`: nothing
+ * is missing but excluded points, one of them by the waiver file's entry (a person's, or a kept proof): a reviewer
+ * reads those, so they get a mark of their own.
+ */
+export type LineState = 'covered' | 'uncovered' | 'partial' | 'proven' | 'waived';
+
+/**
+ * A point the signoff leaves out of the totals (the verdict's rule, `isExcluded`; a proof label alone, as a live
+ * round's holes carry it, counts too).
+ */
+export function excluded(h: Pick<Hole, 'unreachable' | 'proof' | 'waiver'>): boolean {
+  return isProven(h) || isExcluded(h);
+}
+
+/** Excluded by a waiver, not by a proof of this run. */
+function waived(h: Hole): h is Hole & { waiver: HoleWaiver } {
+  return !isProven(h) && h.waiver !== undefined;
+}
 
 export interface LineMark {
   /** 1-based. */
@@ -46,7 +65,28 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
+const CATEGORY_WORDS: Record<HoleWaiver['category'], string> = {
+  UNR: 'UNR, proven unreachable',
+  UNSUPPORTED: 'UNSUPPORTED',
+  LOW_RISK: 'LOW_RISK',
+};
+
+/** `**waived** (LOW_RISK) by ana: tied off — proof: induction, depth 1, yosys 0.55`, for a hover. */
+export function waiverHover(w: HoleWaiver): string {
+  const proof = w.proof
+    ? ` — proof: ${[
+        w.proof.method === 'induction' ? 'k-induction' : 'analysis',
+        w.proof.depth !== undefined ? `depth ${w.proof.depth}` : '',
+        w.proof.tool ?? '',
+      ]
+        .filter(Boolean)
+        .join(', ')}`
+    : '';
+  return `**waived** (${CATEGORY_WORDS[w.category]}) by ${w.who ?? 'unknown'}: ${w.reason}${proof}`;
+}
+
 function holeText(h: Hole): string {
+  if (waived(h)) return `- ${KIND_WORDS[h.kind]}: ${h.detail} — ${waiverHover(h.waiver)}`;
   const proof = proofText(h);
   if (proof !== undefined) return `- ${KIND_WORDS[h.kind]}: ${h.detail} — **proven unreachable** by ${proof}`;
   const undecided = formalText(h);
@@ -64,15 +104,22 @@ export function isDeclaration(lc: LineCoverage, holes: readonly Hole[] = []): bo
 
 /**
  * Classifies one line: never ran, ran but some branch arm or toggle bit was never seen, fully covered, or
- * `proven` when all it misses are points proven unreachable.
+ * `proven` when all it misses are points proven unreachable, `waived` when all it misses is excluded and one of
+ * those points by the waiver file.
  */
 export function lineState(lc: LineCoverage | undefined, holes: readonly Hole[]): LineState {
-  const open = holes.filter((h) => !isProven(h));
+  const state = excludedLineState(lc, holes);
+  return state === 'proven' && holes.some(waived) ? 'waived' : state;
+}
+
+/** {@link lineState} with every excluded point read as proven. */
+function excludedLineState(lc: LineCoverage | undefined, holes: readonly Hole[]): LineState {
+  const open = holes.filter((h) => !excluded(h));
   if (open.length === holes.length) return openLineState(lc, holes);
   if (!lc) return open.length ? openLineState(undefined, open) : 'proven';
   if (isDeclaration(lc, holes)) return openLineState(lc, open);
   // Arms never taken that no proof explains (a line table without holes for them) still make the line partial.
-  const unexplainedArm = lc.branches.some((b) => b.count === 0 && !isProven(armHole(holes, b.label) ?? {}));
+  const unexplainedArm = lc.branches.some((b) => b.count === 0 && !excluded(armHole(holes, b.label) ?? {}));
   const ran = lc.hits > 0 || lc.branches.some((b) => b.count > 0);
   if (!ran) return open.length ? 'uncovered' : 'proven';
   return open.length || unexplainedArm || lc.missingToggles.length ? 'partial' : 'proven';
@@ -108,16 +155,21 @@ export function hoverText(lc: LineCoverage | undefined, holes: readonly Hole[], 
   else if (state === 'proven' && lc?.hits)
     out.push(`**CHORUS: covered** — ${plural(lc.hits, 'hit')}; what never ran here is proven unreachable`);
   else if (state === 'proven') out.push('**CHORUS: proven unreachable** — no stimulus can reach this line');
+  else if (state === 'waived' && lc && ran(lc))
+    out.push(
+      `**CHORUS: covered**${lc.hits ? ` — ${plural(lc.hits, 'hit')};` : ' —'} what never ran here is waived (left out of the totals)`,
+    );
+  else if (state === 'waived')
+    out.push('**CHORUS: waived** — excluded from the totals by the waiver file, as signoff tools count it');
   else out.push(`**CHORUS: partly covered**${lc ? ` — ${plural(lc.hits, 'hit')}` : ''}`);
 
   if (lc?.branches.length) {
-    const arms = lc.branches.map((b) =>
-      b.count > 0
-        ? `${b.label} ×${b.count}`
-        : isProven(armHole(holes, b.label) ?? {})
-          ? `${b.label} proven unreachable`
-          : `**${b.label} never taken**`,
-    );
+    const arms = lc.branches.map((b) => {
+      if (b.count > 0) return `${b.label} ×${b.count}`;
+      const arm = armHole(holes, b.label);
+      if (arm && waived(arm)) return `${b.label} waived (${arm.waiver.category})`;
+      return excluded(arm ?? {}) ? `${b.label} proven unreachable` : `**${b.label} never taken**`;
+    });
     out.push(`Branch arms: ${arms.join(', ')}`);
   }
   if (lc?.missingToggles.length) {
@@ -130,7 +182,7 @@ export function hoverText(lc: LineCoverage | undefined, holes: readonly Hole[], 
     if (!listed.has(t)) out.push(t);
     listed.add(t);
   }
-  if (state !== 'covered' && state !== 'proven' && holes.some((h) => !isProven(h))) {
+  if (state !== 'covered' && state !== 'proven' && state !== 'waived' && holes.some((h) => !excluded(h))) {
     out.push('_Run **CHORUS: Generate high-coverage stimulus** again, or steer the next round from the chat panel._');
   }
   return out.join('\n\n');
@@ -156,6 +208,12 @@ export function lineMarks(data: Pick<FileCoverageData, 'lines' | 'holes'>): Line
     .map(([line, { lc, holes }]) => {
       const owner = dead.get(line);
       if (owner && lc && !holes.length && !ran(lc)) {
+        if (waived(owner))
+          return {
+            line,
+            state: 'waived' as const,
+            hover: `**CHORUS: waived** — in the block of line ${owner.line} (${owner.detail}), ${waiverHover(owner.waiver)}`,
+          };
         return {
           line,
           state: 'proven' as const,
@@ -177,14 +235,15 @@ export function holeLines(h: Pick<Hole, 'line' | 'span'>): number[] {
 }
 
 /**
- * The statements of dead blocks: lines in the span of a point proven unreachable (besides its own line), each
- * with that point. A line also in the span of an unproven hole is left out: it may be that hole's.
+ * The statements of dead or waived blocks: lines in the span of an excluded point (besides its own line), each
+ * with that point. A line also in the span of an open hole is left out: it may be that hole's.
  */
 export function deadBlockLines(holes: readonly Hole[]): Map<number, Hole> {
-  const open = new Set(holes.filter((h) => !isProven(h) && h.kind !== 'toggle').flatMap(holeLines));
+  const open = new Set(holes.filter((h) => !excluded(h) && h.kind !== 'toggle').flatMap(holeLines));
   const out = new Map<number, Hole>();
-  for (const h of holes) {
-    if (!isProven(h)) continue;
+  // Proven owners first: a line in the span of a proof and of a waiver is dead code.
+  for (const h of [...holes.filter(isProven), ...holes.filter(waived)]) {
+    if (!excluded(h)) continue;
     for (const l of holeLines(h)) if (l !== h.line && !open.has(l) && !out.has(l)) out.set(l, h);
   }
   return out;

@@ -103,7 +103,19 @@ export function activate(context: vscode.ExtensionContext): void {
   const gutter = new CoverageGutter(context, store);
   // Offers a workspace `.f` that lists the open design file (chorus.filelist), once; the server reads the lists.
   const discovery = new FilelistDiscovery({ server, state: context.workspaceState, logger });
-  const services: Services = { log, logger, errors, server, store, gutter, chat, runs, launcher, settings };
+  const services: Services = {
+    log,
+    logger,
+    errors,
+    server,
+    store,
+    gutter,
+    chat,
+    runs,
+    launcher,
+    settings,
+    autoEngine,
+  };
 
   context.subscriptions.push(
     log,

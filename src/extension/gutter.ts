@@ -1,20 +1,22 @@
 /**
- * The inline coverage gutter: icons and overview-ruler marks for covered, uncovered and partly covered lines, and a
- * grey struck mark (not the red hole mark) for lines whose only missed points are proven unreachable.
+ * The inline coverage gutter: icons and overview-ruler marks for covered, uncovered and partly covered lines, a
+ * grey struck mark (not the red hole mark) for lines whose only missed points are proven unreachable, and a blue
+ * ticked mark for lines whose missed points are waived by the waiver file (its hover says who, why, the category
+ * and the proof).
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { lineMarks, type FileCoverageData, type LineMark, type LineState } from './coverageModel';
 import type { CoverageStore } from './store';
 
-const STATES: readonly LineState[] = ['covered', 'uncovered', 'partial', 'proven'];
+const STATES: readonly LineState[] = ['covered', 'uncovered', 'partial', 'proven', 'waived'];
 const VISIBLE_KEY = 'chorus.gutterVisible';
 
 export type DecorationPlan = Record<LineState, LineMark[]>;
 
 /** Splits a file's marks by decoration type; lines past the end of the document are dropped. Pure. */
 export function decorationPlan(data: Pick<FileCoverageData, 'lines' | 'holes'>, lineCount: number): DecorationPlan {
-  const plan: DecorationPlan = { covered: [], uncovered: [], partial: [], proven: [] };
+  const plan: DecorationPlan = { covered: [], uncovered: [], partial: [], proven: [], waived: [] };
   for (const m of lineMarks(data)) if (m.line >= 1 && m.line <= lineCount) plan[m.state].push(m);
   return plan;
 }
@@ -25,6 +27,7 @@ function decorationType(context: vscode.ExtensionContext, state: LineState): vsc
     uncovered: 'chorus.uncoveredForeground',
     partial: 'chorus.partialForeground',
     proven: 'chorus.provenForeground',
+    waived: 'chorus.waivedForeground',
   }[state];
   return vscode.window.createTextEditorDecorationType({
     gutterIconPath: context.asAbsolutePath(`media/${state}.svg`),
@@ -52,6 +55,7 @@ export class CoverageGutter implements vscode.Disposable {
       uncovered: decorationType(context, 'uncovered'),
       partial: decorationType(context, 'partial'),
       proven: decorationType(context, 'proven'),
+      waived: decorationType(context, 'waived'),
     };
     this.visible = context.workspaceState.get<boolean>(VISIBLE_KEY) ?? true;
     void vscode.commands.executeCommand('setContext', VISIBLE_KEY, this.visible);

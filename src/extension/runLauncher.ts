@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { GenerateResponse } from '../protocol';
+import type { EngineName, GenerateResponse } from '../protocol';
 import { AsyncEmitter } from './asyncEvent';
 import { describeError } from './errors';
 import { isHdlDocument } from './languages';
@@ -25,6 +25,10 @@ export interface LaunchOptions {
   token?: vscode.CancellationToken;
   /** The test run to publish into (runs started from the Test Coverage profile). */
   testRun?: vscode.TestRun;
+  /** coverage.dat files of the user's regression to start from (instead of `chorus.regressionCoverage`). */
+  regression?: readonly vscode.Uri[];
+  /** The engine, over the settings' (the model-free search the user chose for a regression). */
+  engine?: EngineName;
 }
 
 export interface RunStart {
@@ -80,7 +84,10 @@ export class RunLauncher implements vscode.Disposable {
       runId,
       dut: ready.doc.uri,
       top: ready.top,
-      params: generateParams(ready.settings, { uri: ready.doc.uri.toString(), runId, top: ready.top }),
+      params: {
+        ...generateParams(ready.settings, { uri: ready.doc.uri.toString(), runId, top: ready.top }),
+        ...(opts.regression?.length ? { regression: opts.regression.map((u) => u.toString()) } : {}),
+      },
       cts: new vscode.CancellationTokenSource(),
       running: true,
       round: 0,
@@ -122,7 +129,9 @@ export class RunLauncher implements vscode.Disposable {
       return undefined;
     }
     if (doc.isDirty) await doc.save();
-    const settings = await this.settingsWithModel(doc.uri);
+    const settings = opts.engine
+      ? { ...this.deps.settings(doc.uri), engine: opts.engine }
+      : await this.settingsWithModel(doc.uri);
     if (!settings) return undefined;
     const picked = await this.top(doc, opts.top);
     if (picked.cancelled) return undefined;

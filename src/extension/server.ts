@@ -22,6 +22,8 @@ import type {
   CoverageResult,
   ExportLcovParams,
   ExportLcovResult,
+  ExportWaiversParams,
+  ExportWaiversResult,
   FilelistsForParams,
   FilelistsForResult,
   GenerateParams,
@@ -155,6 +157,10 @@ export class ServerConnection implements ChorusServer, vscode.Disposable {
 
   exportLcov(params: ExportLcovParams): Promise<ExportLcovResult> {
     return this.request(Requests.exportLcov, params);
+  }
+
+  exportWaivers(params: ExportWaiversParams): Promise<ExportWaiversResult> {
+    return this.request(Requests.exportWaivers, params);
   }
 
   tops(params: TopsParams): Promise<TopsResult> {

@@ -1,6 +1,6 @@
 /** Everything the commands use, built once by activate(). */
 import type * as vscode from 'vscode';
-import type { Logger } from '../protocol';
+import type { EngineName, Logger } from '../protocol';
 import type { ChatHost } from './chatHost';
 import type { ErrorReporter } from './errors';
 import type { CoverageGutter } from './gutter';
@@ -21,4 +21,6 @@ export interface Services {
   runs: RunRegistry;
   launcher: RunLauncher;
   settings(scope?: vscode.Uri): ChorusSettings;
+  /** The engine `chorus.engine: auto` stands for, as the server last said (undefined before it has). */
+  autoEngine(): EngineName | undefined;
 }

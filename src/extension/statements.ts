@@ -1,12 +1,13 @@
 /**
  * Coverage lines → the statement/branch shape of VS Code's Test Coverage API, as plain data. Pure.
  *
- * Points proven unreachable: the API has no "excluded" state, and showing them as missed would call a closed run
- * open, showing them as executed would be false. So they are left out of the details (and so of the view's
- * totals, as unreachability sign-off does in commercial flows) and listed by name in the test run's output.
+ * Points excluded by the signoff (proven unreachable, or waived by the waiver file: the verdict's rule): the API
+ * has no "excluded" state, and showing them as missed would call a closed run open, showing them as executed
+ * would be false. So they are left out of the details (and so of the view's totals, as URG and IMC count
+ * exclusions) and listed by name in the test run's output.
  */
 import { armHole, isProven, type Hole, type LineCoverage } from '../protocol';
-import { deadBlockLines, isDeclaration, lineState, mergeLine } from './coverageModel';
+import { deadBlockLines, excluded, isDeclaration, lineState, mergeLine } from './coverageModel';
 
 export interface BranchSpec {
   label: string;
@@ -36,7 +37,9 @@ export function statementSpecs(lines: readonly LineCoverage[], holes: readonly H
   const dead = deadBlockLines(holes);
   const proven = (line: number) => {
     const own = holesOf(line);
-    return own.length ? lineState(byLine.get(line), own) === 'proven' : dead.has(line);
+    if (!own.length) return dead.has(line);
+    const state = lineState(byLine.get(line), own);
+    return state === 'proven' || state === 'waived';
   };
   return [...byLine.values()]
     .filter((lc) => !isDeclaration(lc))
@@ -47,7 +50,7 @@ export function statementSpecs(lines: readonly LineCoverage[], holes: readonly H
       executed: Math.max(lc.hits, lc.branches.some((b) => b.count > 0) ? 1 : 0),
       branches: [
         ...lc.branches
-          .filter((b) => b.count > 0 || !isProven(armHole(holesOf(lc.line), b.label) ?? {}))
+          .filter((b) => b.count > 0 || !excluded(armHole(holesOf(lc.line), b.label) ?? {}))
           .map((b) => ({ label: b.label, executed: b.count })),
         // FSM states (on their case item) and arcs (on their assignment) as the line's branches: the API has no
         // FSM kind, and a state visited or an arc taken is an outcome of that line, like a branch arm.
@@ -63,6 +66,11 @@ export function statementSpecs(lines: readonly LineCoverage[], holes: readonly H
 /** The points of a file proven unreachable: what {@link statementSpecs} leaves out, for the run's output. */
 export function provenPoints(holes: readonly Hole[]): Hole[] {
   return holes.filter((h) => (h.kind === 'line' || h.kind === 'branch') && isProven(h));
+}
+
+/** The points of a file waived (and not proven in this run): left out too, listed with who waived them and why. */
+export function waivedPoints(holes: readonly Hole[]): Hole[] {
+  return holes.filter((h) => (h.kind === 'line' || h.kind === 'branch') && !isProven(h) && h.waiver !== undefined);
 }
 
 export interface CoverageCounts {

@@ -1,13 +1,22 @@
 /**
  * The native Test Coverage API: one test item per DUT document, a Coverage run profile that runs the closure loop,
  * and each run's result published as `FileCoverage` with statement and branch details. Points proven unreachable
- * are left out of the details and totals (the API has no "excluded" state; see statements.ts) and listed, with
- * their proofs, in the run's output and the DUT's test message.
+ * or waived are left out of the details and totals, as signoff tools count exclusions (the API has no "excluded"
+ * state; see statements.ts), and listed, with their proofs and waivers, in the run's output and the DUT's test
+ * message, beside the engine's verdict (its signoff totals and what it excluded), which is shown, never re-judged.
  */
 import * as vscode from 'vscode';
-import { closureText, formalSummaryText, proofText, type GenerateResult } from '../protocol';
+import {
+  closureText,
+  formalSummaryText,
+  proofText,
+  REPORTED_KINDS,
+  waiverText,
+  type GenerateResult,
+  type Verdict,
+} from '../protocol';
 import type { FileCoverageData } from './coverageModel';
-import { provenPoints, statementSpecs, type StatementSpec } from './statements';
+import { provenPoints, statementSpecs, waivedPoints, type StatementSpec } from './statements';
 import { summaryText, targetsMissed } from './format';
 
 /** The range of a 1-based line: from its first non-blank character to its end when the text is known. */
@@ -110,7 +119,7 @@ export class CoverageTests implements vscode.Disposable {
       run.passed(item, durationMs);
     } else {
       const missed = targetsMissed(result);
-      const text = `${summaryText(result.coverage)}${missed ? ` — below target: ${missed}` : ''} (${result.stopReason}${result.stopDetail ? `: ${result.stopDetail}` : ''})`;
+      const text = `${summaryText(result.verdict?.coverage ?? result.coverage)}${missed ? ` — below target: ${missed}` : ''} (${result.stopReason}${result.stopDetail ? `: ${result.stopDetail}` : ''})`;
       run.failed(item, new vscode.TestMessage([text, ...closure].join('\n')), durationMs);
     }
   }
@@ -140,12 +149,35 @@ export class CoverageTests implements vscode.Disposable {
   }
 }
 
-/** Whether the run is closed, what the formal engine did, and each point proven unreachable with its proof. */
-export function closureLines(result: Pick<GenerateResult, 'holes' | 'closed' | 'formal'>): string[] {
+/**
+ * The verdict's counting: `Signoff coverage (proven and waived points excluded, as URG and IMC count them): line
+ * 100% · branch 100%; excluded: branch 2 proven, 1 waived`; undefined when nothing was excluded (raw = signoff).
+ */
+export function verdictLine(verdict: Verdict | undefined): string | undefined {
+  if (!verdict) return undefined;
+  const excluded = REPORTED_KINDS.flatMap((k) => {
+    const e = verdict.excluded[k];
+    if (!e || e.proven + e.waived === 0) return [];
+    const parts = [e.proven ? `${e.proven} proven` : '', e.waived ? `${e.waived} waived` : ''].filter(Boolean);
+    return [`${k} ${parts.join(', ')}`];
+  });
+  if (!excluded.length) return undefined;
+  if (verdict.counting === 'raw')
+    return `Raw coverage (required): excluded points count as missed (${excluded.join('; ')})`;
+  return `Signoff coverage, proven and waived points excluded as URG and IMC count them: ${summaryText(verdict.coverage)}; excluded: ${excluded.join('; ')}`;
+}
+
+/**
+ * Whether the run is closed, what the formal engine did, the verdict's counting, and each point proven unreachable
+ * or waived, with its proof or waiver.
+ */
+export function closureLines(result: Pick<GenerateResult, 'holes' | 'closed' | 'formal' | 'verdict'>): string[] {
   const out: string[] = [];
   const closure = closureText(result);
   if (closure) out.push(closure);
   if (result.formal) out.push(formalSummaryText(result.formal));
+  const counted = verdictLine(result.verdict);
+  if (counted) out.push(counted);
   const proven = provenPoints(result.holes);
   if (proven.length) {
     out.push('Proven unreachable, left out of the Test Coverage totals:');
@@ -153,6 +185,17 @@ export function closureLines(result: Pick<GenerateResult, 'holes' | 'closed' | '
     out.push(
       ...new Set(
         proven.map((h) => `  ${vscode.workspace.asRelativePath(h.file)}:${h.line} ${h.detail} — ${proofText(h) ?? ''}`),
+      ),
+    );
+  }
+  const waived = waivedPoints(result.holes);
+  if (waived.length) {
+    out.push('Waived (chorus.waiverFile), left out of the Test Coverage totals:');
+    out.push(
+      ...new Set(
+        waived.map(
+          (h) => `  ${vscode.workspace.asRelativePath(h.file)}:${h.line} ${h.detail} — ${waiverText(h) ?? ''}`,
+        ),
       ),
     );
   }

@@ -86,6 +86,8 @@ export interface HoleWaiver {
   category: WaiverCategory;
   reason: string;
   who?: string;
+  /** A kept `UNR` entry's proof, as the waiver file records it (the prover with its version). */
+  proof?: { method: 'induction' | 'analysis'; depth?: number; tool?: string };
 }
 
 /** A proof that no stimulus reaches a point: Yosys k-induction, or the analysis' state-register/enum rule. */

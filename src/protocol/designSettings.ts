@@ -1,8 +1,9 @@
 /**
  * The design settings (`chorus.filelist`, `chorus.projectTargets`, `chorus.includeDirs`, `chorus.defines`,
- * `chorus.topParameters`): how
- * the user's RTL is read, as a filelist and the CLI's `-I`, `-D`, `-G` say it; read and checked the same way by
- * the extension and the server. Paths are as written: relative ones are relative to the workspace folder.
+ * `chorus.topParameters`): how the user's RTL is read, as a filelist and the CLI's `-I`, `-D`, `-G` say it; and
+ * its signoff files (`chorus.waiverFile`, `chorus.regressionCoverage`: the CLI's `--waivers` and `--merge`). Read
+ * and checked the same way by the extension and the server. Paths are as written: relative ones are relative to
+ * the workspace folder.
  */
 import { ChorusError } from './errors';
 import { parameterValueError } from './parameterValue';
@@ -19,6 +20,10 @@ export interface DesignSettings {
   defines: Record<string, string | undefined>;
   /** Top parameter overrides as Verilog constant text. */
   topParameters: Record<string, string>;
+  /** The waiver file every run checks and writes back (`--waivers`, docs/waivers.md); empty when none. */
+  waiverFile: string;
+  /** coverage.dat files of the user's regression every run starts from (`--merge`); none when empty. */
+  regressionCoverage: string[];
 }
 
 /** The defaults: no filelist, folders, macros or parameters. */
@@ -28,6 +33,8 @@ export const NO_DESIGN_SETTINGS: DesignSettings = {
   includeDirs: [],
   defines: {},
   topParameters: {},
+  waiverFile: '',
+  regressionCoverage: [],
 };
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_$]*$/;
@@ -100,11 +107,19 @@ export function parseDesignSettings(cfg: ConfigurationLike): DesignSettings {
   const dirs = cfg.get('includeDirs') ?? [];
   if (!Array.isArray(dirs) || dirs.some((d) => typeof d !== 'string' || !d.trim()))
     throw settingError('includeDirs', 'expected a list of folder paths');
+  const waiverFile = cfg.get('waiverFile');
+  if (waiverFile !== undefined && waiverFile !== null && typeof waiverFile !== 'string')
+    throw settingError('waiverFile', 'expected the path of a waiver file (docs/waivers.md)');
+  const regression = cfg.get('regressionCoverage') ?? [];
+  if (!Array.isArray(regression) || regression.some((d) => typeof d !== 'string' || !d.trim()))
+    throw settingError('regressionCoverage', 'expected a list of coverage.dat paths');
   return {
     filelist: typeof filelist === 'string' ? filelist.trim() : '',
     projectTargets: targets as string[],
     includeDirs: dirs.map((d: string) => d.trim()),
     defines: readDefines(cfg.get('defines')),
     topParameters: readParameters(cfg.get('topParameters')),
+    waiverFile: typeof waiverFile === 'string' ? waiverFile.trim() : '',
+    regressionCoverage: regression.map((d: string) => d.trim()),
   };
 }

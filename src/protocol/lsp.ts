@@ -66,6 +66,11 @@ export interface GenerateParams {
   runId: string;
   seed?: number;
   budgetSeconds?: number;
+  /**
+   * coverage.dat files (file URIs) of the user's regression to start from (`generate --merge`); default the
+   * `chorus.regressionCoverage` setting. Only the model-free engine (`random`) runs on top of a regression.
+   */
+  regression?: string[];
   /** Client-created work-done progress token (LSP WorkDoneProgressParams). */
   workDoneToken?: string | number;
 }
@@ -132,6 +137,31 @@ export interface ExportLcovParams {
 export interface ExportLcovResult {
   lcov: string;
 }
+
+/** The formats of `chorus/exportWaivers`: the CLI's `--vlt`, `--urg-el`, `--imc-tcl`, `--lcov`, `--cobertura`. */
+export type WaiverExportFormat = 'vlt' | 'urgEl' | 'imcTcl' | 'lcov' | 'cobertura';
+
+export const WAIVER_EXPORT_FORMATS: readonly WaiverExportFormat[] = ['vlt', 'urgEl', 'imcTcl', 'lcov', 'cobertura'];
+
+export interface ExportWaiversParams {
+  /** A DUT document of the last run (file URI). */
+  uri: string;
+  format: WaiverExportFormat;
+  /** Where to write (file URI). */
+  target: string;
+  /** Replace a file there that CHORUS did not write (the user said so). */
+  force?: boolean;
+  /** URG and IMC: the DUT's instance path in the user's testbench (`--dut-path`); default `tb.dut`. */
+  dutPath?: string;
+}
+
+/**
+ * `written`: the file was written. `needsConsent`: a file CHORUS did not write is there, and nothing was written:
+ * ask the user, then send the request again with `force`. Every other refusal (a link, a folder, an input of the
+ * run) is an error response.
+ */
+export type ExportWaiversResult =
+  { status: 'written'; file: string; excluded: number } | { status: 'needsConsent'; file: string; message: string };
 
 export interface TopsParams {
   /** An HDL document (file URI); its open text is read when the editor has it, else the file. */
@@ -226,6 +256,7 @@ const generateParams: JSONSchemaType<GenerateParams> = {
     runId: { type: 'string', minLength: 1 },
     seed: { type: 'integer', nullable: true },
     budgetSeconds: { type: 'number', exclusiveMinimum: 0, nullable: true },
+    regression: { type: 'array', items: uri, nullable: true },
     workDoneToken: { type: ['string', 'integer'], nullable: true },
   },
   additionalProperties: false,
@@ -266,6 +297,19 @@ const filelistsForParams: JSONSchemaType<FilelistsForParams> = {
   type: 'object',
   required: ['uri', 'lists'],
   properties: { uri, lists: { type: 'array', items: uri, maxItems: MAX_FILELIST_CANDIDATES } },
+  additionalProperties: false,
+};
+
+const exportWaiversParams: JSONSchemaType<ExportWaiversParams> = {
+  type: 'object',
+  required: ['uri', 'format', 'target'],
+  properties: {
+    uri,
+    format: { type: 'string', enum: [...WAIVER_EXPORT_FORMATS] },
+    target: uri,
+    force: { type: 'boolean', nullable: true },
+    dutPath: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_$]*(\\.[A-Za-z_][A-Za-z0-9_$]*)*$', nullable: true },
+  },
   additionalProperties: false,
 };
 
@@ -319,6 +363,15 @@ export const Requests = {
   exportLcov: /* @__PURE__ */ request<ExportLcovParams, ExportLcovResult, ChorusErrorData>(
     'chorus/exportLcov',
     uriOnly,
+    READS,
+  ),
+  /**
+   * The last run's exclusions (proven and waived points) written for a signoff tool, through the engine's output
+   * rule: a file CHORUS did not write is replaced only with `force`.
+   */
+  exportWaivers: /* @__PURE__ */ request<ExportWaiversParams, ExportWaiversResult, ChorusErrorData>(
+    'chorus/exportWaivers',
+    exportWaiversParams,
     READS,
   ),
   /** The modules of a document and which of them could be the top. */

@@ -17,6 +17,10 @@ export interface ResolvedDesign {
   parameters: Record<string, string>;
   /** The filelist read (absolute), when one is set. */
   filelist?: string;
+  /** `chorus.waiverFile` (absolute), when set. */
+  waiverFile?: string;
+  /** `chorus.regressionCoverage` (absolute); empty when none. */
+  regression: string[];
 }
 
 /** The workspace folder (absolute path) holding `file`: the innermost one; undefined when it is in none. */
@@ -87,7 +91,13 @@ export async function resolveDesign(
   folder: string | undefined,
 ): Promise<ResolvedDesign> {
   const base = folder ?? dirname(document);
-  const out: ResolvedDesign = { includeDirs: [], defines: {}, parameters: { ...settings.topParameters } };
+  const out: ResolvedDesign = {
+    includeDirs: [],
+    defines: {},
+    parameters: { ...settings.topParameters },
+    regression: settings.regressionCoverage.map((f) => resolve(base, f)),
+    ...(settings.waiverFile ? { waiverFile: resolve(base, settings.waiverFile) } : {}),
+  };
   if (settings.filelist) {
     const list = resolve(base, settings.filelist);
     const fl = await readWorkspaceFilelist(list, folder, settings.projectTargets).catch((err: unknown) => {

@@ -4,7 +4,13 @@
  */
 import { resolve } from 'node:path';
 import { DiagnosticSeverity, DiagnosticTag, type Diagnostic } from 'vscode-languageserver';
-import { proofText, type DesignAnalysis, type Diagnostic as ProtocolDiagnostic, type Hole } from '../protocol';
+import {
+  proofText,
+  waiverText,
+  type DesignAnalysis,
+  type Diagnostic as ProtocolDiagnostic,
+  type Hole,
+} from '../protocol';
 
 export function syntaxDiagnostics(analysis: DesignAnalysis): Diagnostic[] {
   return analysis.errors.map((e) => {
@@ -21,7 +27,8 @@ export function syntaxDiagnostics(analysis: DesignAnalysis): Diagnostic[] {
 
 /**
  * The non-toggle holes of one DUT file (its absolute path) as Information diagnostics; a point proven unreachable
- * is no hole: a Hint that fades the dead line, saying which proof.
+ * is no hole: a Hint that fades the dead line, saying which proof; a waived point a Hint saying the waiver (the
+ * line is live code, so it is not faded).
  */
 export function holeDiagnostics(holes: Hole[], file: string): Diagnostic[] {
   return holes
@@ -36,6 +43,15 @@ export function holeDiagnostics(holes: Hole[], file: string): Diagnostic[] {
           tags: [DiagnosticTag.Unnecessary],
           source: 'chorus coverage',
           message: `Proven unreachable: ${h.detail} (${proof})`,
+        };
+      }
+      const waived = waiverText(h);
+      if (waived !== undefined) {
+        return {
+          range,
+          severity: DiagnosticSeverity.Hint,
+          source: 'chorus coverage',
+          message: `Waived: ${h.detail} (${waived})`,
         };
       }
       return {

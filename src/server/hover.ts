@@ -4,7 +4,7 @@
  */
 import type { Hover, Position } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { armHole, formalText, isProven, provenText, type Hole, type LineCoverage } from '../protocol';
+import { armHole, formalText, isProven, provenText, waiverText, type Hole, type LineCoverage } from '../protocol';
 
 function wordAt(doc: TextDocument, pos: Position): string | null {
   const line = doc.getText({ start: { line: pos.line, character: 0 }, end: { line: pos.line + 1, character: 0 } });
@@ -44,9 +44,11 @@ export function hoverAt(
     parts.push(`CHORUS: line hit **${here.hits}** time${here.hits === 1 ? '' : 's'} in the last run`);
     const own = holes.filter((h) => h.file === file && h.line === here.line);
     for (const b of here.branches) {
-      const proven = b.count === 0 && isProven(armHole(own, b.label) ?? {});
+      const arm = armHole(own, b.label);
+      const proven = b.count === 0 && isProven(arm ?? {});
+      const waived = b.count === 0 && arm && waiverText(arm) !== undefined;
       parts.push(
-        `- ${b.label}: ${b.count > 0 ? `${b.count}×` : proven ? 'never taken (proven unreachable)' : '**never taken**'}`,
+        `- ${b.label}: ${b.count > 0 ? `${b.count}×` : proven ? 'never taken (proven unreachable)' : waived ? `never taken (waived ${arm.waiver?.category ?? ''})` : '**never taken**'}`,
       );
     }
     if (here.missingToggles.length) parts.push(`- toggles never seen: ${here.missingToggles.slice(0, 8).join(', ')}`);
@@ -63,13 +65,18 @@ export function hoverAt(
   return { contents: { kind: 'markdown', value: parts.join('\n') } };
 }
 
-/** One line per distinct point: `Proven unreachable by …` for proven points, the formal engine's reason for holes. */
+/**
+ * One line per distinct point: `Proven unreachable by …` for proven points, the waiver (category, who, why, proof)
+ * for waived ones, the formal engine's reason for holes.
+ */
 function verdictLines(holes: Hole[]): string[] {
   const out = new Set<string>();
   for (const h of holes) {
     const proven = provenText(h);
     const undecided = formalText(h);
+    const waived = waiverText(h);
     if (proven) out.add(`- ${h.detail}: **${proven}**`);
+    else if (waived) out.add(`- ${h.detail}: **${waived}**`);
     else if (undecided) out.add(`- ${h.detail}: ${undecided}`);
   }
   return [...out];

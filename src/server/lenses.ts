@@ -1,6 +1,7 @@
 /** Code lenses: a generate action above each module and, after a run, its coverage with the holes. */
 import type { CodeLens, Range } from 'vscode-languageserver';
 import {
+  isExcluded,
   isProven,
   LensCommands,
   type DesignAnalysis,
@@ -19,11 +20,15 @@ export function coverageTitle(r: GenerateResult): string {
     .filter((k) => r.coverage[k].total > 0 && (k !== 'toggle' || r.targets.toggle !== undefined))
     .map((k) => `${k} ${Math.floor(r.coverage[k].pct)}%`);
   // A point proven unreachable is no hole: counted apart (and the run called closed when nothing else is left).
-  const holes = r.holes.filter((h) => h.kind !== 'toggle' && !isProven(h)).length;
-  const proven = r.holes.filter((h) => h.kind !== 'toggle' && isProven(h)).length;
+  // A waived point (the waiver file's entry) is no hole either: counted apart too.
+  const points = r.holes.filter((h) => h.kind !== 'toggle');
+  const holes = points.filter((h) => !isProven(h) && !isExcluded(h)).length;
+  const proven = points.filter((h) => isProven(h)).length;
+  const waived = points.filter((h) => !isProven(h) && isExcluded(h)).length;
   const closed = r.closed ? ['closed'] : [];
   const provenPart = proven ? [`${proven} proven unreachable`] : [];
-  return [...parts, ...closed, ...provenPart, `${holes} hole${holes === 1 ? '' : 's'}`].join(' · ');
+  const waivedPart = waived ? [`${waived} waived`] : [];
+  return [...parts, ...closed, ...provenPart, ...waivedPart, `${holes} hole${holes === 1 ? '' : 's'}`].join(' · ');
 }
 
 export function codeLenses(uri: string, analysis: DesignAnalysis, last: GenerateResult | undefined): CodeLens[] {

@@ -3,7 +3,7 @@
  * work-done reports, cancellation from `$/cancelRequest` turned into the engine's AbortSignal.
  */
 import type { CancellationToken, Connection, WorkDoneProgressReporter } from 'vscode-languageserver';
-import { generateToEnd, overallPct, planRun } from '../engine';
+import { checkOutputTarget, generateToEnd, overallPct, planRun, readWaiverFile } from '../engine';
 import {
   ChorusError,
   Notifications,
@@ -76,6 +76,8 @@ export class RunManager {
       document,
       folderOf(document, this.folders()),
     );
+    const regression = params.regression?.map(uriToPath) ?? design.regression;
+    if (design.waiverFile) await checkWaiverSetting(design.waiverFile, [document, ...(design.files ?? [])]);
     const { request, dut } = await planRun(
       {
         document,
@@ -90,6 +92,10 @@ export class RunManager {
         seed: params.seed,
         budgetSeconds: params.budgetSeconds,
         simTimeoutSeconds: settings.simTimeoutSeconds,
+        // The signoff files: the waiver file is checked and written back by the output rule (never a file CHORUS
+        // did not write), the regression is the run's starting state (params first, then the setting).
+        ...(design.waiverFile ? { waivers: { file: design.waiverFile } } : {}),
+        ...(regression.length ? { regression } : {}),
         contextSize: settings.contextSize || undefined,
         ...(settings.candidates ? { candidates: settings.candidates } : {}),
         ...(settings.promptTemplates ? { promptTemplates: settings.promptTemplates } : {}),
@@ -152,4 +158,23 @@ export class RunManager {
       this.active.delete(key);
     }
   }
+}
+
+/**
+ * `chorus.waiverFile` before the run, so a refusal comes before minutes of work: a file CHORUS did not write is
+ * never replaced from the editor (the setting has no `force`), and a malformed one is refused naming its line.
+ */
+export async function checkWaiverSetting(file: string, inputs: string[]): Promise<void> {
+  try {
+    await checkOutputTarget({ path: file, option: 'chorus.waiverFile', kind: 'waivers', force: false, inputs });
+  } catch (err) {
+    if (!(err instanceof ChorusError)) throw err;
+    throw new ChorusError(
+      'bad_input',
+      `chorus.waiverFile names ${file}, which CHORUS may not write (${err.message.replace(/\.$/, '')}): a waiver file begins "# CHORUS waivers" (docs/waivers.md); choose another path, or clear the setting.`,
+      { file },
+      { cause: err },
+    );
+  }
+  await readWaiverFile(file);
 }

@@ -153,12 +153,12 @@ test('loop events update the gutter live; the response is published, written and
 
   assert.deepEqual(
     seen[0],
-    { covered: [17], uncovered: [34], partial: [26], proven: [] },
+    { covered: [17], uncovered: [34], partial: [26], proven: [], waived: [] },
     'after round 1, before the run ended',
   );
   assert.deepEqual(
     marks(h.editor),
-    { covered: [17, 26, 34], uncovered: [], partial: [], proven: [] },
+    { covered: [17, 26, 34], uncovered: [], partial: [], proven: [], waived: [] },
     'after the response',
   );
   const hover = h.editor.decorations.values().next().value;
@@ -203,11 +203,11 @@ test('loop events update the gutter live; the response is published, written and
 
   // An edit makes the measured line numbers wrong: the marks go until the next run; the toggle hides them too.
   documentChanged.fire({ document: h.editor.document, contentChanges: [{ text: '\n' }] });
-  assert.deepEqual(marks(h.editor), { covered: [], uncovered: [], partial: [], proven: [] });
+  assert.deepEqual(marks(h.editor), { covered: [], uncovered: [], partial: [], proven: [], waived: [] });
   await h.launcher.generate();
   assert.deepEqual(marks(h.editor).covered, [17, 26, 34]);
   await h.gutter.toggle();
-  assert.deepEqual(marks(h.editor), { covered: [], uncovered: [], partial: [], proven: [] });
+  assert.deepEqual(marks(h.editor), { covered: [], uncovered: [], partial: [], proven: [], waived: [] });
   assert.equal(stub.context['chorus.gutterVisible'], false);
   await h.gutter.toggle();
   assert.deepEqual(marks(h.editor).covered, [17, 26, 34]);

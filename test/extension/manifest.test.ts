@@ -71,6 +71,7 @@ test('views, languages, icons and colours exist', () => {
     'uncovered.svg',
     'partial.svg',
     'proven.svg',
+    'waived.svg',
     'chorus.svg',
     'language-configuration.json',
   ]) {
@@ -83,6 +84,7 @@ test('views, languages, icons and colours exist', () => {
     'chorus.partialForeground',
     'chorus.provenForeground',
     'chorus.uncoveredForeground',
+    'chorus.waivedForeground',
   ]);
   assert.ok(pkg.activationEvents.includes('onLanguage:systemverilog'));
   assert.equal(pkg.main, './dist/extension.js');

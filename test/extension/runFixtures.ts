@@ -166,6 +166,7 @@ export function fakeServer(onLoopEvent: (p: LoopEventParams) => void): FakeServe
     ask: async () => ({ text: '' }),
     listModels: async () => ({ models: [] }),
     exportLcov: async () => ({ lcov: '' }),
+    exportWaivers: async (p) => ({ status: 'written', file: p.target, excluded: 0 }),
     filelistsFor: async () => ({ lists: [] }),
   };
   return server;

@@ -5,7 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -155,6 +155,15 @@ test('chorus/generate, then chorus/coverage and chorus/exportLcov of its result'
   assert.ok(cov.lines.length > 0 && cov.lines.every((l) => l.file === counterPath), 'lines of the document');
   const { lcov } = await send(Requests.exportLcov, { uri: counterUri });
   assert.match(lcov, /^SF:.*counter\.sv$/m);
+  // The run's exclusions for Verilator, written by the server through the output rule.
+  const vlt = join(scratch, 'counter.vlt');
+  const exported = await send(Requests.exportWaivers, {
+    uri: counterUri,
+    format: 'vlt',
+    target: pathToFileURL(vlt).href,
+  });
+  assert.equal(exported.status, 'written');
+  assert.ok(readFileSync(vlt, 'utf8').startsWith('`verilator_config\n// CHORUS exclusions'));
 });
 
 // What tsc must refuse (each line below is a type error, or `@ts-expect-error` itself fails the type check): a
@@ -197,6 +206,10 @@ const badParams: Record<RequestName, { params: object | undefined; names: string
   ask: [{ params: undefined, names: ['uri', 'question', 'askId'] }],
   listModels: [{ params: { uri: '' }, names: ['uri'] }],
   exportLcov: [{ params: { uri: null }, names: ['uri'] }],
+  exportWaivers: [
+    { params: { uri: counterUri, format: 'vcs', target: counterUri }, names: ['format'] },
+    { params: { uri: counterUri, format: 'urgEl', target: counterUri, dutPath: 'tb dut' }, names: ['dutPath'] },
+  ],
   tops: [{ params: { uri: counterUri, top: 'counter' }, names: ['top'] }],
   filelistsFor: [{ params: { uri: counterUri, lists: [3] }, names: ['lists/0'] }],
 };

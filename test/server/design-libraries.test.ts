@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
+import { NO_DESIGN_SETTINGS } from '../../src/protocol';
 import { resolveDesign } from '../../src/server/design';
 import { repoRoot } from '../helpers/cli';
 
@@ -9,11 +10,7 @@ const fixture = resolve(repoRoot, 'test/fixtures/libraries');
 
 test('a filelist with -v and -y: the sources, then the library files their modules need', async () => {
   const document = resolve(fixture, 'src/lib_top.sv');
-  const design = await resolveDesign(
-    { filelist: 'libs.f', projectTargets: [], includeDirs: [], defines: {}, topParameters: {} },
-    document,
-    fixture,
-  );
+  const design = await resolveDesign({ ...NO_DESIGN_SETTINGS, filelist: 'libs.f' }, document, fixture);
   assert.ok(design.files, 'the filelist lists the document, so the run gets its files');
   assert.equal(design.files[0], document);
   assert.ok(

@@ -83,7 +83,20 @@ export async function checkWaivers(run: WaiverRun): Promise<WaiverOutcome> {
           e.reason = h.unreachable ?? e.reason;
           continue;
         }
-        h.waiver = { category: e.category, reason: e.reason, ...(e.who ? { who: e.who } : {}) };
+        h.waiver = {
+          category: e.category,
+          reason: e.reason,
+          ...(e.who ? { who: e.who } : {}),
+          ...(e.category === 'UNR' && e.proofMethod
+            ? {
+                proof: {
+                  method: e.proofMethod,
+                  ...(e.proofDepth !== undefined ? { depth: e.proofDepth } : {}),
+                  ...(e.proofTool ? { tool: e.proofTool } : {}),
+                },
+              }
+            : {}),
+        };
         report.applied++;
       }
     }

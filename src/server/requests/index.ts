@@ -3,6 +3,7 @@ import type { RequestHandlers } from '../rpc';
 import type { RequestContext } from './context';
 import { filelistsFor, tops } from './design';
 import { ask, listModels } from './model';
+import { exportWaivers } from './exports';
 import { coverage, exportLcov } from './results';
 import { generate, steer } from './runs';
 
@@ -16,6 +17,7 @@ export function requestHandlers(ctx: RequestContext): RequestHandlers {
     ask: (p, token) => ask(ctx, p, token),
     listModels: (p) => listModels(ctx, p),
     exportLcov: (p) => exportLcov(ctx, p),
+    exportWaivers: (p) => exportWaivers(ctx, p),
     tops: (p) => tops(ctx, p),
     filelistsFor: (p) => filelistsFor(ctx, p),
   };

@@ -269,6 +269,11 @@ export const stub = {
   /** Answers dialogs: return the button to press (undefined dismisses); may return a promise. */
   answer: (_level: string, _text: string, _items: string[]): Answer | Promise<Answer> => undefined,
   quickPick: (items: { label: string }[]): unknown => items[0],
+  /** What the save, open and input dialogs answer (undefined: dismissed), and what they were asked. */
+  saveDialog: (_options: unknown): Uri | undefined => undefined,
+  openDialog: (_options: unknown): Uri[] | undefined => undefined,
+  inputBox: (_options: unknown): string | undefined => undefined,
+  dialogs: [] as { kind: 'save' | 'open' | 'input'; options: unknown }[],
   progress: [] as {
     title?: string | undefined;
     reports: { message?: string; increment?: number }[];
@@ -304,6 +309,10 @@ export const stub = {
     this.messages = [];
     this.answer = () => undefined;
     this.quickPick = (items) => items[0];
+    this.saveDialog = () => undefined;
+    this.openDialog = () => undefined;
+    this.inputBox = () => undefined;
+    this.dialogs = [];
     this.progress = [];
     this.shown = [];
     this.context = {};
@@ -423,9 +432,18 @@ export const window = {
   showWarningMessage: (text: string, ...rest: unknown[]) => ask('warning', text, rest),
   showInformationMessage: (text: string, ...rest: unknown[]) => ask('info', text, rest),
   showQuickPick: async (items: { label: string }[]) => stub.quickPick(await items),
-  showInputBox: async () => undefined,
-  showOpenDialog: async () => undefined,
-  showSaveDialog: async () => undefined,
+  showInputBox: async (options: unknown) => {
+    stub.dialogs.push({ kind: 'input', options });
+    return stub.inputBox(options);
+  },
+  showOpenDialog: async (options: unknown) => {
+    stub.dialogs.push({ kind: 'open', options });
+    return stub.openDialog(options);
+  },
+  showSaveDialog: async (options: unknown) => {
+    stub.dialogs.push({ kind: 'save', options });
+    return stub.saveDialog(options);
+  },
   withProgress: async <R>(
     opts: { title?: string },
     task: (
