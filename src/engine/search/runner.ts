@@ -13,9 +13,9 @@ import { stimulusText, totalCycles, type Candidate } from './stimulus';
 /** Wall-clock allowance per simulated cycle on top of the base timeout: a deep hold runs millions of cycles. */
 const MS_PER_MILLION_CYCLES = 20_000;
 /** Runs shorter than this many cycles measure the fixed cost of a run. */
-const SHORT_RUN_CYCLES = 2_000;
-/** Runs at least this long measure the cost per cycle. */
-const LONG_RUN_CYCLES = 10_000;
+const SHORT_RUN_CYCLES = 500;
+/** Runs at least this long measure the cost per cycle (the first plain random run is one). */
+const LONG_RUN_CYCLES = 1_000;
 
 export interface RowsRun {
   written: boolean;
@@ -78,6 +78,9 @@ export class HarnessRunner {
     );
     this.simMs += run.ms;
     if (run.coverageWritten) this.learn(cycles, run.ms);
+    // A run stopped at its bound ran slower than that per cycle: the next holds are sized by it.
+    else if (run.status === 'timeout' && cycles > 0)
+      this.msPerCycle = Math.max(this.msPerCycle ?? 0, run.ms / cycles);
     return { written: run.coverageWritten, status: run.status, ms: run.ms, output: run.output };
   }
 
