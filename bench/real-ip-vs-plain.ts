@@ -8,11 +8,14 @@
  * and the reach ratio: the time the engine took (build included) to reach plain random's final line + branch
  * count, over plain random's wall time (never: 2).
  *
+ * Both sides start from the same warm cache (Verilator's runtime objects and precompiled header built once), each
+ * from its own copy, so neither reuses the other's compiled model.
+ *
  * Usage: npx tsx bench/real-ip-vs-plain.ts <corpus>/real-ip-2/items.jsonl [--budget-seconds 60] [--seeds 1,2,3]
  *          [--concurrency 1] [--only id,id] [--out dir]
  * Builds go to a fresh cache (warmed once), so no item is a cache hit from an earlier run.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { itemDesign } from '../src/cli/bench/run';
@@ -115,6 +118,13 @@ async function main(): Promise<void> {
     'module warm(input logic clk, input logic a, output logic q);\n  always_ff @(posedge clk) q <= a;\nendmodule\n',
   );
   await plainRandomInBudget({ rtlFiles: [warm], seed: 99, budgetMs: 1 }, sim);
+  // Each side of each run starts from a copy of that warm cache: neither finds the other's compiled model in it
+  // (its ccache lives there too), so both pay their own cold build, as a user's first run does.
+  const coldCache = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chorus-ip-vs-plain-side-'));
+    cpSync(cacheDir, dir, { recursive: true });
+    return dir;
+  };
 
   const perItem = join(o.out, 'items.jsonl');
   writeFileSync(perItem, '');
@@ -140,7 +150,7 @@ async function main(): Promise<void> {
             budgetSeconds: o.budget,
             workDir,
           },
-          { logger: silentLogger, signal: new AbortController().signal, cacheDir },
+          { logger: silentLogger, signal: new AbortController().signal, cacheDir: coldCache() },
           (e) => {
             if (e.type === 'coverage')
               progress.push({ ms: Math.round(performance.now() - started), lineBranch: lineBranch(e.coverage) });
@@ -155,7 +165,10 @@ async function main(): Promise<void> {
         progress,
       };
       const p = await timed(() =>
-        plainRandomInBudget({ ...design, top: it.dut_module_name, seed, budgetMs: 0, wallMs: engine.ms }, sim),
+        plainRandomInBudget(
+          { ...design, top: it.dut_module_name, seed, budgetMs: 0, wallMs: engine.ms },
+          { ...sim, cacheDir: coldCache() },
+        ),
       );
       const plain: Side = {
         ms: p.ms,
