@@ -110,4 +110,3 @@ test('the request’s regression reaches the engine, which reads it before the r
     (err: Error) => err.message.includes('gone.dat'),
   );
 });
-

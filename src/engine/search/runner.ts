@@ -79,8 +79,7 @@ export class HarnessRunner {
     this.simMs += run.ms;
     if (run.coverageWritten) this.learn(cycles, run.ms);
     // A run stopped at its bound ran slower than that per cycle: the next holds are sized by it.
-    else if (run.status === 'timeout' && cycles > 0)
-      this.msPerCycle = Math.max(this.msPerCycle ?? 0, run.ms / cycles);
+    else if (run.status === 'timeout' && cycles > 0) this.msPerCycle = Math.max(this.msPerCycle ?? 0, run.ms / cycles);
     return { written: run.coverageWritten, status: run.status, ms: run.ms, output: run.output };
   }
 
