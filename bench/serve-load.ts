@@ -50,7 +50,8 @@ async function main() {
   const env = { ...process.env, CHORUS_TOOL_LOG: toolLog, XDG_CACHE_HOME: cache };
   const all = loadItems(REQUESTS, DESIGNS, DISTINCT_TBS);
   const load0 = loadavg()[0];
-  const bound = ['--memory-limit', String(MEMORY)];
+  // In MiB with its unit: the flag reads a bare number as MiB, so the byte count would be a bound of 1 PiB.
+  const bound = ['--memory-limit', `${MEMORY / 1024 ** 2}M`];
   try {
     // 1. The bounded queue: one server, 2 slots, queue 4, 16 clients at once, no retries.
     const a = await startServer(['--slots', '2', '--queue', '4', ...bound], env);
@@ -98,7 +99,8 @@ async function main() {
       toolRuns: runs.length,
       toolRunsBoundedQueuePhase: boundedRuns,
       toolRunsThroughputPhase: runs.length - boundedRuns,
-      toolRunsOverMemoryLimit: unbounded.map((e) => ({ tool: e.tool, limits: e.limits })),
+      toolRunsOverMemoryLimit: unbounded.length,
+      overMemoryLimitExamples: unbounded.slice(0, 3).map((e) => ({ tool: e.tool, limits: e.limits })),
       largestToolMemoryBoundBytes: largestBound,
       memoryLimitBytes: MEMORY,
       oneSlotSeconds: single.seconds,
