@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { preprocessTestbench, violationDiagnostics } from '../sim';
+import { memoryLimitBytes, preprocessTestbench, toolMemoryBytes, violationDiagnostics } from '../sim';
 import type { Diagnostic } from '../protocol';
 
 export interface DesignCheckOptions {
@@ -16,6 +16,8 @@ export interface DesignCheckOptions {
   /** The only folder the design's includes may reach. */
   workspaceRoot: string;
   signal: AbortSignal;
+  /** The request's memory limit (the engine's default when unset): the preprocessor runs under it as the build does. */
+  memoryLimitBytes?: number | undefined;
 }
 
 /** Designs (by content and order) already found clean: many rollouts of one prompt share a design. */
@@ -32,6 +34,7 @@ export async function checkDesign(files: string[], opts: DesignCheckOptions): Pr
       workspaceRoot: opts.workspaceRoot,
       designFiles: files.slice(0, i),
       signal: opts.signal,
+      limits: { memoryBytes: toolMemoryBytes(memoryLimitBytes(opts.memoryLimitBytes)) },
     });
     if (violations.length) return violationDiagnostics(violations);
   }

@@ -54,6 +54,7 @@ export async function measureJob<T>(
           verilatorPath: ctx.options.verilatorPath,
           workspaceRoot: folder.dir,
           signal,
+          memoryLimitBytes: ctx.options.memoryLimitBytes,
         });
         measured = designProblems.length
           ? failedRun(

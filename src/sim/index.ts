@@ -40,6 +40,7 @@ export {
   formatBytes,
   memoryLimitBytes,
   parseByteSize,
+  toolMemoryBytes,
 } from './process/limits';
 export { findTestbenchTop } from './verilator/testbenchTop';
 export { parseVerilatorOutput, parseRuntimeOutput } from './verilator/diagnostics';
