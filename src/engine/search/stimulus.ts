@@ -196,7 +196,8 @@ export class StimulusGenerator {
   }
 
   private length(): number {
-    if (!this.sequential) return this.rng.pick([4, 16, 64, 256]);
+    // Without a clock every step is one sample of the inputs, and a run's start costs more than thousands of them.
+    if (!this.sequential) return this.rng.pick([256, 512, 1024, 4096]);
     const r = this.rng.int(100);
     if (r < 30) return 8 + this.rng.int(24);
     if (r < 60) return 32 + this.rng.int(224);
