@@ -197,7 +197,7 @@ export class StimulusGenerator {
 
   private length(): number {
     // Without a clock every step is one sample of the inputs, and a run's start costs more than thousands of them.
-    if (!this.sequential) return this.rng.pick([256, 512, 1024, 4096]);
+    if (!this.sequential) return this.rng.pick([64, 256, 512, 1024]);
     const r = this.rng.int(100);
     if (r < 30) return 8 + this.rng.int(24);
     if (r < 60) return 32 + this.rng.int(224);
