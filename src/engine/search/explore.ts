@@ -31,6 +31,8 @@ const FORMAL_AFTER_BUDGET_SHARE = 0.1;
 const FORMAL_AFTER_MIN_MS = 3_000;
 /** The formal stage's share of the search time left when it starts. */
 const FORMAL_SHARE_OF_LEFT = 0.5;
+/** ...but never less than this while there is that much left (loading Yosys alone takes seconds). */
+const FORMAL_FLOOR_MS = 4_000;
 /** Plain random candidates: these lengths, each bounded by what one run may take. */
 const PLAIN_LENGTHS = [2_000, 10_000, 50_000];
 /** Reset densities of plain random candidates: about one cycle in 50 as plain random runs, rarer, none. */
@@ -174,7 +176,8 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
       progress.sinceNew >= FORMAL_AFTER_RUNS ||
       Date.now() - progress.lastNewTime >= Math.max(FORMAL_AFTER_MIN_MS, opts.budgetMs * FORMAL_AFTER_BUDGET_SHARE);
     // Half of what is left at most: the search waits for it, and the points Yosys cannot decide still need runs.
-    const formalTime = (budget.remaining() - parts.reserve()) * FORMAL_SHARE_OF_LEFT;
+    const left = budget.remaining() - parts.reserve();
+    const formalTime = Math.max(Math.min(left, FORMAL_FLOOR_MS), left * FORMAL_SHARE_OF_LEFT);
     if (
       runner.runs > 0 &&
       (stop || stalling) &&
