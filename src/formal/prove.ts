@@ -101,6 +101,13 @@ function readDesign(worker: YosysWorker, input: Omit<PrepInput, 'mapMemories'>, 
   return worker.run(['-p', prepScript({ ...input, mapMemories })], tree);
 }
 
+/** A flag's name inside its module from a name that may start with instance paths (see localflags.txt). */
+function withinModule(name: string): string {
+  const parts = name.split('.');
+  const scope = parts.findIndex((p) => /^chorus_scope_\d+$/.test(p));
+  return scope > 0 ? parts.slice(scope - 1).join('.') : parts[parts.length - 1];
+}
+
 /** The file and line of Yosys' first error, when it names one. */
 function errorPlace(log: string): { name: string; line: number } | undefined {
   const m = /^(\S+):(\d+): ERROR: /m.exec(log);
@@ -430,7 +437,12 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       };
 
     flagWires = listedNames(prep.files['flags.txt']).filter(isPlainArg);
-    if (prep.files['localflags.txt'] !== undefined) localFlags = listedNames(prep.files['localflags.txt']);
+    if (prep.files['localflags.txt'] !== undefined) {
+      localFlags = listedNames(prep.files['localflags.txt']);
+      // read_slang hands Yosys an elaborated hierarchy whose names already carry instance paths: a flag's own name
+      // starts at its generate block (the component before `chorus_scope_N`), or is the flag itself.
+      if (frontEnd === 'slang') localFlags = [...new Set(localFlags.map(withinModule))];
+    }
     const decideCalls = async (proofCalls: { flag: string; wire: string }[], base: FileTree): Promise<void> => {
       // Proofs, in batches: each flag wire (one per instance of its module) by k-induction; a shallow pass over
       // every point first, then the points it left open up to the full depth.
