@@ -56,23 +56,29 @@ export function expandSegment(seg: RandomSegment, inputs: DrivenInput[]): bigint
 export const resetThreshold = (rate: number) => Math.max(0, Math.min(0xffffffff, Math.floor(rate * 4294967296)));
 
 /**
- * The testbench's generator: `chorus_next` steps the shared xorshift32 state; `chorus_play_random` drives every
- * input from it, cycle by cycle, with the clock as the table rows do.
+ * The testbench's generator: `chorus_play_random` steps the xorshift32 state once per 32 bits of each input and
+ * drives every input from it, cycle by cycle, with the clock as the table rows do.
  */
 export function randomPlayerLines(plan: HarnessPlan, clockLines: string[]): string[] {
   const inputs = plan.inputs;
   const widest = Math.max(32, ...inputs.map((i) => drawsFor(i) * 32));
+  // Each draw steps the state in statements of its own and reads it after: no function call inside an
+  // expression, whose evaluation a simulator may reorder or repeat.
+  const draw =
+    '      chorus_prng = chorus_prng ^ (chorus_prng << 13); chorus_prng = chorus_prng ^ (chorus_prng >> 17); chorus_prng = chorus_prng ^ (chorus_prng << 5);';
   const drive = inputs.flatMap((i) => {
     if (i.reset) {
       const on = i.width === 1 ? `1'b${i.reset.active}` : `${i.width}'d${i.reset.active}`;
       const off = i.width === 1 ? `1'b${i.reset.active ^ 1n}` : `${i.width}'d${i.reset.active ^ 1n}`;
-      return [`      ${driven(i)} = (chorus_next() < reset_below) ? ${on} : ${off};`];
+      return [draw, `      ${driven(i)} = (chorus_prng < reset_below) ? ${on} : ${off};`];
     }
-    if (drawsFor(i) === 1) return [`      ${driven(i)} = ${i.width}'(chorus_next());`];
-    // One draw per statement: the order of calls inside one expression is not defined by the language.
+    if (drawsFor(i) === 1) return [draw, `      ${driven(i)} = chorus_prng[${i.width - 1}:0];`];
     return [
       `      chorus_wide = '0;`,
-      `      repeat (${drawsFor(i)}) chorus_wide = (chorus_wide << 32) | ${widest}'(chorus_next());`,
+      `      repeat (${drawsFor(i)}) begin`,
+      `  ${draw}`,
+      `        chorus_wide = (chorus_wide << 32) | ${widest}'(chorus_prng);`,
+      '      end',
       `      ${driven(i)} = chorus_wide[${i.width - 1}:0];`,
     ];
   });
@@ -80,12 +86,6 @@ export function randomPlayerLines(plan: HarnessPlan, clockLines: string[]): stri
     '  // Plain random segments: xorshift32 draws, one per 32 bits of each input per cycle, in port order.',
     '  logic [31:0] chorus_prng;',
     ...(widest > 32 ? [`  logic [${widest - 1}:0] chorus_wide;`] : []),
-    '  function automatic logic [31:0] chorus_next();',
-    '    chorus_prng = chorus_prng ^ (chorus_prng << 13);',
-    '    chorus_prng = chorus_prng ^ (chorus_prng >> 17);',
-    '    chorus_prng = chorus_prng ^ (chorus_prng << 5);',
-    '    return chorus_prng;',
-    '  endfunction',
     '  task automatic chorus_play_random(input logic [31:0] seed, input logic [31:0] reset_below, input int cycles);',
     '    chorus_prng = seed;',
     '    repeat (cycles) begin',
