@@ -40,17 +40,19 @@ export class YosysStopped extends Error {
 
 const LOG_CAP = 8 * 1024 * 1024;
 
-// Plain JavaScript, run with `eval: true` so the worker needs no file of its own in the bundle.
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
+/**
+ * The loop both hosts run, as plain JavaScript: each message is one Yosys run, answered by `send`. `url` and
+ * `logCap` are expressions the host defines.
+ */
+const loopSource = (send: string, url: string, logCap: string) => `
 let yosys;
-parentPort.on('message', async (m) => {
+const handle = async (m) => {
   try {
-    yosys = yosys || (await import(workerData.url));
+    yosys = yosys || (await import(${url}));
     const chunks = [];
     let size = 0;
     const sink = (b) => {
-      if (b && size < workerData.logCap) { chunks.push(Buffer.from(b).toString('utf8')); size += b.length; }
+      if (b && size < ${logCap}) { chunks.push(Buffer.from(b).toString('utf8')); size += b.length; }
     };
     let files, code = 0;
     try {
@@ -63,42 +65,26 @@ parentPort.on('message', async (m) => {
       if (typeof v === 'string') out[k] = v;
       else if (v instanceof Uint8Array) out[k] = Buffer.from(v).toString('utf8');
     }
-    parentPort.postMessage({ id: m.id, code, log: chunks.join(''), files: out });
+    ${send}({ id: m.id, code, log: chunks.join(''), files: out });
   } catch (e) {
-    parentPort.postMessage({ id: m.id, error: String((e && e.stack) || e) });
+    ${send}({ id: m.id, error: String((e && e.stack) || e) });
   }
-});
+};
 `;
 
-// The same loop in a child process: messages over the IPC channel, which also tells it when CHORUS is gone.
+// In a worker thread, run with `eval: true` so the worker needs no file of its own in the bundle.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+${loopSource('parentPort.postMessage', 'workerData.url', 'workerData.logCap')}
+parentPort.on('message', handle);
+`;
+
+// In a child process: messages over the IPC channel, which also tells it when CHORUS is gone.
 const CHILD_SOURCE = `
 const [url, logCap] = [process.argv[1], Number(process.argv[2])];
 process.on('disconnect', () => process.exit(0));
-let yosys;
-process.on('message', async (m) => {
-  try {
-    yosys = yosys || (await import(url));
-    const chunks = [];
-    let size = 0;
-    const sink = (b) => {
-      if (b && size < logCap) { chunks.push(Buffer.from(b).toString('utf8')); size += b.length; }
-    };
-    let files, code = 0;
-    try {
-      files = await yosys.runYosys(m.args, m.files, { stdout: sink, stderr: sink, decodeASCII: true });
-    } catch (e) {
-      if (e && typeof e.code === 'number' && e.files) { files = e.files; code = e.code; } else throw e;
-    }
-    const out = {};
-    for (const [k, v] of Object.entries(files || {})) {
-      if (typeof v === 'string') out[k] = v;
-      else if (v instanceof Uint8Array) out[k] = Buffer.from(v).toString('utf8');
-    }
-    process.send({ id: m.id, code, log: chunks.join(''), files: out });
-  } catch (e) {
-    process.send({ id: m.id, error: String((e && e.stack) || e) });
-  }
-});
+${loopSource('process.send', 'url', 'logCap')}
+process.on('message', handle);
 `;
 
 interface Reply {
