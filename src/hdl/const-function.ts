@@ -6,6 +6,7 @@
  * value rather than a guessed one, and the build then decides the width.
  */
 import { evaluate, type ConstScope, type ConstValue } from './const-eval';
+import { splitTopLevel } from './topLevel';
 
 class Unsupported extends Error {}
 const FAIL = new Unsupported();
@@ -282,7 +283,7 @@ function parseFunction(text: string): ParsedFunction {
   const args: { name: string; width: Width }[] = [];
   if (r.peek('(')) {
     const list = r.parens();
-    for (const part of list ? splitTop(list) : []) {
+    for (const part of list ? splitTopLevel(list).filter(Boolean) : []) {
       const a = new Reader(part.replace(/^\s*(input|const\s+ref|ref)\b/, ''));
       const width = typeAt(a) ?? { bits: 1, signed: false };
       const argName = a.word();
@@ -306,23 +307,6 @@ function parseFunction(text: string): ParsedFunction {
     body.push(statement(r));
   }
   return { name, args, result, body };
-}
-
-function splitTop(text: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === '(' || ch === '[' || ch === '{') depth++;
-    else if (ch === ')' || ch === ']' || ch === '}') depth--;
-    else if (ch === ',' && depth === 0) {
-      out.push(text.slice(start, i));
-      start = i + 1;
-    }
-  }
-  out.push(text.slice(start));
-  return out.map((s) => s.trim()).filter(Boolean);
 }
 
 class Return {

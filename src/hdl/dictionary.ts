@@ -12,6 +12,7 @@ import { mask, parseNumber } from './numbers';
 import type { RawInstance, RawModule } from './raw';
 import { moduleScope } from './resolve';
 import { topLevelColon, type Scope, type TypeInfo } from './scope';
+import { splitConditional, splitTopLevel } from './topLevel';
 
 export interface InputField {
   /** A top input port. */
@@ -134,59 +135,6 @@ function mapBits(b: Bits, lo: number, w: number, offset: number, out: Leaf[]): v
     default:
       return;
   }
-}
-
-/** Skips a based literal's digits (`4'b1??0`) so its `?` reads as no operator. */
-function skipLiteral(text: string, i: number): number {
-  const m = /^'\s*[sS]?[bBoOdDhH]\s*[0-9a-fA-FxXzZ?_]+/.exec(text.slice(i, i + 80));
-  return m ? i + m[0].length : i + 1;
-}
-
-/** Splits at top-level commas. */
-function splitTop(text: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === '(' || ch === '[' || ch === '{') depth++;
-    else if (ch === ')' || ch === ']' || ch === '}') depth--;
-    else if (ch === ',' && depth === 0) {
-      out.push(text.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
-  out.push(text.slice(start).trim());
-  return out;
-}
-
-/** `c ? a : b` at the top level: [a, b]. */
-function ternaryArms(text: string): [string, string] | undefined {
-  let depth = 0;
-  let q = -1;
-  let nested = 0;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === "'") {
-      i = skipLiteral(text, i) - 1;
-      continue;
-    }
-    if (ch === '(' || ch === '[' || ch === '{') depth++;
-    else if (ch === ')' || ch === ']' || ch === '}') depth--;
-    else if (depth !== 0) continue;
-    else if (ch === '?') {
-      if (q < 0) q = i;
-      else nested++;
-    } else if (ch === ':' && q >= 0) {
-      if (text[i + 1] === ':' || text[i - 1] === ':') {
-        i++;
-        continue;
-      }
-      if (nested > 0) nested--;
-      else return [text.slice(q + 1, i).trim(), text.slice(i + 1).trim()];
-    }
-  }
-  return undefined;
 }
 
 function stripParens(text: string): string {
@@ -317,8 +265,8 @@ class ModuleModel {
   private parse(text: string, depth: number): Bits {
     const t = stripParens(text);
     if (!t || depth > 32) return { k: 'opaque' };
-    const arms = ternaryArms(t);
-    if (arms) return { k: 'alt', options: arms.map((a) => this.parse(a, depth + 1)) };
+    const arms = splitConditional(t);
+    if (arms) return { k: 'alt', options: arms.map((a) => this.parse(a.trim(), depth + 1)) };
     if (wholeBraces(t)) return this.concatenation(t.slice(1, -1), depth);
     const sign = /^\$(?:signed|unsigned)\s*\(([\s\S]*)\)$/.exec(t);
     if (sign && balanced(sign[1])) return this.parse(sign[1], depth + 1);
@@ -353,7 +301,7 @@ class ModuleModel {
       const body = widthOf(this.concatenation(rep[2], depth + 1));
       return { k: 'opaque', width: n && body !== undefined ? Number(n.value) * body : undefined };
     }
-    return { k: 'cat', parts: splitTop(inner).map((p) => this.parse(p, depth + 1)) };
+    return { k: 'cat', parts: splitTopLevel(inner).map((p) => this.parse(p, depth + 1)) };
   }
 
   /**
@@ -554,7 +502,7 @@ class ModuleModel {
       for (const m of e.text.matchAll(
         /([A-Za-z_][\w$]*(?:\s*\[[^\]]*\])*|\{[^{}]*\})\s+inside\s*\{((?:[^{}]|\{[^{}]*\})*)\}/g,
       ))
-        for (const label of splitTop(m[2])) ranged(m[1].trim(), label, e.line);
+        for (const label of splitTopLevel(m[2])) ranged(m[1].trim(), label, e.line);
     }
     return out;
   }

@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import type { FsmModel } from '../protocol';
 import { extractFile } from './extract';
 import type { RawAssign, RawCase, RawDataType, RawFile, RawModule } from './raw';
-import { splitConditional } from './reachable';
+import { splitConditional } from './topLevel';
 import { readSourceText } from './files';
 
 /** Comments and strings blanked out, keeping line structure. */

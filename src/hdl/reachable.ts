@@ -10,6 +10,7 @@ import { mask } from './numbers';
 import type { SignalTable } from './literals';
 import type { RawAssign, RawCase, RawModule } from './raw';
 import type { Scope } from './scope';
+import { splitConditional } from './topLevel';
 
 const IDENT = /^[A-Za-z_][\w$]*$/;
 /** A state register and the next-state variables feeding it; longer chains are not followed. */
@@ -34,25 +35,6 @@ function targets(lhs: string): string[] {
     else if (depth === 0) out.push(t.split('.')[0]);
   }
   return out;
-}
-
-/** Splits `c ? a : b` at its top-level `?` and the `:` that closes it; undefined when it is not a conditional. */
-export function splitConditional(text: string): [string, string] | undefined {
-  let depth = 0;
-  let question = -1;
-  let pending = 0;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === '(' || ch === '[' || ch === '{') depth++;
-    else if (ch === ')' || ch === ']' || ch === '}') depth--;
-    else if (depth === 0 && ch === '?') {
-      if (question < 0) question = i;
-      pending++;
-    } else if (depth === 0 && ch === ':' && text[i + 1] !== ':' && text[i - 1] !== ':' && question >= 0) {
-      if (--pending === 0) return [text.slice(question + 1, i), text.slice(i + 1)];
-    }
-  }
-  return undefined;
 }
 
 function unwrap(text: string): string {
