@@ -6,25 +6,17 @@
  * union over the runs (each starts from reset, so one testbench playing them in turn reaches the same points).
  * No search, no feedback, no literals.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepareRun } from '../src/engine/context';
-import { HALF_PERIOD, harnessSource, planHarness } from '../src/engine/search/harness';
+import { harnessSource, planHarness } from '../src/engine/search/harness';
 import { Rng } from '../src/engine/search/rng';
-import { StimulusGenerator, stimulusText, totalCycles } from '../src/engine/search/stimulus';
+import { HarnessRunner } from '../src/engine/search/runner';
+import { StimulusGenerator, totalCycles } from '../src/engine/search/stimulus';
 import { writeFileAtomic } from '../src/engine/fs';
-import {
-  buildSimulation,
-  lintDesign,
-  mergePoints,
-  readCoverageFile,
-  runSimulation,
-  scopeToTop,
-  summarize,
-  type SimOptions,
-} from '../src/sim';
-import type { CoveragePoint, CoverageSummary } from '../src/protocol';
+import { buildSimulation, lintDesign, mergePoints, scopeToTop, summarize, type SimOptions } from '../src/sim';
+import { silentLogger, type CoveragePoint, type CoverageSummary } from '../src/protocol';
 
 /** Cycles of one plain run: long enough that the run's start is a small share, short enough to stop near the budget. */
 export const PLAIN_RUN_CYCLES = 20_000;
@@ -85,37 +77,29 @@ export async function plainRandomInBudget(req: PlainBudgetRequest, sim: SimOptio
     );
     if (build.status !== 'ok' || !build.binary)
       throw new Error(`plain random: the harness does not build: ${build.diagnostics[0]?.message ?? build.status}`);
-    const stim = join(workDir, 'stimulus.hex');
-    const cov = join(workDir, 'plain.dat');
+    // The engine's own runner over the harness binary: the same stimulus file, bounds and coverage reading.
+    const runner = new HarnessRunner({
+      binary: build.binary,
+      workDir,
+      rtlFiles: ctx.rtlFiles,
+      fsmPlan: { flags: [] },
+      sim: simOpts,
+      simTimeoutMs: 60_000,
+      logger: silentLogger,
+    });
     let merged: CoveragePoint[] = [];
-    let runs = 0;
     let cycles = 0;
-    let simMs = 0;
     const started = Date.now();
     const more = () => (req.wallMs !== undefined ? Date.now() - t0 < req.wallMs : Date.now() - started < req.budgetMs);
-    while (runs === 0 || more()) {
+    while (runner.runs === 0 || more()) {
       const candidate = gen.plain(PLAIN_RUN_CYCLES, PLAIN_RESET_RATE);
-      const n = totalCycles(candidate.rows);
-      await writeFile(stim, stimulusText(candidate));
-      await rm(cov, { force: true });
-      const run = await runSimulation(
-        {
-          binary: build.binary,
-          coverageFile: cov,
-          plusargs: [`+stim=${stim}`],
-          timeoutMs: 60_000,
-          maxSimTime: (n + 16) * 2 * HALF_PERIOD,
-          cwd: workDir,
-          trusted: true,
-        },
-        simOpts,
-      );
-      simMs += run.ms;
-      runs++;
-      cycles += n;
-      if (!run.coverageWritten) throw new Error(`plain random: run ${runs} wrote no coverage (${run.status})`);
-      merged = mergePoints(merged, scopeToTop(await readCoverageFile(cov, ctx.rtlFiles), ctx.top.name));
+      cycles += totalCycles(candidate.rows);
+      const points = await runner.candidate(candidate);
+      if (!points) throw new Error(`plain random: run ${runner.runs} wrote no coverage`);
+      merged = mergePoints(merged, scopeToTop(points, ctx.top.name));
     }
+    const runs = runner.runs;
+    const simMs = runner.simMs;
     return {
       coverage: summarize(merged),
       runs,

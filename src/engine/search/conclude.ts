@@ -8,8 +8,6 @@ import { join } from 'node:path';
 import type { CoveragePoint, CoverageReport } from '../../protocol';
 import { evaluateTestbench } from '../evaluate';
 import { writeFileAtomic } from '../fs';
-import { simOptionsFor } from '../simOptions';
-import type { EngineServices } from '../api';
 import { emitTestbench, testbenchRows, type KeptSequence, type TableRow } from './emit';
 import type { SearchParts } from './explore';
 import { hitKeys, measureTable, orderWithoutReset } from './finish';
@@ -35,11 +33,7 @@ export interface Concluded {
   finalMs: number;
 }
 
-export async function conclude(
-  parts: SearchParts,
-  services: EngineServices,
-  meta: { tbName: string; filename: string },
-): Promise<Concluded> {
+export async function conclude(parts: SearchParts, meta: { tbName: string; filename: string }): Promise<Concluded> {
   const { ctx, opts, budget, runner, progress, gen, signal, logger } = parts;
   const searchRuns = runner.runs;
   const tShrink = Date.now();
@@ -97,7 +91,7 @@ export async function conclude(
       return done(
         await evaluateTestbench(ctx, testbench, {
           filename: meta.filename,
-          sim: simOptionsFor(ctx, services),
+          sim: parts.sim,
           timeoutMs: Math.max(opts.simTimeoutMs, 60_000) + Math.ceil((cycles / 1e6) * MS_PER_MILLION_CYCLES),
           maxSimTime: (cycles + 16) * 2 * HALF_PERIOD,
         }),

@@ -5,7 +5,7 @@
  * when progress stops; its witnesses come back as candidates.
  */
 import { countersOf, unreachableDefaults } from '../../hdl';
-import { summarize } from '../../sim';
+import { summarize, type SimOptions } from '../../sim';
 import type { CoveragePoint, Logger, StopReason } from '../../protocol';
 import type { RunContext } from '../context';
 import { closureKind } from '../closure/ledger';
@@ -56,6 +56,7 @@ export interface SearchParts {
   signal: AbortSignal;
   logger: Logger;
   opts: SearchOptions;
+  sim: SimOptions;
   plan: HarnessPlan;
   rng: Rng;
   gen: StimulusGenerator;

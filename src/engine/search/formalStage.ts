@@ -31,17 +31,9 @@ export class FormalStage {
 
   private readonly stop = () => this.abort.abort();
 
-  get started(): boolean {
-    return this.running !== undefined;
-  }
-
   /** Whether it ran to its end and its witnesses are not collected yet. */
   get ready(): boolean {
     return this.settled && !this.collected;
-  }
-
-  get pending(): boolean {
-    return this.running !== undefined && !this.collected;
   }
 
   /** Whether the stage may start with `leftMs` of budget (enabled, not started, enough time). */

@@ -114,6 +114,7 @@ export async function runSearch(
     signal: services.signal,
     logger: services.logger,
     opts,
+    sim,
     plan,
     rng,
     gen,
@@ -164,7 +165,7 @@ export async function runSearch(
   }
 
   // Emit, then measure the testbench's own rows: the reported coverage is the testbench's.
-  const done = await conclude(parts, services, { tbName, filename });
+  const done = await conclude(parts, { tbName, filename });
   if (services.signal.aborted) throw new ChorusError('cancelled', 'Cancelled.');
   phaseMs.shrink = done.shrinkMs;
   const { testbench, own } = done;
