@@ -8,14 +8,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateToEnd, type EngineResult, type GenerateRequest } from '../../src/engine';
-import { fsmModelsOfFiles } from '../../src/hdl';
-import { measureCoverage } from '../../src/sim';
+import { generateToEnd, type GenerateRequest } from '../../src/engine';
 import { silentLogger, type LoopEvent } from '../../src/protocol';
 import { repoRoot } from '../helpers/cli';
+import { resimulate } from '../helpers/resimulate';
 
 const fixture = (name: string) => join(repoRoot, 'test', 'fixtures', 'engine', 'processors', `${name}.sv`);
 
@@ -24,17 +21,6 @@ function run(file: string, extra: Partial<GenerateRequest> = {}, events: LoopEve
     { rtlFiles: [file], engine: 'random', targets: { line: 100, branch: 100 }, seed: 1, budgetSeconds: 60, ...extra },
     { logger: silentLogger, signal: new AbortController().signal },
     (e) => events.push(e),
-  );
-}
-
-/** The emitted testbench re-simulated on its own, with the design's FSMs as the engine measures. */
-async function resimulate(file: string, top: string, result: EngineResult) {
-  const dir = mkdtempSync(join(tmpdir(), `chorus-shapes-${top}-`));
-  const tb = join(dir, `tb_${top}.sv`);
-  writeFileSync(tb, result.testbench);
-  return measureCoverage(
-    { dutFiles: [file], testbench: tb, dutTop: top, fsms: await fsmModelsOfFiles([file]) },
-    { logger: silentLogger, workspaceRoot: dir },
   );
 }
 
@@ -48,7 +34,7 @@ for (const name of ['trap_core', 'watchdog', 'uart_rx_prescale', 'od_master']) {
         `${name} seed ${seed}: ${JSON.stringify(result.coverage)}, stop ${result.stopReason}`,
       );
       assert.notEqual(result.stopReason, 'stalled');
-      const own = await resimulate(fixture(name), name, result);
+      const own = await resimulate([fixture(name)], name, result.testbench);
       assert.equal(own.status, 'ok');
       assert.deepEqual(own.coverage, result.coverage);
     });
@@ -74,7 +60,7 @@ test('plain random segments the testbench regenerates drive exactly the values t
   const file = fixture('wide_inputs');
   const result = await run(file, { targets: { line: 100, branch: 100, toggle: 100 }, budgetSeconds: 20 });
   assert.match(result.testbench, /chorus_play_random\(32'h[0-9a-f]{8}, 32'h[0-9a-f]{8}, \d+\);/);
-  const own = await resimulate(file, 'wide_inputs', result);
+  const own = await resimulate([file], 'wide_inputs', result.testbench);
   assert.equal(own.status, 'ok');
   // Toggle coverage of every bit of every input: a value off by one bit shows.
   assert.deepEqual(own.coverage, result.coverage);
