@@ -10,6 +10,7 @@ import {
   type ModuleInfo,
   type SourceFile,
   type Targets,
+  takesRegression,
 } from '../protocol';
 import { readUserText } from '../protocol/userFile';
 import { readSourceText } from '../hdl';
@@ -51,8 +52,7 @@ export interface RunContext {
  */
 export async function prepareRun(req: GenerateRequest, planned?: DutSelection): Promise<RunContext> {
   if (!req.rtlFiles.length) throw new ChorusError('bad_input', 'No RTL files given: pass the DUT source files.');
-  // The model's loop measures its testbench alone: seeding it with the regression is not built yet.
-  if (req.regression?.length && req.engine !== 'random')
+  if (req.regression?.length && !takesRegression(req.engine))
     throw new ChorusError(
       'bad_input',
       `Generating on top of a regression (--merge, chorus.regressionCoverage) is only supported by the model-free engine for now, and this run's engine is ${req.engine}: choose --engine random (chorus.engine: random), or leave the regression out.`,

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { EngineName, Logger, WaiverExportFormat } from '../protocol';
+import { takesRegression, type EngineName, type Logger, type WaiverExportFormat } from '../protocol';
 import type { LaunchOptions } from './runLauncher';
 import type { ChorusServer } from './server';
 import { runEngine, type ChorusSettings } from './settings';
@@ -153,7 +153,7 @@ export async function generateOnRegression(deps: RegressionDeps, dut: vscode.Uri
   const auto = deps.autoEngine();
   const engine = settings.engine === 'auto' && !auto ? undefined : runEngine(settings, auto ?? 'random');
   let override: EngineName | undefined;
-  if (engine && engine !== 'random') {
+  if (engine && !takesRegression(engine)) {
     const choice = await vscode.window.showWarningMessage(
       `Generating on top of a regression is only supported by the model-free engine for now, and this run's engine is ${engine} (chorus.engine).`,
       {

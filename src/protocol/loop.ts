@@ -16,6 +16,13 @@ import type {
 
 export type EngineName = 'random' | 'llm' | 'hybrid';
 
+/**
+ * Whether an engine starts from the user's regression (`--merge`, `chorus.regressionCoverage`): only the
+ * model-free search does; the model's loop measures its testbench alone. The engine refuses the others and the
+ * editor offers the search instead, both by this rule.
+ */
+export const takesRegression = (engine: EngineName): boolean => engine === 'random';
+
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
