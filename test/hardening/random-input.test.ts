@@ -37,8 +37,11 @@ import {
 } from './support';
 
 const counter = example('counter');
-// The DUT-analysis properties in their child process took 10 s at load average 15 here (helpers/time-limits.ts).
-const FUZZ_MS = limitMs(10_000, 15);
+// The DUT-analysis properties in their child process: they draw inputs for at most FUZZ_SPAN_MS (all 400 took
+// 2 s at load average 1 here, 10 s at 15), and one input takes at most a few parse budgets (0.5 s each on these
+// small texts) plus its analysis, 2 s with margin at load 1 (helpers/time-limits.ts).
+const FUZZ_SPAN_MS = 20_000;
+const FUZZ_MS = FUZZ_SPAN_MS + limitMs(2_000, 1);
 let realDat = '';
 let work: string;
 
@@ -426,11 +429,15 @@ test('patch: random and mutated patch text is parsed or refused naming a line, a
 test('DUT analysis: random text, token soup and mutated examples (alone or two files) never throw; errors point inside their file', () => {
   // In a child process with a time bound: a parser that never returns fails this test instead of stalling the suite.
   const log = join(work, 'hdl-fuzz.log');
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'hdl-fuzz.ts'), log], {
-    encoding: 'utf8',
-    timeout: FUZZ_MS,
-    killSignal: 'SIGKILL',
-  });
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', join(__dirname, 'hdl-fuzz.ts'), log, String(FUZZ_SPAN_MS)],
+    {
+      encoding: 'utf8',
+      timeout: FUZZ_MS,
+      killSignal: 'SIGKILL',
+    },
+  );
   if (r.signal || r.error) {
     assert.fail(`the analysis never returned for ${readFileSync(log, 'utf8').slice(0, 2000)}`);
   }

@@ -13,4 +13,9 @@ test('a parse that never ends is stopped and reported as an error of the file', 
   assert.equal(analysis.errors[0].file, 'parser-loop.sv');
   assert.match(analysis.errors[0].message, /parser gave up after \d+\.\d s/);
   assert.deepEqual(analysis.modules, []);
+  // The text is remembered as one the parser gives up on: asked again, it fails the same way (at once).
+  const again = analyzeSources([{ name: 'again.sv', content }]);
+  assert.equal(again.errors.length, 1);
+  assert.equal(again.errors[0].file, 'again.sv');
+  assert.equal(again.errors[0].message, analysis.errors[0].message);
 });
