@@ -7,7 +7,7 @@ import { fsmModelsOfFiles } from '../hdl';
 import { jailWarning, measureCoverage, toCobertura, toLcov, type CoberturaOptions, type MeasureResult } from '../sim';
 import type { CoveragePoint, Logger } from '../protocol';
 import { parameterizedTestbench } from './parameterizedTestbench';
-import { selectDut } from './plan';
+import { selectDut, type DutSelection } from './plan';
 
 export type { MeasureResult };
 
@@ -39,18 +39,27 @@ export interface MeasureServices {
   cacheMaxBytes?: number | undefined;
 }
 
-export async function measure(req: MeasureRequest, services: MeasureServices): Promise<MeasureResult> {
+/** `selected`: the DUT selection a caller already made for these files (`selectDut`), used instead of a second. */
+export async function measure(
+  req: MeasureRequest,
+  services: MeasureServices,
+  selected?: DutSelection,
+): Promise<MeasureResult> {
   // Loudly, once per measurement: without bubblewrap the testbench is not jailed.
   const unjailed = jailWarning();
   if (unjailed) services.logger.warn(unjailed);
   if (!Object.keys(req.parameters ?? {}).length) return measureAsGiven(req, services);
   // The overrides name parameters the top declares, and go on a copy of the testbench (Verilator's -G reaches
   // only the top module, here the testbench); messages about the copy name the user's file.
-  const { top } = await selectDut({
-    files: req.rtlFiles,
-    top: req.top,
-    design: { includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters },
-  });
+  const { top } =
+    selected ??
+    (await selectDut({
+      files: req.rtlFiles,
+      top: req.top,
+      design: { includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters },
+      verilatorPath: services.verilatorPath,
+      signal: services.signal,
+    }));
   const copy = await parameterizedTestbench(req.testbench, top.name, req.parameters ?? {});
   try {
     const result = await measureAsGiven({ ...req, top: top.name, testbench: copy.path }, services);

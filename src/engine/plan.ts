@@ -30,6 +30,9 @@ export interface DutRequest {
    * them) and top parameter overrides (the analysis reads the top with them).
    */
   design?: DesignFlags;
+  /** The Verilator whose preprocessor expands those files (default: the one a run builds with). */
+  verilatorPath?: string | undefined;
+  signal?: AbortSignal;
 }
 
 export interface DutSelection {
@@ -101,10 +104,18 @@ export function checkOverrides(top: ModuleInfo, parameters: Record<string, strin
   }
 }
 
+function analysisOptions(req: DutRequest) {
+  return { design: req.design, verilatorPath: req.verilatorPath, ...(req.signal ? { signal: req.signal } : {}) };
+}
+
+/**
+ * The DUT of a run, a measurement or a proof: its files and top, from one analysis that is passed on (to
+ * `prepareRun`, `measure`), not made again.
+ */
 export async function selectDut(req: DutRequest): Promise<DutSelection> {
   if (req.files?.length) {
     const files = req.files.map((f) => resolve(f));
-    const analysis = await analyzeDesign(files, { top: req.top, design: req.design });
+    const analysis = await analyzeDesign(files, { ...analysisOptions(req), top: req.top });
     throwSyntaxError(analysis);
     const top = findTop(analysis, files, req.top);
     checkOverrides(top, req.design?.parameters);
@@ -112,7 +123,7 @@ export async function selectDut(req: DutRequest): Promise<DutSelection> {
   }
   if (!req.document) throw new ChorusError('bad_input', 'No RTL files given: pass the DUT source files.');
   const doc = resolve(req.document);
-  const own = await analyzeDesign([doc], { top: req.top, design: req.design });
+  const own = await analyzeDesign([doc], { ...analysisOptions(req), top: req.top });
   throwSyntaxError(own);
   // A document with several unrelated modules runs on its first one unless a top is named (a code lens names it).
   const topName = req.top ?? own.top ?? own.modules[0]?.name;
@@ -127,7 +138,7 @@ export async function selectDut(req: DutRequest): Promise<DutSelection> {
     files = [doc, ...filesNeeded(index, topName, doc).filter((f) => f !== doc)];
     if (files.length > 1) {
       // Read as a run reads them (macro files as Verilator's preprocessor expands them): this is the run's analysis.
-      const wide = await analyzeDesign(files, { top: topName, design: req.design });
+      const wide = await analyzeDesign(files, { ...analysisOptions(req), top: topName });
       // A needed file the analysis cannot read (macros, …) may still build: the document's analysis serves then.
       if (!wide.errors.length) analysis = wide;
     }

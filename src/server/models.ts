@@ -47,6 +47,8 @@ export class ModelHost {
   /** What `chooseEngine` picks for `auto` with the window's settings; updated by `settingsChanged`. */
   private autoEngine: EngineName = 'random';
   private modelAvailable = false;
+  /** The opening (`openingKey`) that `last` describes: settings that name another model make it stale. */
+  private statusKey?: string | undefined;
   private expertSet?: { key: string; opened: Promise<OpenedExperts> } | undefined;
 
   constructor(
@@ -70,6 +72,12 @@ export class ModelHost {
 
   /** The window's `chorus.*` settings (re)read: the client learns the engine an `auto` run would now use. */
   settingsChanged(settings: ChorusSettings): void {
+    const { model, endpoint } = this.target(settings);
+    if (this.statusKey !== undefined && this.statusKey !== JSON.stringify(openingKey(settings, model, endpoint))) {
+      // Another model now: the last status (say, another model "ready") is not about it until it opens.
+      this.last = { state: 'not_configured' };
+      this.statusKey = undefined;
+    }
     const decided = decideEngine('auto', this.provider(settings));
     this.autoEngine = decided.engine;
     // An explicit model run would have its model: the engine's own answer, shown by the client.
@@ -82,11 +90,7 @@ export class ModelHost {
    * setting, or a GGUF found in the model folders; or the endpoint), opened through the warm pool.
    */
   provider(settings: ChorusSettings, modelOverride?: string): ModelProvider {
-    const model = modelOverride || findModel(settings.model, settings.endpoint, this.modelDirs);
-    const endpoint =
-      !modelOverride && settings.endpoint
-        ? { baseUrl: settings.endpoint, model: settings.apiModel || undefined, apiKey: process.env.CHORUS_API_KEY }
-        : undefined;
+    const { model, endpoint } = this.target(settings, modelOverride);
     const experts = modelOverride ? [] : settings.experts;
     return {
       configured: () => model || endpoint?.baseUrl || experts[0],
@@ -98,6 +102,16 @@ export class ModelHost {
         ? { experts: (signal: AbortSignal) => this.openExperts(settings, experts, model, endpoint, signal) }
         : {}),
     };
+  }
+
+  /** The model a run with these settings opens: the override, the setting or a GGUF in the model folders; or the endpoint. */
+  private target(settings: ChorusSettings, modelOverride?: string) {
+    const model = modelOverride || findModel(settings.model, settings.endpoint, this.modelDirs);
+    const endpoint =
+      !modelOverride && settings.endpoint
+        ? { baseUrl: settings.endpoint, model: settings.apiModel || undefined, apiKey: process.env.CHORUS_API_KEY }
+        : undefined;
+    return { model, endpoint };
   }
 
   /**
@@ -203,7 +217,10 @@ export class ModelHost {
         openModel(model, {
           logger: this.logger,
           signal,
-          onStatus: (s) => this.publish(s),
+          onStatus: (s) => {
+            this.statusKey = key;
+            this.publish(s);
+          },
           gpu: settings.gpu === 'cpu' ? false : settings.gpu,
           contextSize: settings.contextSize || undefined,
           threads: settings.threads || undefined,
@@ -218,6 +235,7 @@ export class ModelHost {
         }),
       );
     } catch (err) {
+      this.statusKey = key;
       this.publish({ state: 'error', model, message: err instanceof Error ? err.message : String(err) });
       throw err;
     }

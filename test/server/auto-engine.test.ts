@@ -5,12 +5,15 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Notifications, type ModelStatusParams } from '../../src/protocol';
+import { pathToFileURL } from 'node:url';
+import { Notifications, Requests, type ModelStatusParams } from '../../src/protocol';
+import { repoRoot } from '../helpers/cli';
 import { makeTinyGguf } from '../fixtures/llm/make-tiny-gguf';
-import { onNotification, startServer, type ServerUnderTest } from '../helpers/lsp';
+import { didOpen, onNotification, request, startServer, type ServerUnderTest } from '../helpers/lsp';
+import { replayModel } from '../helpers/replay';
 
 let dir: string;
 let lsp: ServerUnderTest;
@@ -83,4 +86,21 @@ test('a chorus.model or chorus.endpoint setting makes auto mean llm', async () =
     'random',
     'autoEngine is what auto would pick, whichever engine the setting chooses',
   );
+});
+
+test('a model opened, then settings naming another: the status no longer says the first is ready', async () => {
+  const fifo = join(repoRoot, 'examples', 'fifo', 'fifo.sv');
+  const uri = pathToFileURL(fifo).toString();
+  const model = replayModel(['The FIFO holds DEPTH entries.']);
+  await changeSettings({ engine: 'llm', model });
+  await didOpen(lsp.conn, uri, readFileSync(fifo, 'utf8'));
+  statuses.length = 0;
+  await request(lsp.conn, Requests.ask, { uri, question: 'How deep is it?', askId: 'opens-the-model' });
+  const opened = statuses.find((s) => s.state === 'ready');
+  assert.equal(opened?.model, model, JSON.stringify(statuses));
+  const same = await changeSettings({ engine: 'llm', model, maxRounds: 3 });
+  assert.equal(same.state, 'ready', 'a setting the opened model does not depend on leaves its status');
+  const other = await changeSettings({ engine: 'llm', model: replayModel(['Another model.']) });
+  assert.equal(other.state, 'not_configured', 'the new model loads on its first run');
+  assert.equal(other.modelAvailable, true);
 });

@@ -48,3 +48,18 @@ test('trust: the language server admits every request in one place, and no handl
   );
   assert.deepEqual(again, [], 'trust is read only by WorkspaceTrust');
 });
+
+test('the DUT: a run, a measurement and a proof select it once (selectDut) and pass the selection on', () => {
+  // Only the selection (and `chorus inspect`, which reports the analysis itself) analyses a design for its DUT.
+  const analysing = sources('src').filter(
+    (f) => f !== 'src/engine/designAnalysis.ts' && /\banalyzeDesign\(/.test(read(f)),
+  );
+  assert.deepEqual(analysing.sort(), ['src/cli/commands/inspect.ts', 'src/engine/plan.ts']);
+  // The proof hands its selection to the measurement or the search it starts; a run's context reuses the plan's.
+  const prove = read('src/engine/closure/proveHoles.ts');
+  assert.match(prove, /selectDut\(/);
+  assert.match(prove, /measure\([\s\S]*?,\s*dut,?\s*\)/);
+  assert.match(prove, /generateToEnd\([\s\S]*?,\s*dut,?\s*\)/);
+  assert.match(read('src/engine/context.ts'), /reuse\s*\?\s*planned/);
+  assert.match(read('src/engine/measure.ts'), /selected \?\?/);
+});

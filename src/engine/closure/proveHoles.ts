@@ -5,10 +5,9 @@
  */
 import { resolve } from 'node:path';
 import { ChorusError, DEFAULT_TARGETS, type CoveragePoint, type CoverageSummary } from '../../protocol';
-import { analyzeDesign } from '../designAnalysis';
 import { generateToEnd } from '../generate';
 import { measure } from '../measure';
-import { findTop } from '../plan';
+import { selectDut } from '../plan';
 import { provePoints, type FormalOptions, type FormalServices, type TargetVerdict } from './provePoints';
 
 export interface ProveHolesRequest extends FormalOptions {
@@ -38,16 +37,18 @@ export async function proveHoles(
   req: ProveHolesRequest,
   services: FormalServices & { verilatorPath?: string | undefined; cacheDir?: string },
 ): Promise<ProveHolesReport> {
-  const rtlFiles = req.rtlFiles.map((f) => resolve(f));
-  // The holes are found on the design as it is built: its include folders, macros and top parameters.
+  // The holes are found on the design as it is built: its include folders, macros and top parameters. The DUT is
+  // selected once, here, and the measurement or the search gets that selection.
   const design = { includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters };
-  const analysis = await analyzeDesign(rtlFiles, {
+  const dut = await selectDut({
+    files: req.rtlFiles,
     top: req.top,
     design,
     verilatorPath: services.verilatorPath,
     signal: services.signal,
   });
-  const top = findTop(analysis, rtlFiles, req.top).name;
+  const rtlFiles = dut.files;
+  const top = dut.top.name;
   const started = Date.now();
   let points: CoveragePoint[];
   let coverage: CoverageSummary;
@@ -55,6 +56,7 @@ export async function proveHoles(
     const m = await measure(
       { rtlFiles, testbench: resolve(req.testbench), top, ...design },
       { logger: services.logger, signal: services.signal, verilatorPath: services.verilatorPath },
+      dut,
     );
     if (m.status !== 'ok')
       throw new ChorusError(
@@ -82,6 +84,8 @@ export async function proveHoles(
         verilatorPath: services.verilatorPath,
         cacheDir: services.cacheDir,
       },
+      undefined,
+      dut,
     );
     points = r.points;
     coverage = r.coverage;
