@@ -160,7 +160,7 @@ export class RunView implements vscode.Disposable {
       const { result } = outcome;
       this.deps.status.update({ last: { top: result.top, coverage: result.coverage } });
       this.deps.logger.info(
-        `${result.top}: ${summaryText(result.coverage)} after ${result.rounds.length} round(s) (${result.stopReason}${result.stopDetail ? `: ${result.stopDetail}` : ''}).`,
+        `${result.top}: ${summaryText(result.coverage) || 'nothing measured'} after ${result.rounds.length} round(s) (${result.stopReason}${result.stopDetail ? `: ${result.stopDetail}` : ''}).`,
       );
       this.deps.chat.post({ type: 'loopEvent', runId: run.runId, event: { type: 'final', result } });
       this.deps.chat.post({

@@ -41,6 +41,11 @@ export function shownKinds(s: CoverageSummary): ReportedKind[] {
   return REPORTED_KINDS.filter((k) => (BASE_KINDS as readonly string[]).includes(k) || (s[k]?.total ?? 0) > 0);
 }
 
+/** True when a summary counts any point: a round or run whose testbench never compiled and ran has none. */
+export function isMeasured(s: CoverageSummary): boolean {
+  return presentKinds(s).length > 0;
+}
+
 /** The kinds this design has points of (all reported kinds, `expr` included: what a summary line shows). */
 export function presentKinds(s: CoverageSummary): ReportedKind[] {
   return REPORTED_KINDS.filter((k) => (s[k]?.total ?? 0) > 0);

@@ -12,6 +12,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -133,6 +134,22 @@ export class Workbench extends WorkbenchUi {
     const file = join(this.workspace, '.vscode', 'settings.json');
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, JSON.stringify(settings, null, 2));
+  }
+
+  /**
+   * What an extension's output channel `channel` has written so far in this session (code-server keeps each
+   * channel as `logs/<session>/exthost<n>/<extension id>/<channel>.log` in the user data); empty before it wrote.
+   */
+  extensionLog(extensionId: string, channel: string): string {
+    const logs = join(this.userDataDir, 'logs');
+    if (!existsSync(logs)) return '';
+    let text = '';
+    for (const session of readdirSync(logs))
+      for (const host of readdirSync(join(logs, session)).filter((d) => d.startsWith('exthost'))) {
+        const file = join(logs, session, host, extensionId, `${channel}.log`);
+        if (existsSync(file)) text += readFileSync(file, 'utf8');
+      }
+    return text;
   }
 
   /**

@@ -68,7 +68,7 @@ exports.activate = function activate(context) {
   const showSettings = () => {
     const cfg = vscode.workspace.getConfiguration('chorus');
     const seen = {};
-    for (const key of ['engine', 'model', 'maxRounds', 'simTimeoutSeconds', 'testbenchFolder']) seen['chorus.' + key] = cfg.get(key);
+    for (const key of ['engine', 'model', 'maxRounds', 'simTimeoutSeconds', 'testbenchFolder', 'contextSize', 'maxTokens']) seen['chorus.' + key] = cfg.get(key);
     settingsItem.text = 'e2e';
     settingsItem.accessibilityInformation = { label: JSON.stringify(seen) };
     settingsItem.show();

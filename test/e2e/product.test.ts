@@ -1,12 +1,13 @@
 // The product end to end, as a new user meets it: its VSIX (scripts/package.mjs over the tested dist/) installed
 // into a real VS Code (code-server) in headless chromium, the fifo example open, "CHORUS: Generate high-coverage
 // stimulus" run from the palette with the model-free engine, then with a `replay:` model, then stopped during a
-// hanging run. The probe extension rides along only to tell when a settings change has reached the extension host.
+// hanging run, then with the llm engine and only a GGUF in the workspace's models/ folder. The probe extension rides along only to tell when a settings change has reached the extension host.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FrameLocator } from 'playwright-core';
+import { makeTinyGguf } from '../fixtures/llm/make-tiny-gguf';
 import { limitMs } from '../helpers/time-limits';
 import { productVsix } from '../helpers/vsix';
 import { startWorkbench, type Workbench } from './harness';
@@ -26,6 +27,11 @@ const SUITE_MS = limitMs(186_000 - 38_000 + 77_000, 15);
 const ACTIVATE_MS = limitMs(17_100, 10);
 /** One run from the palette until its testbench is written: the cold-cache random run above, 94 s at load 17. */
 const RUN_MS = limitMs(93_700, 17);
+/**
+ * The tiny GGUF's run (llm, two rounds of 64-token replies, each asked again, over a 4.6k-token prompt on the CPU,
+ * the model loaded cold), from the palette until its progress closes: 9.2 s at load average 2.
+ */
+const LLM_RUN_MS = limitMs(9_200, 2);
 /** Stop until the server's children are gone, the progress closes and "Stopped" shows: each under 1 s at load 14. */
 const STOP_MS = limitMs(900, 14);
 /** For what follows a step's end: the last notification closing, the simulation after its stage shows (<1 s). */
@@ -277,6 +283,18 @@ describe('CHORUS in VS Code (code-server + chromium, fifo example)', { timeout: 
     );
     await wb.screenshot('replay-gutter', { element: wb.page.locator('.part.editor'), readme: 'gutter-holes.png' });
 
+    // The holes the replies leave went to the formal engine, which read the design with slang (Yosys 0.70 under
+    // the Node it runs on) from the language server the extension host started.
+    const log = await pollFor(
+      async () => {
+        const text = wb.extensionLog(extensionId, 'CHORUS');
+        return /formal: SystemVerilog through read_slang \(Yosys 0\.70\)/.test(text) ? text : undefined;
+      },
+      UI_STEP_MS,
+      async () => `The CHORUS log does not say the formal engine used slang: ${wb.extensionLog(extensionId, 'CHORUS')}`,
+    );
+    assert.doesNotMatch(log, /formal: .*(cannot|could not|unavailable)/i);
+
     const item = await wb.waitForStatusBarItem(
       (i) => isChorusItem(i) && PCT.test(i.text),
       UI_STEP_MS,
@@ -345,6 +363,54 @@ describe('CHORUS in VS Code (code-server + chromium, fifo example)', { timeout: 
     );
     await wb.screenshot('stopped');
   });
+
+  step(
+    'an explicit llm run uses the GGUF found in the workspace models/ folder: no model asked for, it loads and answers',
+    async () => {
+      // No model set and none in models/: the status says so.
+      await applySettings({ 'chorus.engine': 'llm', 'chorus.model': '', 'chorus.maxRounds': 1 });
+      await wb.waitForStatusBarItem(
+        (i) => isChorusItem(i) && /no model/.test(i.text),
+        UI_STEP_MS,
+        '"no model" while none is set or found',
+      );
+      // A GGUF dropped into models/; the server looks again when the settings change (a context that holds the
+      // fifo prompts, the tiny model's own being 4096 tokens, and short replies: random weights write gibberish).
+      mkdirSync(join(wb.workspace, 'models'), { recursive: true });
+      copyFileSync(await makeTinyGguf(), join(wb.workspace, 'models', 'tiny.gguf'));
+      await applySettings({ 'chorus.contextSize': 8192, 'chorus.maxTokens': 64 });
+      await wb.waitForStatusBarItem(
+        (i) => isChorusItem(i) && !/no model/.test(i.text),
+        UI_STEP_MS,
+        'the status without "no model" once the server found the GGUF',
+      );
+      await wb.clearNotifications();
+      const rounds = await inChat('the earlier runs', async (c) => c.locator('article.round-card').count());
+      await generate();
+      // Random weights write no testbench, but the reply is the tiny model's: its round settles with a parse verdict.
+      await inChat(
+        "the tiny model's round, parsed",
+        async (c) => {
+          const cards = c.locator('article.round-card');
+          if ((await cards.count()) <= rounds) return undefined;
+          const parse = cards.last().locator('.chip[data-stage="parse"]');
+          return /^Parse: \w+/.test((await parse.getAttribute('title', { timeout: READ_TRY_MS })) ?? '')
+            ? true
+            : undefined;
+        },
+        LLM_RUN_MS,
+      );
+      await wb.waitForStatusBarItem(
+        (i) => isChorusItem(i) && /ready|generating/.test(i.text),
+        UI_STEP_MS,
+        'the model loaded',
+      );
+      const asked = (await wb.notifications()).filter((n) => /needs a model/.test(JSON.stringify(n)));
+      assert.deepEqual(asked, [], 'the run was not refused for want of a model');
+      await waitForNoProgress(LLM_RUN_MS);
+      await wb.screenshot('llm-from-models-folder');
+    },
+  );
 
   it('leaves no process behind when the session ends', async () => {
     const before = wb.processes();

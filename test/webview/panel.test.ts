@@ -399,6 +399,61 @@ describe('chat panel (built bundle in Chromium)', () => {
     await page.close();
   });
 
+  test('a run whose testbenches never compiled says nothing was measured, not "no holes left"', async () => {
+    const page = await openPanel(h, 'dark', 900, 1000);
+    const id = 'unmeasured-1';
+    const none = { covered: 0, total: 0, pct: 0 };
+    const cov = { line: none, branch: none, toggle: none };
+    const ev = (event: Extract<HostToWebview, { type: 'loopEvent' }>['event']): HostToWebview => ({
+      type: 'loopEvent',
+      runId: id,
+      event,
+    });
+    await postToPanel(page, [
+      {
+        type: 'runStart',
+        run: { runId: id, dut: 'fifo', files: ['examples/fifo/fifo.sv'], targets: { line: 100 }, engine: 'llm' },
+      },
+      ev({ type: 'roundStart', round: 1 }),
+      ev({ type: 'tokens', round: 1, text: 'gibberish' }),
+      ev({ type: 'parsed', round: 1, outcome: 'no ```systemverilog block in the reply' }),
+      ev({
+        type: 'roundEnd',
+        round: { index: 1, status: 'no_code', coverage: cov, ms: { generate: 2700, build: 0, sim: 0 }, reward: 0 },
+      }),
+      ev({
+        type: 'final',
+        result: {
+          top: 'fifo',
+          engine: 'llm',
+          pass: false,
+          targets: { line: 100 },
+          coverage: cov,
+          holes: [],
+          rounds: [{ index: 1, status: 'no_code', coverage: cov, ms: { generate: 2700, build: 0, sim: 0 }, reward: 0 }],
+          testbench: '',
+          stopReason: 'stalled',
+          diagnostics: [],
+          closed: false,
+        },
+      }),
+      { type: 'runEnded', runId: id, outcome: 'completed' },
+    ]);
+    await settled(page, 1);
+    await page.waitForSelector('.result-cov');
+    assert.equal(
+      await page.locator('.result-cov').textContent(),
+      'Nothing was measured: no testbench compiled and ran.',
+    );
+    assert.equal(await page.locator('.result-closure').count(), 0, 'no closure line for a run that measured nothing');
+    assert.equal(
+      await page.locator('.holes-slot .empty').textContent(),
+      'Nothing was measured: no testbench compiled and ran.',
+    );
+    assert.match((await page.locator('.dash-summary').textContent()) ?? '', /fifo · nothing measured/);
+    await page.close();
+  });
+
   test('fits a narrow side bar', async () => {
     const page = await openPanel(h, 'dark', 380, 860);
     await postToPanel(page, messages.slice(0, afterRoundEnd(2)));

@@ -1,5 +1,5 @@
 /** Coverage of the latest run at a glance: a compact summary, and (expanded) the chart and the holes. */
-import { isProven, shownKinds, totalsOf } from '../../protocol';
+import { isMeasured, isProven, shownKinds, totalsOf } from '../../protocol';
 import { fill, h } from '../dom';
 import { formatPct } from '../format';
 import { coverageChart, measuredRounds } from './chartView';
@@ -53,10 +53,12 @@ export class Dashboard {
         ? ` · round ${last.round} · ${shownKinds(last.coverage)
             .map((k) => `${k} ${formatPct(totalsOf(last.coverage, k).pct)}`)
             .join(' · ')}`
-        : ' · waiting for the first round',
+        : run.result || run.ended
+          ? ' · nothing measured'
+          : ' · waiting for the first round',
     );
     fill(this.chartSlot, coverageChart(run, run.info.targets));
-    const measured = rounds.length > 0 || run.result !== undefined;
+    const measured = rounds.length > 0 || (run.result !== undefined && isMeasured(run.result.coverage));
     // Points proven unreachable are listed but are no holes: the badge counts the rest.
     const holesLeft = run.holes.filter((x) => !isProven(x)).length;
     fill(

@@ -2,6 +2,7 @@
  * The remaining holes, one row per source line; a row reveals its line in the DUT editor. Points proven
  * unreachable follow under their own heading, marked as proofs, not holes.
  */
+import { isMeasured } from '../../protocol';
 import { h } from '../dom';
 import { shortNames } from '../fileNames';
 import { describeKinds, groupHoles, summarizeDetails } from '../holeGroups';
@@ -12,9 +13,18 @@ const FIRST_ROWS = 60;
 
 export function holesList(ctx: ViewContext, run: RunModel, showAll: boolean, onShowAll: () => void): HTMLElement {
   const groups = groupHoles(run.holes);
-  const measured = run.rounds.some((r) => r.coverage) || run.result !== undefined;
+  const measured = run.rounds.some((r) => r.coverage) || (run.result !== undefined && isMeasured(run.result.coverage));
   if (!groups.length) {
-    return h('p', { class: 'empty' }, measured ? 'No holes left.' : 'Holes appear here after the first simulation.');
+    const ended = run.result !== undefined || run.ended !== undefined;
+    return h(
+      'p',
+      { class: 'empty' },
+      measured
+        ? 'No holes left.'
+        : ended
+          ? 'Nothing was measured: no testbench compiled and ran.'
+          : 'Holes appear here after the first simulation.',
+    );
   }
   const shown = showAll ? groups : groups.slice(0, FIRST_ROWS);
   const name = shortNames(groups.map((g) => g.file));

@@ -1,5 +1,5 @@
 /** How a run ended: targets met or not, why it stopped, whether it is closed (formal), the final testbench. */
-import { closureText, formalSummaryText, isProven, shownKinds, totalsOf } from '../../protocol';
+import { closureText, formalSummaryText, isMeasured, isProven, shownKinds, totalsOf } from '../../protocol';
 import { fill, h } from '../dom';
 import { formatPct } from '../format';
 import { RunEntryView, type ViewContext } from './context';
@@ -34,18 +34,22 @@ export class ResultView extends RunEntryView {
       // A point proven unreachable is no hole left: counted apart.
       const proven = result.holes.filter(isProven).length;
       const holes = result.holes.length - proven;
+      const measured = isMeasured(result.coverage);
       parts.push(
         h(
           'p',
           { class: 'result-cov' },
-          shownKinds(result.coverage)
-            .map((k) => `${k} ${formatPct(totalsOf(result.coverage, k).pct)}`)
-            .join(' · ') +
-            ` · ${holes === 0 ? 'no holes left' : `${holes} ${holes === 1 ? 'hole' : 'holes'} left`}` +
-            (proven ? ` · ${proven} proven unreachable` : ''),
+          measured
+            ? shownKinds(result.coverage)
+                .map((k) => `${k} ${formatPct(totalsOf(result.coverage, k).pct)}`)
+                .join(' · ') +
+                ` · ${holes === 0 ? 'no holes left' : `${holes} ${holes === 1 ? 'hole' : 'holes'} left`}` +
+                (proven ? ` · ${proven} proven unreachable` : '')
+            : 'Nothing was measured: no testbench compiled and ran.',
         ),
       );
-      const closure = closureText(result);
+      // Closure is about measured points: a run that measured none has no closure to report.
+      const closure = measured ? closureText(result) : undefined;
       if (closure || result.formal) {
         parts.push(
           h(
