@@ -85,7 +85,7 @@ export class RunLauncher implements vscode.Disposable {
       dut: ready.doc.uri,
       top: ready.top,
       params: {
-        ...generateParams(ready.settings, { uri: ready.doc.uri.toString(), runId, top: ready.top }),
+        ...generateParams({ uri: ready.doc.uri.toString(), runId, top: ready.top }, ready.engine),
         ...(opts.regression?.length ? { regression: opts.regression.map((u) => u.toString()) } : {}),
       },
       cts: new vscode.CancellationTokenSource(),
@@ -110,9 +110,16 @@ export class RunLauncher implements vscode.Disposable {
     return this.generate(run ? { dut: run.dut, top: run.top } : {});
   }
 
-  private async preflight(
-    opts: LaunchOptions,
-  ): Promise<{ doc: vscode.TextDocument; settings: ChorusSettings; top?: string | undefined } | undefined> {
+  private async preflight(opts: LaunchOptions): Promise<
+    | {
+        doc: vscode.TextDocument;
+        settings: ChorusSettings;
+        /** An engine chosen for this run alone (the caller's, or the user's pick of the model-free search). */
+        engine?: EngineName | undefined;
+        top?: string | undefined;
+      }
+    | undefined
+  > {
     if (!ensureTrusted('generate stimulus')) return undefined;
     const doc = await this.dutDocument(opts.dut);
     if (!doc) {
@@ -129,13 +136,13 @@ export class RunLauncher implements vscode.Disposable {
       return undefined;
     }
     if (doc.isDirty) await doc.save();
-    const settings = opts.engine
-      ? { ...this.deps.settings(doc.uri), engine: opts.engine }
+    const chosen = opts.engine
+      ? { settings: { ...this.deps.settings(doc.uri), engine: opts.engine }, engine: opts.engine }
       : await this.settingsWithModel(doc.uri);
-    if (!settings) return undefined;
+    if (!chosen) return undefined;
     const picked = await this.top(doc, opts.top);
     if (picked.cancelled) return undefined;
-    return { doc, settings, top: picked.top };
+    return { doc, settings: chosen.settings, engine: chosen.engine, top: picked.top };
   }
 
   private async dutDocument(uri?: vscode.Uri): Promise<vscode.TextDocument | undefined> {
@@ -143,20 +150,25 @@ export class RunLauncher implements vscode.Disposable {
     return doc && isHdlDocument(doc) ? doc : undefined;
   }
 
-  /** The settings to run with: an engine that needs a model gets one, or the user's leave to search without. */
-  private async settingsWithModel(scope: vscode.Uri): Promise<ChorusSettings | undefined> {
+  /**
+   * The settings to run with: an engine that needs a model gets one, or the user's leave to search without (then
+   * `engine` is that run's own choice, sent with its request).
+   */
+  private async settingsWithModel(
+    scope: vscode.Uri,
+  ): Promise<{ settings: ChorusSettings; engine?: EngineName } | undefined> {
     const settings = this.deps.settings(scope);
-    if (!needsModel(settings, this.deps.modelAvailable())) return settings;
+    if (!needsModel(settings, this.deps.modelAvailable())) return { settings };
     const pick = await vscode.window.showWarningMessage(
       `The ${settings.engine} engine needs a model, and none is configured.`,
       SELECT_MODEL,
       USE_MODEL_FREE,
     );
-    if (pick === USE_MODEL_FREE) return { ...settings, engine: 'random' };
+    if (pick === USE_MODEL_FREE) return { settings: { ...settings, engine: 'random' }, engine: 'random' };
     if (pick !== SELECT_MODEL) return undefined;
     await this.deps.selectModel();
     const chosen = this.deps.settings(scope);
-    return needsModel(chosen, this.deps.modelAvailable()) ? undefined : chosen;
+    return needsModel(chosen, this.deps.modelAvailable()) ? undefined : { settings: chosen };
   }
 
   /** The given top, or the only candidate, or the user's pick (the last pick offered first); remembered per DUT. */

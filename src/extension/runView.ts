@@ -12,7 +12,7 @@ import { progressStep, summaryText, type ProgressState } from './format';
 import type { RunEnd, RunStart } from './runLauncher';
 import type { TestbenchWritten } from './runPublisher';
 import { topOf, type RunRecord, type RunRegistry } from './runRegistry';
-import type { ChorusSettings } from './settings';
+import { runEngine, type ChorusSettings } from './settings';
 import type { StatusBar } from './statusBar';
 import type { CoverageStore } from './store';
 
@@ -56,15 +56,16 @@ export function requestInfo(
   settings: ChorusSettings,
   autoEngine: EngineName | undefined,
 ): RunRequestInfo {
-  const engine = run.params.engine ?? autoEngine ?? 'random';
+  const engine = run.params.engine ?? runEngine(settings, autoEngine ?? 'random');
   return {
     runId: run.runId,
     dut: topOf(run),
     files: [vscode.workspace.asRelativePath(run.dut)],
-    targets: run.params.targets ?? {},
+    // The settings the server reads for this document (the request carries none of them).
+    targets: run.params.targets ?? settings.targets,
     engine,
     model: engine === 'random' ? undefined : settings.model || settings.endpoint || undefined,
-    maxRounds: run.params.rounds,
+    maxRounds: run.params.rounds ?? settings.maxRounds,
     startedAt: new Date().toISOString(),
   };
 }
@@ -88,7 +89,7 @@ export class RunView implements vscode.Disposable {
 
   private onStarted({ run, settings }: RunStart): void {
     this.deps.chat.post({ type: 'runStart', run: requestInfo(run, settings, this.deps.autoEngine()) });
-    this.openProgress(run);
+    this.openProgress(run, settings.maxRounds);
   }
 
   private onLoopEvent({ runId, event }: LoopEventParams): void {
@@ -116,10 +117,14 @@ export class RunView implements vscode.Disposable {
     }
   }
 
-  private openProgress(run: RunRecord): void {
+  private openProgress(run: RunRecord, maxRounds: number): void {
     let close = () => {};
     const closed = new Promise<void>((resolve) => (close = resolve));
-    const view: RunProgress = { state: { round: 0, maxRounds: run.params.rounds ?? 0, tokens: 0 }, message: '', close };
+    const view: RunProgress = {
+      state: { round: 0, maxRounds: run.params.rounds ?? maxRounds, tokens: 0 },
+      message: '',
+      close,
+    };
     this.progress.set(run.runId, view);
     const title = `CHORUS: ${topOf(run)}`;
     void Promise.resolve(

@@ -48,13 +48,15 @@ export interface RunTarget {
   files?: string[];
 }
 
-/** The request for one run. The testbench is written by the client, so no `testbenchUri` is sent. */
-export function generateParams(s: ChorusSettings, run: RunTarget): GenerateParams {
-  const params: GenerateParams = { uri: run.uri, runId: run.runId, targets: { ...s.targets }, rounds: s.maxRounds };
-  const engine = resolveEngine(s);
+/**
+ * The request for one run: what this run chose (its document, top, files, and an engine picked for it alone, such
+ * as "Use the model-free search"). Targets, rounds, model and the configured engine are settings: the server reads
+ * them for the document, once, so they are not copied here. The client writes the testbench, so no `testbenchUri`.
+ */
+export function generateParams(run: RunTarget, engine?: EngineName): GenerateParams {
+  const params: GenerateParams = { uri: run.uri, runId: run.runId };
   if (engine) params.engine = engine;
   if (run.top) params.top = run.top;
   if (run.files?.length) params.files = [...run.files];
-  if (s.model) params.model = s.model;
   return params;
 }

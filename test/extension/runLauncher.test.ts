@@ -159,7 +159,10 @@ test('an engine that needs a model: dismissing refuses, the model-free search ru
     stub.config['chorus.model'] = '/models/tiny.gguf';
   };
   await h.launcher.generate();
-  assert.deepEqual([h.server.calls[1].engine, h.server.calls[1].model], ['llm', '/models/tiny.gguf']);
+  // The picked model is now the setting, which the server reads: the request names neither it nor the engine.
+  assert.equal(h.server.calls.length, 2, 'a run with the picked model is sent');
+  assert.deepEqual([h.server.calls[1].engine, h.server.calls[1].model], [undefined, undefined]);
+  assert.equal(h.started[1]?.settings.model, '/models/tiny.gguf');
 });
 
 test('several top candidates: a quick pick, remembered for the next run; dismissing it cancels', async () => {
@@ -207,8 +210,9 @@ test('a run starts before its request and is over only after every end listener;
     'the end event carries the response itself',
   );
   assert.equal(h.server.calls[0].engine, undefined, 'engine auto: the server decides');
-  assert.deepEqual(h.server.calls[0].targets, h.started[0].settings.targets);
-  assert.equal(h.server.calls[0].rounds, 3);
+  // Targets and rounds are settings the server reads for the document: the request does not copy them.
+  assert.equal(h.server.calls[0].targets, undefined);
+  assert.equal(h.server.calls[0].rounds, undefined);
   assert.equal(stub.context['chorus.running'], false);
 });
 

@@ -65,25 +65,15 @@ test('auto engine: the request names none and the server decides; a chosen engin
   assert.equal(needsModel(readSettings(cfg({}))), false, 'auto never blocks a run');
 });
 
-test('settings become the generate request', () => {
-  const s = readSettings(
-    cfg({ model: 'replay:run.json', maxRounds: 5, targets: { line: 90, toggle: 80 }, engine: 'llm' }),
-  );
-  const p = generateParams(s, { uri: 'file:///w/counter.sv', runId: 'r1', top: 'counter' });
-  assert.deepEqual(p, {
-    uri: 'file:///w/counter.sv',
-    runId: 'r1',
-    engine: 'llm',
-    targets: { line: 90, toggle: 80 },
-    rounds: 5,
-    top: 'counter',
-    model: 'replay:run.json',
-  });
-  const bare = generateParams(readSettings(cfg({})), { uri: 'file:///w/a.v', runId: 'r2' });
+test('the generate request carries what this run chose, never a copy of the settings the server reads', () => {
+  const p = generateParams({ uri: 'file:///w/counter.sv', runId: 'r1', top: 'counter', files: ['file:///w/a.sv'] });
+  assert.deepEqual(p, { uri: 'file:///w/counter.sv', runId: 'r1', top: 'counter', files: ['file:///w/a.sv'] });
+  // "Use the model-free search" is this run's choice: it goes with the request.
+  assert.equal(generateParams({ uri: 'file:///w/a.v', runId: 'r2' }, 'random').engine, 'random');
+  const bare = generateParams({ uri: 'file:///w/a.v', runId: 'r3' });
   assert.equal(bare.top, undefined, 'no top: the server decides');
-  assert.equal(bare.model, undefined);
-  assert.equal('engine' in bare, false, 'auto: no engine, the server decides');
-  assert.equal('testbenchUri' in bare, false, 'the client writes the testbench itself');
+  for (const key of ['engine', 'model', 'targets', 'rounds', 'testbenchUri'])
+    assert.equal(key in bare, false, `${key}: a setting the server reads itself (or the client's own job)`);
 });
 
 test('chorus.memoryLimit and chorus.cacheMax are sizes; a bad one is named in a warning and left at its default', () => {
