@@ -3,11 +3,10 @@
  * (k-induction proves the arm unreachable; a bounded search after reset finds a witness trace). One prepared netlist
  * serves every point; points go to Yosys in small batches so a stopped run keeps what it decided.
  */
-import { readdir, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { analyzeSources } from '../hdl';
 import { ChorusError, silentLogger, type Logger, type ModuleInfo } from '../protocol';
-import { readUserText } from '../protocol/userFile';
+import { headerTexts as textsOf, includeTree } from './includeTree';
 import { instrument } from './instrument';
 import { macroCallsAsStatements } from './siteText';
 import type { FormalTarget, ProveRequest, ProveResult, StimulusRow, TargetVerdict, Verdict, Witness } from './types';
@@ -38,39 +37,6 @@ const BATCH = 4;
 const DEEP_BATCH = 6;
 /** The first induction pass stops at this length: most proofs close within it, and a deep point cannot hold the rest up. */
 const SHALLOW_DEPTH = 4;
-const HEADER_EXT = /\.(v|sv|vh|svh|h|inc|vinc)$/i;
-const MAX_INCLUDE_FILES = 400;
-const MAX_INCLUDE_BYTES = 4 * 1024 * 1024;
-
-/** Header files an include folder offers, copied into Yosys' virtual file system (bounded). */
-async function includeTree(dirs: string[], tree: FileTree): Promise<string[]> {
-  const names: string[] = [];
-  let count = 0;
-  let bytes = 0;
-  for (const [i, dir] of dirs.entries()) {
-    const name = `inc${i}`;
-    names.push(name);
-    let entries: string[] = [];
-    try {
-      entries = await readdir(dir);
-    } catch {
-      continue;
-    }
-    for (const e of entries) {
-      if (!HEADER_EXT.test(e) || count >= MAX_INCLUDE_FILES) continue;
-      const p = join(dir, e);
-      const s = await stat(p).catch(() => undefined);
-      if (!s?.isFile() || bytes + s.size > MAX_INCLUDE_BYTES) continue;
-      const folder = (tree[name] ??= {});
-      if (typeof folder === 'object')
-        folder[e] = await readUserText(p, { maxBytes: MAX_INCLUDE_BYTES, what: 'header' });
-      count++;
-      bytes += s.size;
-    }
-  }
-  return names;
-}
-
 function hex(bits: string): string {
   const clean = bits.replace(/[^01]/g, '0');
   return clean ? BigInt(`0b${clean}`).toString(16) : '0';
@@ -305,9 +271,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
   const names = req.sources.map((s, i) => `src${i}_${basename(s.file).replace(/[^\w.-]/g, '_')}`);
   const folders = [...new Set([...req.sources.map((s) => dirname(s.file)), ...(req.includeDirs ?? [])])];
   const includeDirs = await includeTree(folders, headers);
-  const headerTexts = Object.values(headers).flatMap((d) =>
-    typeof d === 'object' ? Object.values(d).filter((t): t is string => typeof t === 'string') : [],
-  );
+  const headerTexts = textsOf(headers);
   // Where an arm's macro may be defined: the sources, their headers, the run's defines.
   const defineTexts = Object.entries(req.defines ?? {}).map(([k, v]) => `\`define ${k} ${v}`);
   const inst = instrument(analysis, req.sources, targets, [...headerTexts, ...defineTexts]);

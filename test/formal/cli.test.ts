@@ -35,10 +35,11 @@ test('chorus prove with a bad --define says what is wrong and exits 2', { timeou
 });
 
 test(
-  'chorus prove --filelist: the include folder and the define reach the search and Yosys; the define-enabled arm is proven',
+  'chorus prove --filelist: the include folder (a header in a folder below it) and the define reach the search and Yosys; the define-enabled arm is proven',
   { timeout: 300_000 },
   async () => {
-    // The arm sits in an `ifdef the filelist's +define+ enables, and the counter's limit comes from its +incdir+.
+    // The arm sits in an `ifdef the filelist's +define+ enables, and the counter's limit comes from a header in a
+    // folder below its +incdir+ (`include "wrap/wrap_cfg.svh").
     const cwd = join(repoRoot, 'test', 'fixtures', 'formal', 'filelist');
     const r = await runCli(['prove', '--filelist', 'wrap.f', '--budget', '5', '--seed', '1', '--json'], {
       cwd,
