@@ -123,6 +123,9 @@ if (fast) {
 step('format', 'npm', ['run', '--silent', 'format:check']);
 step('lint', 'npx', ['eslint', '--max-warnings=0', '.']);
 step('typecheck', 'npx', ['tsc', '--noEmit', '-p', '.']);
+step('typecheck (noUncheckedIndexedAccess: wire and adapters)', process.execPath, [
+  join('scripts', 'typecheck-indexed.mjs'),
+]);
 
 const chosen = only.length ? suites.filter((s) => only.includes(s)) : suites;
 const files = chosen.flatMap((s) => (existsSync(join(root, 'test', s)) ? testFiles(join(root, 'test', s)) : []));

@@ -48,12 +48,12 @@ function defineArg(value: string, previous: string[] = []): string[] {
 
 /** `NAME=VALUE` for -G: VALUE a Verilog constant expression (no quotes needed for numbers). */
 export function parameterArg(value: string, previous: string[] = []): string[] {
-  const m = /^([A-Za-z_][A-Za-z0-9_$]*)=(.+)$/.exec(value);
-  if (!m || !m[2].trim())
+  const [, name, expr] = /^([A-Za-z_][A-Za-z0-9_$]*)=(.+)$/.exec(value) ?? [];
+  if (name === undefined || expr === undefined || !expr.trim())
     throw new InvalidArgumentError(
       '-G takes NAME=VALUE, NAME a parameter of the top module and VALUE a constant (8, 32\'hFF, "text").',
     );
-  const bad = parameterValueError(`-G ${m[1]}`, m[2]);
+  const bad = parameterValueError(`-G ${name}`, expr);
   if (bad) throw new InvalidArgumentError(bad);
   return [...previous, value];
 }
@@ -141,6 +141,7 @@ export async function designInput(files: string[], flags: Partial<DesignCliFlags
   );
   needed.files.forEach((f) => add(out.files, shown(f)));
   // A library file's unused modules are compiled with it but are no top: the sources' own top is.
-  if (needed.files.length && needed.sourceTops.length === 1) out.top = needed.sourceTops[0];
+  const [onlyTop, ...otherTops] = needed.sourceTops;
+  if (needed.files.length && onlyTop !== undefined && !otherTops.length) out.top = onlyTop;
   return out;
 }

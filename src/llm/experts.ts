@@ -25,13 +25,13 @@ export function parseExpert(uri: string): ExpertSpec {
     );
   if (text.startsWith('replay:')) return { kind: 'replay', uri: text };
   if (text.startsWith('lora:')) {
-    const m = /^lora:(.+?)(?:@(\d+(?:\.\d+)?))?$/.exec(text);
-    if (!m)
+    const [, adapter, scale] = /^lora:(.+?)(?:@(\d+(?:\.\d+)?))?$/.exec(text) ?? [];
+    if (adapter === undefined)
       throw new ChorusError(
         'bad_input',
         `Expert ${text}: lora: needs an adapter file, e.g. lora:adapters/verilog.gguf or lora:adapters/verilog.gguf@0.5.`,
       );
-    return { kind: 'lora', uri: text, adapter: m[1], scale: m[2] !== undefined ? Number(m[2]) : 1 };
+    return { kind: 'lora', uri: text, adapter, scale: scale !== undefined ? Number(scale) : 1 };
   }
   if (text.startsWith('endpoint:')) {
     const model = text.slice('endpoint:'.length);
@@ -43,7 +43,8 @@ export function parseExpert(uri: string): ExpertSpec {
     return { kind: 'endpoint', uri: text, model };
   }
   if (/^https?:\/\//.test(text)) {
-    const [baseUrl, model] = text.split('#', 2);
+    // split always yields a first element, so the default is never used.
+    const [baseUrl = '', model] = text.split('#', 2);
     if (!model)
       throw new ChorusError(
         'bad_input',

@@ -104,14 +104,15 @@ export class ReplayBackend implements ChatBackend {
   async chat(messages: ChatMessage[], options: ChatOptions = {}): Promise<ChatResult> {
     const started = Date.now();
     throwIfAborted(options.signal);
-    if (this.next >= this.responses.length) {
+    const raw = this.responses[this.next];
+    if (raw === undefined) {
       throw new ChorusError(
         'failed',
         `replay file ${this.file} has only ${this.responses.length} responses: add more to "responses" or run fewer rounds.`,
         { file: this.file },
       );
     }
-    const raw = this.responses[this.next++];
+    this.next++;
     const entry = typeof raw === 'string' ? { text: raw } : raw;
     const text = entry.text ?? '';
     this.onStatus?.({ state: 'generating', model: this.label, backend: 'replay' });

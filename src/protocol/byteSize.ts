@@ -9,7 +9,10 @@ const UNITS: Record<string, number> = { '': 1024 ** 2, b: 1, k: 1024, m: 1024 **
 export function parseByteSize(text: string): number | undefined {
   const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgtb]?)(?:i?b)?\s*$/i.exec(text);
   if (!m) return undefined;
-  const bytes = Math.floor(Number(m[1]) * UNITS[m[2].toLowerCase()]);
+  const [, amount, unit = ''] = m;
+  const scale = UNITS[unit.toLowerCase()];
+  if (amount === undefined || scale === undefined) return undefined;
+  const bytes = Math.floor(Number(amount) * scale);
   return bytes > 0 && Number.isFinite(bytes) ? bytes : undefined;
 }
 

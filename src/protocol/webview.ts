@@ -277,7 +277,8 @@ function matches(msg: unknown, shapes: Record<string, Shape>): boolean {
   const record = new Map<string, unknown>(Object.entries(msg));
   const type = record.get('type');
   if (typeof type !== 'string' || !Object.prototype.hasOwnProperty.call(shapes, type)) return false;
-  return Object.entries(shapes[type]).every(([key, want]) => fits(record.get(key), want));
+  const shape = shapes[type];
+  return shape !== undefined && Object.entries(shape).every(([key, want]) => fits(record.get(key), want));
 }
 
 /** True when `msg` has the shape of a panel → host message (check before acting on one). */

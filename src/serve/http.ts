@@ -113,7 +113,7 @@ interface ServerState {
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, state: ServerState): Promise<void> {
-  const path = (req.url ?? '/').split('?')[0];
+  const [path = '/'] = (req.url ?? '/').split('?');
   const endpoint = ['/health', '/ready', '/metrics', '/v1/llm4cov', '/v1/reward'].includes(path) ? path : 'other';
   const answer = (code: number, body: string, type: string, headers: Record<string, string> = {}) => {
     state.metrics.requests.inc({ endpoint, code: String(code) });

@@ -72,17 +72,19 @@ interface Row {
 
 /** The DUT's instances, the top's first, each named by its module (Verilator's name of a parameterised copy cut). */
 function summaryRows(r: MeasureResult): Row[] {
-  const paths = Object.keys(r.instances).sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0));
-  if (!paths.length) return [];
-  const top = depth(paths[0]);
+  const instances = Object.entries(r.instances).sort(([a], [b]) => depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0));
+  const [first] = instances;
+  if (!first) return [];
+  const top = depth(first[0]);
   const moduleOf = new Map<string, string>();
-  for (const p of r.points) if (!moduleOf.has(p.hierarchy)) moduleOf.set(p.hierarchy, p.module.split('__')[0]);
-  return paths.map((instance, i) => ({
+  for (const p of r.points)
+    if (!moduleOf.has(p.hierarchy)) moduleOf.set(p.hierarchy, p.module.split('__')[0] ?? p.module);
+  return instances.map(([instance, summary], i) => ({
     name: moduleOf.get(instance) ?? instance.slice(instance.lastIndexOf('.') + 1),
     level: depth(instance) - top,
     instance,
     // The top's row is the run's own coverage: what the reward and `chorus coverage` report.
-    summary: i === 0 ? r.coverage : r.instances[instance],
+    summary: i === 0 ? r.coverage : summary,
   }));
 }
 

@@ -90,10 +90,14 @@ export class RequestFolders {
     tb: string,
     sha256?: Record<string, string>,
   ): Promise<RequestFolder> {
-    for (const name of [...svFiles, tb]) {
-      if (!Object.hasOwn(files, name))
+    const sent = (name: string): string => {
+      const text = Object.hasOwn(files, name) ? files[name] : undefined;
+      if (text === undefined)
         throw new ChorusError('bad_input', `"${name}" is named but not in "files": send its text under that name.`);
-    }
+      return text;
+    };
+    for (const name of svFiles) sent(name);
+    const tbText = sent(tb);
     if (svFiles.includes(tb)) throw new ChorusError('bad_input', `"${tb}" is both the testbench and a design file.`);
     for (const [name, digest] of Object.entries(sha256 ?? {})) {
       const text = files[name];
@@ -112,11 +116,11 @@ export class RequestFolders {
       return full;
     };
     // A name no request file can have (they never start with a dot), in the testbench's own folder.
-    const tbHidden = join(dirname(inside(tb)), `.tb-${sha(files[tb]).slice(0, 16)}-${basename(tb)}`);
+    const tbHidden = join(dirname(inside(tb)), `.tb-${sha(tbText).slice(0, 16)}-${basename(tb)}`);
     const leaveDesign = await this.shared.use(dir, () => writeAll(dir, design, inside));
     let leaveTb: () => Promise<void>;
     try {
-      leaveTb = await this.shared.use(tbHidden, () => writeAtomic(tbHidden, files[tb]));
+      leaveTb = await this.shared.use(tbHidden, () => writeAtomic(tbHidden, tbText));
     } catch (err) {
       await leaveDesign();
       throw err;

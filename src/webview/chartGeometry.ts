@@ -55,8 +55,8 @@ export function chartGeometry(
   const x1 = box.width - box.right;
   const y0 = box.height - box.bottom;
   const y1 = box.top;
-  const first = rounds.length ? rounds[0].round : 1;
-  const last = rounds.length ? rounds[rounds.length - 1].round : 1;
+  const first = rounds[0]?.round ?? 1;
+  const last = rounds.at(-1)?.round ?? 1;
   const span = Math.max(1, last - first);
   // A single round sits in the middle rather than on the axis.
   const xOf = (round: number) => (last === first ? (x0 + x1) / 2 : x0 + ((round - first) / span) * (x1 - x0));

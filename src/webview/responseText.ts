@@ -35,6 +35,12 @@ export type Segment = { kind: 'text'; text: string } | { kind: 'code'; text: str
 const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([\w+-]*)\s*$/;
 const FENCE_START = /^ {0,3}(`{3,}|~{3,})[\w+-]*$/;
 
+/** A fence line's run of fence characters and its language ('' for none); undefined for any other line. */
+function fenceOf(line: string): { fence: string; lang: string } | undefined {
+  const [, fence, lang = ''] = FENCE.exec(line) ?? [];
+  return fence === undefined ? undefined : { fence, lang };
+}
+
 /** Prose and fenced code blocks, in order; the last code block is `closed: false` while its fence is still open. */
 export function splitFences(text: string): Segment[] {
   const segments: Segment[] = [];
@@ -46,13 +52,12 @@ export function splitFences(text: string): Segment[] {
     if (t.trim()) segments.push({ kind: 'text', text: t.replace(/^\n+|\s+$/g, '') });
     prose = [];
   };
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
+  for (const [i, line] of lines.entries()) {
     const last = i === lines.length - 1;
     if (code) {
-      const m = FENCE.exec(line);
+      const f = fenceOf(line);
       // A closing fence: the same character, at least as long, no language.
-      if (m && !m[2] && m[1][0] === code.fence[0] && m[1].length >= code.fence.length) {
+      if (f && !f.lang && f.fence.charAt(0) === code.fence.charAt(0) && f.fence.length >= code.fence.length) {
         segments.push({ kind: 'code', text: code.lines.join('\n'), lang: code.lang, closed: true });
         code = null;
       } else {
@@ -60,10 +65,10 @@ export function splitFences(text: string): Segment[] {
       }
       continue;
     }
-    const m = FENCE.exec(line);
-    if (m && !last) {
+    const f = fenceOf(line);
+    if (f && !last) {
       flushProse();
-      code = { fence: m[1], lang: m[2].toLowerCase(), lines: [] };
+      code = { fence: f.fence, lang: f.lang.toLowerCase(), lines: [] };
     } else if (!(last && FENCE_START.test(line))) {
       // An opening fence still streaming ("```system…") is held back, not shown as prose.
       prose.push(line);

@@ -335,17 +335,21 @@ export async function runBench(
   let next = 0;
   let done = 0;
   const worker = async () => {
-    while (next < lines.length && !services.signal.aborted) {
+    while (!services.signal.aborted) {
       const idx = next++;
       const line = lines[idx];
+      // Past the last line: every line is taken.
+      if (line === undefined) break;
+      let result: ItemResult;
       if (!line.ok) {
-        results[idx] = failedItem(line.id, `line ${line.line}: ${line.error}`, opts.samples);
+        result = failedItem(line.id, `line ${line.line}: ${line.error}`, opts.samples);
       } else {
         onEvent({ type: 'itemStart', id: line.item.id });
-        const all: SampleResult[] = [];
-        for (let k = 0; k < opts.samples; k++) all.push(await runSample(line.item, k, opts, services));
-        const first = all[0];
-        results[idx] = {
+        // An item runs at least one sample (--samples is a positive integer); the first is the one reported.
+        const first = await runSample(line.item, 0, opts, services);
+        const all: SampleResult[] = [first];
+        for (let k = 1; k < opts.samples; k++) all.push(await runSample(line.item, k, opts, services));
+        result = {
           id: line.item.id,
           pass: first.pass,
           closed: first.closed,
@@ -366,8 +370,9 @@ export async function runBench(
           all,
         };
       }
+      results[idx] = result;
       done++;
-      onEvent({ type: 'itemEnd', result: results[idx], done, total: lines.length });
+      onEvent({ type: 'itemEnd', result, done, total: lines.length });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency) }, worker));

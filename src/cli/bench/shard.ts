@@ -41,8 +41,8 @@ export function parseShard(text: string): Shard {
 
 /** The shard's items and their positions in the dataset. */
 export function shardLines(lines: ParsedLine[], shard: Shard): { lines: ParsedLine[]; positions: number[] } {
-  const positions = lines.map((_, p) => p).filter((p) => p % shard.count === shard.index - 1);
-  return { lines: positions.map((p) => lines[p]), positions };
+  const picked = [...lines.entries()].filter(([p]) => p % shard.count === shard.index - 1);
+  return { lines: picked.map(([, line]) => line), positions: picked.map(([p]) => p) };
 }
 
 /** The shards' records as one report: every shard of one split once, items in dataset order. */
@@ -89,7 +89,11 @@ export async function mergeShards(dirs: string[]): Promise<BenchReport> {
       `Shard(s) ${missing.map((i) => `${i}/${first.shard.count}`).join(', ')} missing: merge every shard.`,
     );
   const placed: ItemResult[] = new Array(first.total);
-  for (const r of records) r.positions.forEach((p, i) => (placed[p] = r.results[i]));
+  for (const r of records)
+    r.positions.forEach((p, i) => {
+      const result = r.results[i];
+      if (result !== undefined) placed[p] = result;
+    });
   const mapping = Object.assign({}, ...records.map((r) => r.mapping)) as Record<string, string>;
   // Wall time of the split: the slowest shard (they run side by side).
   const totalMs = Math.max(...records.map((r) => r.total_ms));

@@ -181,7 +181,9 @@ async function publish(
   }
   if (flags.json) ctx.out(JSON.stringify(slim, null, 2));
   else {
-    ctx.out(benchMarkdown(report, title).split('\n![')[0]);
+    // The text before the chart's image: split yields at least one piece, so the default is never used.
+    const [table = ''] = benchMarkdown(report, title).split('\n![');
+    ctx.out(table);
     if (experts) ctx.out(expertMarkdown(experts));
     if (flags.out) ctx.out(`Results written to ${resolve(flags.out)}`);
   }

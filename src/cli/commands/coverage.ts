@@ -64,11 +64,10 @@ function render(report: MeasureResult, rtl: string[], flags: CoverageFlags): str
       pc.dim(`  build ${seconds(report.ms.build)}, sim ${seconds(report.ms.sim)}`),
   ];
   if (report.points.length) out.push('', coverageTable(report.coverage));
-  const instances = Object.keys(report.instances);
+  const instances = Object.entries(report.instances);
   if (instances.length > 1) {
     out.push('', pc.bold('  per instance (including sub-instances)'));
-    for (const path of instances) {
-      const s = report.instances[path];
+    for (const [path, s] of instances) {
       out.push(`  ${path.padEnd(32)} line ${s.line.pct}%  branch ${s.branch.pct}%  toggle ${s.toggle.pct}%`);
     }
   }

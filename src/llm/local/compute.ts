@@ -40,8 +40,7 @@ export async function withComputeFallback<T>(
 ): Promise<FallbackResult<T>> {
   const failures: FallbackResult<T>['failures'] = [];
   const attempts = computeAttempts(setting);
-  for (let i = 0; i < attempts.length; i++) {
-    const gpu = attempts[i];
+  for (const [i, gpu] of attempts.entries()) {
     try {
       return { value: await attempt(gpu), gpu, failures };
     } catch (err) {

@@ -60,7 +60,8 @@ interface Loaded {
   model: LlamaModel;
   lease: ModelLease;
   context: LlamaContext;
-  slots: Slot[];
+  /** One per sequence of the context, which has at least one (`sequences` is at least 1 when it is made). */
+  slots: [Slot, ...Slot[]];
   compute: string;
 }
 
@@ -181,10 +182,11 @@ export class LocalBackend implements ChatBackend {
         () => Boolean(signal?.aborted),
       );
       const { llama, model, lease, context } = value;
-      const slots: Slot[] = Array.from({ length: context.totalSequences }, () => {
+      const slot = (): Slot => {
         const sequence = context.getSequence();
         return { sequence, chat: new mod.LlamaChat({ contextSequence: sequence }), busy: false };
-      });
+      };
+      const slots: [Slot, ...Slot[]] = [slot(), ...Array.from({ length: context.totalSequences - 1 }, slot)];
       const compute = computeName(llama.gpu);
       const adapters = this.opts.lora?.length
         ? `, LoRA ${this.opts.lora.map((a) => basename(a.filePath)).join(', ')}`

@@ -18,16 +18,17 @@ export function downloadFileName(uri: string): string | undefined {
       return undefined;
     }
   }
-  const hf = /^(?:hf:|huggingface:|hf\.co\/|huggingface\.co\/)\/*([^#]+)/i.exec(uri);
-  if (!hf) return undefined;
-  const parts = hf[1].split('/').filter(Boolean);
-  return parts.length > 2 ? parts[parts.length - 1] : undefined;
+  const hubPath = /^(?:hf:|huggingface:|hf\.co\/|huggingface\.co\/)\/*([^#]+)/i.exec(uri)?.[1];
+  if (hubPath === undefined) return undefined;
+  const parts = hubPath.split('/').filter(Boolean);
+  return parts.length > 2 ? parts.at(-1) : undefined;
 }
 
 /** For `hf:<user>/<repo>[:quant]`: words a downloaded file's name contains (repo, quant), lower case. */
 export function hubNameHints(uri: string): string[] {
   const m = /^(?:hf:|huggingface:|hf\.co\/|huggingface\.co\/)\/*([^/#]+)\/([^/:#]+)(?::([^/#]+))?$/i.exec(uri);
-  if (!m) return [];
-  const repo = m[2].toLowerCase().replace(/-gguf$/, '');
-  return m[3] ? [repo, m[3].toLowerCase()] : [repo];
+  const [, , repoName, quant] = m ?? [];
+  if (repoName === undefined) return [];
+  const repo = repoName.toLowerCase().replace(/-gguf$/, '');
+  return quant ? [repo, quant.toLowerCase()] : [repo];
 }

@@ -95,9 +95,9 @@ function draw(g: ChartGeometry, title: string, desc: string): SVGSVGElement {
 /** The chart and its legend for a run; a short note while nothing is measured. */
 export function coverageChart(run: RunModel, targets: Targets): HTMLElement {
   const rounds = measuredRounds(run);
-  if (!rounds.length) return h('p', { class: 'empty' }, 'No coverage yet: the chart fills in as rounds finish.');
+  const last = rounds.at(-1);
+  if (!last) return h('p', { class: 'empty' }, 'No coverage yet: the chart fills in as rounds finish.');
   const g = chartGeometry(rounds, targets);
-  const last = rounds[rounds.length - 1];
   const desc = `After round ${last.round}: ${g.series.map((s) => `${s.kind} ${formatPct(totalsOf(last.coverage, s.kind).pct)}`).join(', ')}.`;
   const legend = h(
     'ul',

@@ -63,7 +63,7 @@ export class ResultView extends RunEntryView {
         );
       }
       if (result.testbench) {
-        const lastRound = result.rounds.length ? result.rounds[result.rounds.length - 1].index : 0;
+        const lastRound = result.rounds.at(-1)?.index ?? 0;
         const open = h('vscode-button', { secondary: true }, 'Open testbench');
         open.addEventListener('click', () =>
           this.ctx.post({ type: 'openTestbench', runId: this.runId, round: lastRound, testbench: result.testbench }),
