@@ -16,6 +16,8 @@ const counter = example('counter');
 // Until the chosen moment: a run with a cold build cache reaches its simulation last, after the C++ compile (a
 // cold `generate --engine random` took 94 s at load average 17 here; test/helpers/time-limits.ts).
 const REACH_MS = limitMs(93_700, 17);
+// Killed processes gone and reaped after the CLI exits: well under a second at load average 2 here.
+const REAP_MS = limitMs(1_000, 2);
 
 interface Moment {
   name: string;
@@ -65,7 +67,7 @@ async function cancelAt(moment: Moment): Promise<void> {
     assert.match(r.stderr, /Stopping… \(Ctrl-C again to force\)/);
     assert.ok(watcher.seen.size > 0, `${moment.name}: the tree was observed`);
     // Killed processes take a moment to be reaped; frozen ones cannot end on their own, so this waits for that only.
-    await waitFor(() => watcher.survivors().length === 0 && processesUsing(tmp).length === 0, 10_000);
+    await waitFor(() => watcher.survivors().length === 0 && processesUsing(tmp).length === 0, REAP_MS);
     assert.deepEqual(watcher.survivors(), [], `${moment.name}: processes of the run still live`);
     assert.deepEqual(processesUsing(tmp), [], `${moment.name}: processes using the run's folders still live`);
     if (moment.signals === 1) assert.deepEqual(readdirSync(tmp), [], `${moment.name}: temporary folders left behind`);

@@ -8,6 +8,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { ChorusError } from '../../protocol';
 import { dieWithParent, guardGroup } from '../process/orphanGuard';
+import { killTree } from '../process/processTree';
 import { logToolStart } from '../process/toolLog';
 import type { JailSpec } from './jail';
 
@@ -51,14 +52,10 @@ export function runCapped(spec: JailSpec, opts: CappedRunOptions): Promise<Cappe
     let overflowed = false;
     let aborted = false;
 
-    const killGroup = (): void => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    };
+    // The group and every descendant: bubblewrap starts the jailed command in a session of its own
+    // (`--new-session`), outside the group, and one stopped before it set its parent-death signal would outlive a
+    // group kill.
+    const killGroup = (): void => killTree(child.pid);
     const onAbort = (): void => {
       aborted = true;
       killGroup();
