@@ -10,6 +10,11 @@ const SEARCH_SHARE_AFTER_SLOW_BUILD = 0.5;
 const FINISH_SHARE = 0.12;
 /** A single candidate run may take at most this share of the budget (a deep hold on a large core is slow). */
 const RUN_SHARE = 0.15;
+/**
+ * A planned hold to a counter's limit may take this share: it is the one way to the points behind that limit, and
+ * a loaded machine (a slower measured speed) must not push it past the ordinary run's share for good.
+ */
+export const DEEP_RUN_SHARE = 0.35;
 
 export class SearchBudget {
   private deadline: number;
@@ -53,9 +58,9 @@ export class SearchBudget {
     return this.remaining() <= reserveMs;
   }
 
-  /** The longest a single candidate run may take now. */
-  runAllowance(reserveMs: number): number {
-    return Math.max(0, Math.min(this.budgetMs * RUN_SHARE, this.remaining() - reserveMs));
+  /** The longest a single candidate run may take now (`share` of the budget at most). */
+  runAllowance(reserveMs: number, share = RUN_SHARE): number {
+    return Math.max(0, Math.min(this.budgetMs * share, this.remaining() - reserveMs));
   }
 
   elapsed(): number {

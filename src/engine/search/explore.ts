@@ -10,7 +10,7 @@ import type { CoveragePoint, Logger, StopReason } from '../../protocol';
 import type { RunContext } from '../context';
 import { closureKind } from '../closure/ledger';
 import { meetsTargets } from '../targets';
-import type { SearchBudget } from './budget';
+import { DEEP_RUN_SHARE, type SearchBudget } from './budget';
 import { deepCandidate, deepPlans, enableHolds } from './deep';
 import { hasStructuralHoles } from './formal';
 import type { FormalStage } from './formalStage';
@@ -70,7 +70,8 @@ export interface SearchParts {
   /** Milliseconds the finish keeps back. */
   reserve: () => number;
   /** Runs a candidate within what one run may take now (rounds counted). */
-  run: (candidate: Candidate) => Promise<CoveragePoint[] | null>;
+  /** Runs a candidate within `share` of the budget (the ordinary run's share when omitted). */
+  run: (candidate: Candidate, share?: number) => Promise<CoveragePoint[] | null>;
 }
 
 /** Whether only points proven unreachable (by analysis or by the formal stage) are left of line/branch/FSM targets. */
@@ -145,7 +146,7 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
   const phaseMs: PhaseMs = { plain: 0, deep: 0, search: 0, formal: 0, shrink: 0, final: 0 };
   const closed = closureCheck(ctx);
   const scheduled = schedule(parts);
-  const runLimit = () => budget.runAllowance(parts.reserve());
+  const deepLimit = () => budget.runAllowance(parts.reserve(), DEEP_RUN_SHARE);
 
   /** Runs the formal stage's witnesses through the harness; whether only proven points are left after them. */
   const collectFormal = async (): Promise<boolean> => {
@@ -194,16 +195,16 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
     if (progress.merged.length && meetsTargets(summarize(progress.merged), ctx.targets))
       return { stopReason: 'targets met', phaseMs };
     const next = scheduled.shift();
-    if (next && next.phase === 'deep' && runner.estimateMs(totalCycles(next.candidate.rows)) > runLimit()) {
+    if (next && next.phase === 'deep' && runner.estimateMs(totalCycles(next.candidate.rows)) > deepLimit()) {
       logger.debug(
-        `search: skipped a hold of ${totalCycles(next.candidate.rows)} cycles: about ${Math.round(runner.estimateMs(totalCycles(next.candidate.rows)))} ms, more than one run may take now (${Math.round(runLimit())} ms)`,
+        `search: skipped a hold of ${totalCycles(next.candidate.rows)} cycles: about ${Math.round(runner.estimateMs(totalCycles(next.candidate.rows)))} ms, more than a hold may take now (${Math.round(deepLimit())} ms)`,
       );
       continue;
     }
     const strategy: StrategyName | undefined = next ? undefined : strategies.pick(progress.kept.length > 0);
     const candidate = next ? next.candidate : nextOf(parts, strategy!);
     const t0 = Date.now();
-    const pts = await parts.run(candidate);
+    const pts = await parts.run(candidate, next?.phase === 'deep' ? DEEP_RUN_SHARE : undefined);
     phaseMs[next ? next.phase : 'search'] += Date.now() - t0;
     if (signal.aborted) return { stopReason: 'cancelled', phaseMs };
     const fresh = pts ? progress.absorb(candidate, pts, runner.runs) : (progress.nothing(), 0);

@@ -130,9 +130,9 @@ export async function runSearch(
     }),
     formal: new FormalStage(ctx, services, plan, opts.formal),
     reserve,
-    run: async (candidate: Candidate) => {
+    run: async (candidate: Candidate, share?: number) => {
       const before = runner.simMs;
-      const pts = await runner.candidate(candidate, budget.runAllowance(reserve()));
+      const pts = await runner.candidate(candidate, budget.runAllowance(reserve(), share));
       rounds.ran(runner.simMs - before);
       return pts;
     },

@@ -52,17 +52,27 @@ export function runCapped(spec: JailSpec, opts: CappedRunOptions): Promise<Cappe
     let overflowed = false;
     let aborted = false;
 
-    // The group and every descendant: bubblewrap starts the jailed command in a session of its own
-    // (`--new-session`), outside the group, and one stopped before it set its parent-death signal would outlive a
-    // group kill.
-    const killGroup = (): void => killTree(child.pid);
+    const killGroup = (): void => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    // Stopping a child that is still running: the group and every descendant, as bubblewrap starts the jailed
+    // command in a session of its own (`--new-session`), outside the group, and one stopped before it set its
+    // parent-death signal would outlive a group kill. (Once the leader has exited its pid may be reused: then only
+    // the group is killed.)
+    let exited = false;
+    const stop = (): void => (exited ? killGroup() : killTree(child.pid));
     const onAbort = (): void => {
       aborted = true;
-      killGroup();
+      stop();
     };
     const timer = setTimeout(() => {
       timedOut = true;
-      killGroup();
+      stop();
     }, opts.timeoutMs);
     opts.signal?.addEventListener('abort', onAbort, { once: true });
 
@@ -70,7 +80,7 @@ export function runCapped(spec: JailSpec, opts: CappedRunOptions): Promise<Cappe
       outBytes += chunk.length;
       if (outBytes > opts.maxStdoutBytes) {
         overflowed = true;
-        killGroup();
+        stop();
         return;
       }
       out.push(chunk);
@@ -101,7 +111,10 @@ export function runCapped(spec: JailSpec, opts: CappedRunOptions): Promise<Cappe
       }
     });
     // A grandchild holding the pipes open would keep 'close' from firing: end the group when the leader exits.
-    child.on('exit', killGroup);
+    child.on('exit', () => {
+      exited = true;
+      killGroup();
+    });
     child.on('close', (code, signal) => {
       finish();
       // A grandchild may outlive the leader; nothing of the group may stay behind.
