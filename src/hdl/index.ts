@@ -33,3 +33,4 @@ export {
   type HandshakePair,
   type InputField,
 } from './dictionary';
+export { splitTopLevel } from './topLevel';

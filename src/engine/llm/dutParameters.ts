@@ -3,6 +3,7 @@
  * model wrote in its `#(…)`, so the design measured is the one the user asked for. Other parameters the model
  * set by name are kept.
  */
+import { splitTopLevel } from '../../hdl';
 import { parameterAssignment } from '../search/harness';
 
 /** The text with comments and strings blanked (same length), so searches skip them and offsets still match. */
@@ -20,22 +21,10 @@ function closing(text: string, open: number): number {
   return -1;
 }
 
-/** Splits a parameter list at its top-level commas. */
+/** A parameter list's entries at its top-level commas (an empty last one, after a trailing comma, left out). */
 function entries(list: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < list.length; i++) {
-    const c = list[i];
-    if (c === '(' || c === '{' || c === '[') depth++;
-    else if (c === ')' || c === '}' || c === ']') depth--;
-    else if (c === ',' && depth === 0) {
-      out.push(list.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
-  if (list.slice(start).trim()) out.push(list.slice(start).trim());
-  return out;
+  const parts = splitTopLevel(list);
+  return parts.at(-1) === '' ? parts.slice(0, -1) : parts;
 }
 
 const skipSpace = (text: string, i: number) => {
