@@ -44,9 +44,29 @@ for (const name of ['trap_core', 'watchdog', 'uart_rx_prescale', 'od_master']) {
 test('the budget counts the build: a run that cannot close ends within 1.1x its budget, never stalled', async () => {
   const events: LoopEvent[] = [];
   const budgetSeconds = 15;
+  const debug: string[] = [];
+  const logger = { ...silentLogger, debug: (m: string) => debug.push(m) };
   const t0 = Date.now();
-  const result = await run(fixture('slow_count'), { budgetSeconds, formal: false }, events);
+  const result = await generateToEnd(
+    {
+      rtlFiles: [fixture('slow_count')],
+      engine: 'random',
+      targets: { line: 100, branch: 100 },
+      seed: 1,
+      budgetSeconds,
+      formal: false,
+    },
+    { logger, signal: new AbortController().signal },
+    (e) => events.push(e),
+  );
   const wall = Date.now() - t0;
+  // The time the finish has left after shrinking goes to a plain random tail, measured with the testbench.
+  const tail = debug.find((m) => /a plain random tail of \d+ cycles/.test(m));
+  assert.ok(tail, `no plain random tail in the finish:\n${debug.filter((m) => m.startsWith('search:')).join('\n')}`);
+  assert.match(result.testbench, /chorus_play_random\(/);
+  const own = await resimulate([fixture('slow_count')], 'slow_count', result.testbench);
+  assert.equal(own.status, 'ok');
+  assert.deepEqual(own.coverage, result.coverage, 'the testbench with its tail alone reaches the reported points');
   assert.equal(result.stopReason, 'budget');
   const build = events.find((e) => e.type === 'build');
   const buildMs = build?.type === 'build' ? build.ms : 0;

@@ -6,8 +6,12 @@
 
 /** Share of the budget the search keeps for itself after a build that took longer than the rest. */
 const SEARCH_SHARE_AFTER_SLOW_BUILD = 0.5;
-/** Share of the budget kept for shrinking the kept sequences and measuring the emitted testbench. */
-const FINISH_SHARE = 0.12;
+/**
+ * Share of the budget kept for shrinking the kept sequences and emitting the testbench (its final measurement is
+ * reserved apart, from its estimated length): shrinking only makes the testbench shorter, the search's time finds
+ * points.
+ */
+const FINISH_SHARE = 0.06;
 /** A single candidate run may take at most this share of the budget (a deep hold on a large core is slow). */
 const RUN_SHARE = 0.15;
 /**
@@ -15,6 +19,14 @@ const RUN_SHARE = 0.15;
  * a loaded machine (a slower measured speed) must not push it past the ordinary run's share for good.
  */
 export const DEEP_RUN_SHARE = 0.35;
+
+/**
+ * The final measurement's estimate is scaled by this (a repaired table is measured again, in part), and at most
+ * this share of the budget is kept for it: a core's deep hold is long, and its testbench must still be measured
+ * within the budget.
+ */
+const FINAL_MARGIN = 1.25;
+const FINAL_RESERVE_SHARE = 0.4;
 
 export class SearchBudget {
   private deadline: number;
@@ -48,9 +60,19 @@ export class SearchBudget {
     return this.deadline - this.now();
   }
 
-  /** What the finish (shrink, emit, final measurement) may take, at most. */
+  /** What shrinking and emitting may take, at most (the final measurement's time is reserved apart). */
   finishAllowance(): number {
     return this.budgetMs * FINISH_SHARE;
+  }
+
+  /** The time to keep for a final measurement estimated at `estimateMs`. */
+  finalNeed(estimateMs: number): number {
+    return FINAL_MARGIN * estimateMs;
+  }
+
+  /** What the search keeps back for the final measurement (its need, within the share of the budget for it). */
+  finalReserve(estimateMs: number): number {
+    return Math.min(this.finalNeed(estimateMs), this.budgetMs * FINAL_RESERVE_SHARE);
   }
 
   /** Whether the search itself must stop now, keeping `reserveMs` for the finish. */

@@ -5,7 +5,7 @@
  * reached it from the state its own run left), that sequence is put back whole and the table measured again.
  */
 import { join } from 'node:path';
-import type { CoveragePoint, CoverageReport } from '../../protocol';
+import type { CoveragePoint, CoverageReport, StopReason } from '../../protocol';
 import { evaluateTestbench } from '../evaluate';
 import { writeFileAtomic } from '../fs';
 import { emitTestbench, testbenchRows, type KeptSequence, type TableRow } from './emit';
@@ -13,8 +13,10 @@ import type { SearchParts } from './explore';
 import { hitKeys, measureTable, orderWithoutReset } from './finish';
 import { HALF_PERIOD } from './harness';
 import { minimize, shorten } from './shrink';
-import { totalCycles, type Row } from './stimulus';
+import { totalCycles, type Candidate, type Row } from './stimulus';
 
+/** A reset about one cycle in 50, as plain random runs. */
+const PLAIN_RESET_RATE = 1 / 50;
 /** Shrinking budgets, in runs (not time, so a seed gives the same testbench on any machine). */
 const SHRINK_RUNS_PER_SEQUENCE = 30;
 const SHRINK_RUNS_TOTAL = 80;
@@ -33,13 +35,44 @@ export interface Concluded {
   finalMs: number;
 }
 
-export async function conclude(parts: SearchParts, meta: { tbName: string; filename: string }): Promise<Concluded> {
+/** A tail shorter than this is not worth its lines; longer than the most is more table than it is worth. */
+const TAIL_MIN_CYCLES = 1_000;
+const TAIL_MAX_CYCLES = 200_000;
+
+/** Plain random for what is left of the budget beyond the final measurement's need, or none. */
+function plainTail(parts: SearchParts, finalMs: number): Candidate | undefined {
+  const { budget, runner, gen } = parts;
+  const spare = budget.remaining() / budget.finalNeed(1) - finalMs;
+  // The tail runs in the same simulation as the table: cycles only, no run start of its own.
+  const cycles = Math.min(TAIL_MAX_CYCLES, Math.floor(spare / runner.perCycleMs(true)));
+  return cycles >= TAIL_MIN_CYCLES ? gen.plain(cycles, gen.hasReset ? PLAIN_RESET_RATE : 0) : undefined;
+}
+
+export async function conclude(
+  parts: SearchParts,
+  meta: { tbName: string; filename: string; stopReason: StopReason },
+): Promise<Concluded> {
   const { ctx, opts, budget, runner, progress, gen, signal, logger } = parts;
   const searchRuns = runner.runs;
   const tShrink = Date.now();
   const chosen = minimize(progress.kept);
-  const finalEstimate = () => runner.estimateMs(chosen.reduce((a, c) => a + totalCycles(c.kept.candidate.rows), 0));
-  const over = () => signal.aborted || budget.remaining() <= finalEstimate();
+  // The final measurement's estimate: what each sequence's own run took, in proportion to its length as it
+  // shrinks (the slowest measured speed for one without a measured run).
+  const original = chosen.map((c) => totalCycles(c.kept.candidate.rows));
+  const lengths = [...original];
+  const finalEstimate = () =>
+    chosen.reduce((a, c, i) => {
+      const full = original[i] ?? 0;
+      const ms = c.kept.ms ?? runner.estimateMs(full, true);
+      return a + (full ? (ms * (lengths[i] ?? full)) / full : 0);
+    }, 0);
+  logger.debug(
+    `search: the testbench keeps ${chosen.length} of ${progress.kept.length} sequences, ${lengths.join(' + ')} cycles (about ${Math.round(finalEstimate())} ms to measure, ${Math.round(budget.remaining())} ms left)`,
+  );
+  // Shrinking stops at its own share of the budget, or where the final measurement would no longer fit.
+  const shrinkUntil = tShrink + budget.finishAllowance();
+  const over = () =>
+    signal.aborted || budget.remaining() <= budget.finalNeed(finalEstimate()) || Date.now() >= shrinkUntil;
   const reaches = async (rows: Row[], gain: Set<string>): Promise<boolean> => {
     const hit = hitKeys((await parts.run({ rows, origin: '' })) ?? []);
     for (const k of gain) if (!hit.has(k)) return false;
@@ -49,15 +82,14 @@ export async function conclude(parts: SearchParts, meta: { tbName: string; filen
   // Shrinking only makes the testbench shorter to read: a run budget per sequence and for all of them, no more
   // than the search itself took (a design closed by the first candidate is not worth a dozen more runs).
   const shrinkTotal = Math.min(SHRINK_RUNS_TOTAL, Math.max(MIN_SHRINK_RUNS, searchRuns));
-  for (const c of chosen) {
+  for (const [i, c] of chosen.entries()) {
     const left = shrinkTotal - (runner.runs - searchRuns);
-    sequences.push({
-      candidate:
-        left > 0 && !over()
-          ? await shorten(c, { runs: Math.min(SHRINK_RUNS_PER_SEQUENCE, left), over, prologue: gen.prologue }, reaches)
-          : c.kept.candidate,
-      newPoints: c.gain.size,
-    });
+    const candidate =
+      left > 0 && !over()
+        ? await shorten(c, { runs: Math.min(SHRINK_RUNS_PER_SEQUENCE, left), over, prologue: gen.prologue }, reaches)
+        : c.kept.candidate;
+    lengths[i] = totalCycles(candidate.rows);
+    sequences.push({ candidate, newPoints: c.gain.size });
   }
   const shrinkMs = Date.now() - tShrink;
   // Without a reset each sequence starts where the one before it left off: the order matters (orderWithoutReset).
@@ -71,6 +103,16 @@ export async function conclude(parts: SearchParts, meta: { tbName: string; filen
           over,
         );
   const ordered = order.map((i) => ({ sequence: sequences[i], chosen: chosen[i] }));
+  // A search stopped by its budget has time left here that the final measurement can still use: a plain random
+  // tail fills it, measured with the rest, so the run's last seconds find points instead of waiting.
+  const tail = meta.stopReason === 'budget' && !opts.rebuildTestbench ? plainTail(parts, finalEstimate()) : undefined;
+  if (tail) {
+    logger.debug(`search: a plain random tail of ${totalCycles(tail.rows)} cycles fills the time left`);
+    ordered.push({
+      sequence: { candidate: tail, newPoints: 0 },
+      chosen: { kept: { candidate: tail, newPoints: 0, covered: new Set() }, gain: new Set() },
+    });
+  }
 
   const tFinal = Date.now();
   const tbPath = join(ctx.workDir, meta.filename);
@@ -105,6 +147,8 @@ export async function conclude(parts: SearchParts, meta: { tbName: string; filen
         logger.debug(`search: the emitted testbench misses ${missing.length} point(s) the search reached`);
       return done(measured);
     }
+    // A repair measures the table again: the tail has had its time.
+    if (tail && ordered[ordered.length - 1]?.sequence.candidate === tail) ordered.pop();
     const lost = new Set(missing);
     let restored = 0;
     for (const o of ordered) {

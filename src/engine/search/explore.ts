@@ -1,6 +1,7 @@
 /**
- * The search loop: first the plain random run (the easy points in one simulation) and one hold per counter (the
- * deep ones), then candidates from the strategies, each drawn by what it found recently, until the targets are met,
+ * The search loop: first the plain random runs (the easy points in one simulation each: without resets, and with
+ * one about every 50 cycles) and one hold per counter (the deep ones), then candidates from the strategies, each
+ * drawn by what it found recently (several to a run where a run's start is costly), until the targets are met,
  * only proven points are left, or the budget (less what the finish needs) is spent. The formal stage runs once
  * when progress stops; its witnesses come back as candidates.
  */
@@ -20,7 +21,7 @@ import type { SearchProgress } from './progress';
 import type { Rng } from './rng';
 import type { RoundReporter } from './rounds';
 import type { HarnessRunner } from './runner';
-import { MAX_CYCLES, totalCycles, type Candidate, type StimulusGenerator } from './stimulus';
+import { MAX_CYCLES, mergeRows, totalCycles, type Candidate, type StimulusGenerator } from './stimulus';
 import type { Strategies, StrategyName } from './strategies';
 
 /** Fewest runs without a new point before an explicit stall rule may call it a stall. */
@@ -29,6 +30,7 @@ const MIN_STALL_RUNS = 100;
 const FORMAL_AFTER_RUNS = 30;
 const FORMAL_AFTER_BUDGET_SHARE = 0.1;
 const FORMAL_AFTER_MIN_MS = 3_000;
+const FORMAL_AFTER_MIN_RUNS = 3;
 /** The formal stage's share of the search time left when it starts. */
 const FORMAL_SHARE_OF_LEFT = 0.5;
 /** ...but never less than this while there is that much left (loading Yosys alone takes seconds). */
@@ -41,6 +43,15 @@ const PLAIN_RESET_RATES = [1 / 50, 1 / 50, 1 / 500, 0];
 const HOLD_LENGTHS = [1 << 10, 1 << 14, 1 << 17, 1 << 20];
 /** A hold shorter than this is not worth a run. */
 const MIN_HOLD = 256;
+/**
+ * Strategies whose candidates each start with a reset, so several can run back to back in one simulation; where
+ * a run's start costs at least BATCH_MIN_START_MS (a core's model and its coverage file of tens of thousands of
+ * points), short candidates share runs until the start is at most a third of the run, as plain random's own reset
+ * pulses share one.
+ */
+const BATCHED: ReadonlySet<StrategyName> = new Set(['fresh', 'mutate', 'restart', 'narrow', 'single', 'dictionary']);
+const BATCH_MIN_START_MS = 100;
+const MAX_BATCH = 32;
 
 export interface PhaseMs {
   plain: number;
@@ -94,7 +105,12 @@ export function closureCheck(ctx: RunContext): (pts: CoveragePoint[]) => boolean
 function schedule(parts: SearchParts): { candidate: Candidate; phase: 'plain' | 'deep' }[] {
   const { ctx, opts, plan, gen, literals, logger } = parts;
   const scheduled: { candidate: Candidate; phase: 'plain' | 'deep' }[] = [];
-  if (opts.plainCycles > 0) scheduled.push({ candidate: gen.plain(opts.plainCycles), phase: 'plain' });
+  if (opts.plainCycles > 0) {
+    scheduled.push({ candidate: gen.plain(opts.plainCycles), phase: 'plain' });
+    // And with a reset about one cycle in 50, as plain random runs: many short runs from reset in one simulation
+    // reach what a core does in its first cycles after a reset (boot, the first fetches, the first traps).
+    if (gen.hasReset) scheduled.push({ candidate: gen.plain(opts.plainCycles, 1 / 50), phase: 'plain' });
+  }
   if (!plan.clock) return scheduled;
   const params = new Map(ctx.top.params.filter((p) => p.value !== undefined).map((p) => [p.name, BigInt(p.value!)]));
   const counters = countersOf(ctx.analysis, ctx.top.name, ctx.sources);
@@ -140,6 +156,31 @@ function nextOf(parts: SearchParts, strategy: StrategyName): Candidate {
   }
 }
 
+/** The strategy's candidate, or several of them back to back (each from reset) where a run's start is costly. */
+function batchOf(parts: SearchParts, strategy: StrategyName): Candidate {
+  const { gen, runner, budget } = parts;
+  const first = nextOf(parts, strategy);
+  const startMs = runner.startMs;
+  if (!gen.prologue || !BATCHED.has(strategy) || startMs === undefined || startMs < BATCH_MIN_START_MS) return first;
+  const target = Math.min(
+    MAX_CYCLES,
+    runner.cyclesWithin(3 * startMs),
+    runner.cyclesWithin(budget.runAllowance(parts.reserve())),
+  );
+  const rows = [...first.rows];
+  let cycles = totalCycles(rows);
+  let n = 1;
+  while (cycles < target && n < MAX_BATCH) {
+    const next = nextOf(parts, strategy);
+    const more = totalCycles(next.rows);
+    if (cycles + more > MAX_CYCLES) break;
+    rows.push(...next.rows);
+    cycles += more;
+    n++;
+  }
+  return n === 1 ? first : { rows: mergeRows(rows), origin: `${first.origin}, and ${n - 1} more from reset` };
+}
+
 /** Runs the search until a stop rule; the reason, and where the time went. */
 export async function explore(parts: SearchParts): Promise<{ stopReason: StopReason; phaseMs: PhaseMs }> {
   const { ctx, opts, budget, runner, progress, formal, strategies, signal, logger } = parts;
@@ -153,7 +194,7 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
     for (const candidate of formal.witnesses()) {
       if (signal.aborted) break;
       const pts = await parts.run(candidate);
-      if (pts) progress.absorb(candidate, pts, runner.runs);
+      if (pts) progress.absorb(candidate, pts, runner.runs, runner.lastRunMs);
       else progress.nothing();
     }
     return closed(progress.merged);
@@ -174,9 +215,11 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
     )
       stop = 'stalled';
     // The formal stage once the search stalls (or would stop): a proven rest ends the run, witnesses go on.
+    // A stall by time takes a few runs too: one long run that found nothing (a core's hold) is not a stall.
     const stalling =
       progress.sinceNew >= FORMAL_AFTER_RUNS ||
-      Date.now() - progress.lastNewTime >= Math.max(FORMAL_AFTER_MIN_MS, opts.budgetMs * FORMAL_AFTER_BUDGET_SHARE);
+      (progress.sinceNew >= FORMAL_AFTER_MIN_RUNS &&
+        Date.now() - progress.lastNewTime >= Math.max(FORMAL_AFTER_MIN_MS, opts.budgetMs * FORMAL_AFTER_BUDGET_SHARE));
     // Half of what is left at most: the search waits for it, and the points Yosys cannot decide still need runs.
     const left = budget.remaining() - parts.reserve();
     const formalTime = Math.max(Math.min(left, FORMAL_FLOOR_MS), left * FORMAL_SHARE_OF_LEFT);
@@ -202,12 +245,12 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
       continue;
     }
     const strategy: StrategyName | undefined = next ? undefined : strategies.pick(progress.kept.length > 0);
-    const candidate = next ? next.candidate : nextOf(parts, strategy!);
+    const candidate = next ? next.candidate : batchOf(parts, strategy!);
     const t0 = Date.now();
     const pts = await parts.run(candidate, next?.phase === 'deep' ? DEEP_RUN_SHARE : undefined);
     phaseMs[next ? next.phase : 'search'] += Date.now() - t0;
     if (signal.aborted) return { stopReason: 'cancelled', phaseMs };
-    const fresh = pts ? progress.absorb(candidate, pts, runner.runs) : (progress.nothing(), 0);
+    const fresh = pts ? progress.absorb(candidate, pts, runner.runs, runner.lastRunMs) : (progress.nothing(), 0);
     if (strategy) strategies.credit(strategy, fresh, totalCycles(candidate.rows));
     if (pts && closed(progress.merged)) return { stopReason: 'all reachable points covered', phaseMs };
     parts.rounds.maybeClose(progress.merged);

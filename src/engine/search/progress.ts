@@ -6,7 +6,7 @@ import { inHierarchyOf, mergePoints } from '../../sim';
 import type { CoveragePoint } from '../../protocol';
 import type { RunContext } from '../context';
 import { hitKeys } from './finish';
-import type { Kept } from './shrink';
+import { minimize, type Kept } from './shrink';
 import { totalCycles, type Candidate } from './stimulus';
 
 export class SearchProgress {
@@ -19,8 +19,7 @@ export class SearchProgress {
   regression: CoveragePoint[] | undefined;
   readonly regressionHit = new Set<string>();
   readonly kept: Kept[] = [];
-  /** Cycles of every kept candidate: an upper bound on what the final measurement runs. */
-  keptCycles = 0;
+  private chosen = { kept: 0, ms: 0 };
   /** Runs in a row without a new point. */
   sinceNew = 0;
   /** Run count and wall time when the last new point came. */
@@ -29,8 +28,21 @@ export class SearchProgress {
 
   constructor(private readonly ctx: RunContext) {}
 
+  /**
+   * What measuring the kept candidates the testbench would keep now (set cover, before shrinking) takes at most:
+   * the time their own runs took, `estimate` for one without. Recomputed only when something new is kept.
+   */
+  chosenMs(estimate: (cycles: number) => number): number {
+    if (this.chosen.kept !== this.kept.length)
+      this.chosen = {
+        kept: this.kept.length,
+        ms: minimize(this.kept).reduce((a, c) => a + (c.kept.ms ?? estimate(totalCycles(c.kept.candidate.rows))), 0),
+      };
+    return this.chosen.ms;
+  }
+
   /** Counts a candidate's points: kept when it reached a point no earlier one did. Returns how many were new. */
-  absorb(candidate: Candidate, pts: CoveragePoint[], runs: number): number {
+  absorb(candidate: Candidate, pts: CoveragePoint[], runs: number, ms?: number): number {
     const reg = this.ctx.regression;
     if (reg && !this.regression) {
       this.regression = inHierarchyOf(
@@ -52,8 +64,7 @@ export class SearchProgress {
       for (const k of hit) this.covered.add(k);
       // What the regression covers is no sequence's gain: the testbench keeps only what adds to it.
       const gain = this.regressionHit.size ? new Set([...hit].filter((k) => !this.regressionHit.has(k))) : hit;
-      this.kept.push({ candidate, newPoints: fresh, covered: gain });
-      this.keptCycles += totalCycles(candidate.rows);
+      this.kept.push({ candidate, newPoints: fresh, covered: gain, ms });
       this.sinceNew = 0;
       this.lastNewAt = runs;
       this.lastNewTime = Date.now();

@@ -16,6 +16,8 @@ const MS_PER_MILLION_CYCLES = 20_000;
 const SHORT_RUN_CYCLES = 500;
 /** Runs at least this long measure the cost per cycle (the first plain random run is one). */
 const LONG_RUN_CYCLES = 1_000;
+/** ...and runs this long the slowest speed (a shorter run's speed is mostly the error in its start's cost). */
+const STEADY_RUN_CYCLES = 10_000;
 
 export interface RowsRun {
   written: boolean;
@@ -38,19 +40,39 @@ export class HarnessRunner {
   /** Candidate runs so far (the search's unit of work: shrinking and stop rules count them). */
   runs = 0;
   simMs = 0;
+  /** Wall time of the last run. */
+  lastRunMs = 0;
+  /** Time spent reading the runs' coverage files (large designs write tens of thousands of points a run). */
+  readMs = 0;
   private readonly stimPath: string;
   private readonly covPath: string;
   private fixedMs: number | undefined;
   private msPerCycle: number | undefined;
+  private slowestMsPerCycle = 0;
 
   constructor(private readonly setup: RunnerSetup) {
     this.stimPath = join(setup.workDir, 'stimulus.hex');
     this.covPath = join(setup.workDir, 'candidate.dat');
   }
 
-  /** Estimated wall time of a run of `cycles` cycles, from the runs so far (a guess before any). */
-  estimateMs(cycles: number): number {
-    return (this.fixedMs ?? 50) + cycles * (this.msPerCycle ?? 0.002);
+  /**
+   * Estimated wall time of a run of `cycles` cycles, from the runs so far (a guess before any); `worst` takes the
+   * slowest speed measured instead of the recent average: a core's busy stretches run at half its idle speed, and
+   * the final measurement, which must fit the budget, replays exactly the busy ones.
+   */
+  estimateMs(cycles: number, worst = false): number {
+    return (this.fixedMs ?? 50) + cycles * this.perCycleMs(worst);
+  }
+
+  /** Milliseconds a cycle takes: the recent average, or the slowest measured. */
+  perCycleMs(worst = false): number {
+    const recent = this.msPerCycle ?? 0.002;
+    return worst ? Math.max(recent, this.slowestMsPerCycle) : recent;
+  }
+
+  /** What a run costs before its first cycle (starting the model, writing and reading coverage), once measured. */
+  get startMs(): number | undefined {
+    return this.msPerCycle === undefined ? undefined : this.fixedMs;
   }
 
   /** How many cycles fit in `ms` of one run. */
@@ -77,6 +99,7 @@ export class HarnessRunner {
       this.setup.sim,
     );
     this.simMs += run.ms;
+    this.lastRunMs = run.ms;
     if (run.coverageWritten) this.learn(cycles, run.ms);
     // A run stopped at its bound ran slower than that per cycle: the next holds are sized by it.
     else if (run.status === 'timeout' && cycles > 0) this.msPerCycle = Math.max(this.msPerCycle ?? 0, run.ms / cycles);
@@ -85,7 +108,10 @@ export class HarnessRunner {
 
   /** The points of the last run that wrote coverage. */
   async lastPoints(): Promise<CoveragePoint[]> {
-    return (await readCoverageWithFsm(this.covPath, this.setup.rtlFiles, this.setup.fsmPlan)).points;
+    const t0 = Date.now();
+    const points = (await readCoverageWithFsm(this.covPath, this.setup.rtlFiles, this.setup.fsmPlan)).points;
+    this.readMs += Date.now() - t0;
+    return points;
   }
 
   /** Runs one candidate; the points it hit, or null when it wrote no coverage. */
@@ -99,11 +125,19 @@ export class HarnessRunner {
     return this.lastPoints();
   }
 
+  /** The measured speed, for the debug log. */
+  describe(): string {
+    const fixed = this.fixedMs === undefined ? '?' : Math.round(this.fixedMs);
+    const perK = this.msPerCycle === undefined ? '?' : (this.msPerCycle * 1000).toFixed(1);
+    return `${fixed} ms a run + ${perK} ms per 1000 cycles`;
+  }
+
   private learn(cycles: number, ms: number): void {
     if (cycles < SHORT_RUN_CYCLES) this.fixedMs = this.fixedMs === undefined ? ms : 0.8 * this.fixedMs + 0.2 * ms;
     else if (cycles >= LONG_RUN_CYCLES) {
       const perCycle = Math.max(1e-6, (ms - (this.fixedMs ?? 0)) / cycles);
       this.msPerCycle = this.msPerCycle === undefined ? perCycle : 0.7 * this.msPerCycle + 0.3 * perCycle;
+      if (cycles >= STEADY_RUN_CYCLES) this.slowestMsPerCycle = Math.max(this.slowestMsPerCycle, perCycle);
     }
   }
 }

@@ -37,9 +37,6 @@ import { Strategies } from './strategies';
 
 export { DEFAULT_SEARCH, type SearchOptions } from './options';
 
-/** Most of the budget kept back for the final measurement of the kept sequences (beside the finish's own share). */
-const FINAL_RESERVE_SHARE = 0.2;
-
 export interface SearchOutcome {
   result: GenerateResult;
   report: CoverageReport;
@@ -105,10 +102,10 @@ export async function runSearch(
   const started = Date.now();
   const progress = new SearchProgress(ctx);
   const rounds = new RoundReporter(emit, opts.roundSize, build.ms);
-  // The finish (shrink, emit, the final measurement) keeps its share of the budget, and the time the final
-  // measurement of what is kept would take (an upper bound: every kept sequence, before set cover and shrinking).
+  // The finish keeps its share of the budget (shrinking, emitting) and the time the final measurement of what
+  // the testbench would keep now takes (the set cover's sequences before shrinking, with a margin for a repair).
   const reserve = () =>
-    budget.finishAllowance() + Math.min(runner.estimateMs(progress.keptCycles), budget.budgetMs * FINAL_RESERVE_SHARE);
+    budget.finishAllowance() + budget.finalReserve(progress.chosenMs((cycles) => runner.estimateMs(cycles, true)));
   const parts: SearchParts = {
     ctx,
     signal: services.signal,
@@ -165,7 +162,7 @@ export async function runSearch(
   }
 
   // Emit, then measure the testbench's own rows: the reported coverage is the testbench's.
-  const done = await conclude(parts, { tbName, filename });
+  const done = await conclude(parts, { tbName, filename, stopReason });
   if (services.signal.aborted) throw new ChorusError('cancelled', 'Cancelled.');
   phaseMs.shrink = done.shrinkMs;
   const { testbench, own } = done;
@@ -211,7 +208,7 @@ export async function runSearch(
     lines: lineCoverage(ev.points),
   });
   services.logger.debug(
-    `search: ${runner.runs} runs in ${Date.now() - started} ms (${runner.simMs} ms simulating; plain ${phaseMs.plain} ms, deep ${phaseMs.deep} ms, ` +
+    `search: ${runner.runs} runs in ${Date.now() - started} ms (${runner.simMs} ms simulating, ${runner.readMs} ms reading coverage, ${runner.describe()}; plain ${phaseMs.plain} ms, deep ${phaseMs.deep} ms, ` +
       `search ${phaseMs.search} ms, formal ${phaseMs.formal} ms, shrink ${phaseMs.shrink} ms, final ${phaseMs.final} ms; harness build ${build.ms} ms; ` +
       `run ${budget.elapsed()} ms of a ${opts.budgetMs} ms budget), ${progress.kept.length} kept, stop: ${stopReason}; strategies: ${parts.strategies.describe()}`,
   );

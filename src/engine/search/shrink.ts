@@ -7,6 +7,8 @@ import { MAX_CYCLES, prefixRows, toCycles, toRows, totalCycles, type Candidate, 
 
 export interface Kept extends KeptSequence {
   covered: Set<string>;
+  /** Wall time of the run that found it: what measuring it again costs. */
+  ms?: number | undefined;
 }
 
 export interface Chosen {
