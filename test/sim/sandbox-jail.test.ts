@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bwrapAvailable, jailCommand, scrubbedEnv, type JailOptions, type JailSpec } from '../../src/sim/sandbox';
 import { limitMs } from '../helpers/time-limits';
+import { commandOf, descendants, waitFor } from '../helpers/procs';
 
 let root: string;
 let work: string;
@@ -136,7 +137,6 @@ test('jailCommand with bwrap: no network, dies with its parent, read-only root, 
     '--ro-bind / /',
     '--unshare-all',
     '--die-with-parent',
-    '--new-session',
     `--bind ${work} ${work}`,
     `--ro-bind ${outside} ${outside}`,
     '--tmpfs /tmp',
@@ -144,12 +144,58 @@ test('jailCommand with bwrap: no network, dies with its parent, read-only root, 
     assert.ok(a.includes(flag), `${flag} in ${a}`);
   }
   assert.ok(!a.includes('--share-net'));
+  // The jailed tree stays in the tool's process group, where a cancel, a timeout and the orphan guard kill it.
+  assert.ok(!a.includes('--new-session'), a);
   assert.ok(a.endsWith('-- prlimit --core=0 --cpu=3:4 -- /bin/true x') || a.endsWith('exec "$0" "$@" /bin/true x'), a);
   assert.ok(
     jailCommand('/bin/true', [], { workDir: work, useBwrap: true, network: true }).args.includes('--share-net'),
   );
   const plain = jailCommand('/bin/true', [], { workDir: work, useBwrap: false });
   assert.deepEqual([plain.command, plain.args], ['/bin/true', []]);
+});
+
+test('a jailed program has no terminal to push keystrokes into: no controlling terminal, no host terminal device', async () => {
+  const r = await run(
+    sh(
+      'if (: </dev/tty) 2>/dev/null; then echo controlling; else echo none; fi; ls /dev/pts 2>/dev/null | grep -v ptmx | wc -l',
+    ),
+  );
+  const [controlling, hostTerminals] = r.stdout.trim().split('\n');
+  assert.equal(controlling, 'none', r.stderr);
+  if (bwrapAvailable()) assert.equal(hostTerminals?.trim(), '0', "bubblewrap's /dev shows no host terminal");
+});
+
+/** The process group of `pid`, from /proc (field 5 of its stat line, after the command in parentheses). */
+function groupOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+  } catch {
+    return undefined;
+  }
+}
+
+test("every process of a jailed tool stays in the tool's process group, so a kill of the group ends the sandbox", async () => {
+  const spec = sh('sleep 30');
+  const child = spawn(spec.command, spec.args, { cwd: work, env: spec.env, detached: true, stdio: 'ignore' });
+  try {
+    const leader = child.pid!;
+    const started = await waitFor(() => descendants(leader).some((p) => /\bsleep 30\b/.test(commandOf(p))), 20_000, 20);
+    assert.ok(started, 'the jailed sleep never started');
+    const tree = descendants(leader);
+    const outside = tree.filter((p) => groupOf(p) !== undefined && groupOf(p) !== leader);
+    assert.deepEqual(
+      outside.map((p) => `${p} ${commandOf(p)}`),
+      [],
+      `processes outside the tool's group ${leader}`,
+    );
+  } finally {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
 });
 
 test('bwrapAvailable is decided once by a trial run, and jailCommand follows it by default', async () => {

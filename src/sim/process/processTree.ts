@@ -1,8 +1,8 @@
 /**
- * Killing a whole process tree, not only a process group: a jailed simulator runs under bubblewrap with its
- * own session (`--new-session`), so it is outside the leader's group, and bubblewrap's parent-death signal
- * can miss a child killed during its first milliseconds. Descendants are found through /proc and killed
- * before their parents, so none is re-parented to init and lost.
+ * Killing a whole process tree, not only a process group: a descendant that left the leader's group (a session
+ * of its own) is outside a group kill, and a parent-death signal can miss a child killed during its first
+ * milliseconds. Descendants are found through /proc and killed before their parents, so none is re-parented to
+ * init and lost.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 

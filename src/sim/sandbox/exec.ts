@@ -60,9 +60,8 @@ export function runCapped(spec: JailSpec, opts: CappedRunOptions): Promise<Cappe
         // Already gone.
       }
     };
-    // Stopping a child that is still running: the group and every descendant, as bubblewrap starts the jailed
-    // command in a session of its own (`--new-session`), outside the group, and one stopped before it set its
-    // parent-death signal would outlive a group kill. (Once the leader has exited its pid may be reused: then only
+    // Stopping a child that is still running: the group and every descendant, so a process that left the group
+    // (a session of its own) cannot outlive the kill. (Once the leader has exited its pid may be reused: then only
     // the group is killed.)
     let exited = false;
     const stop = (): void => (exited ? killGroup() : killTree(child.pid));

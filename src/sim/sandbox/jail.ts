@@ -112,8 +112,12 @@ function bwrapArgs(workDir: string, opts: JailOptions): string[] {
   args.push('--bind', workDir, workDir, '--chdir', opts.chdir ? absolute(opts.chdir) : workDir);
   args.push('--unshare-all');
   if (opts.network) args.push('--share-net');
-  // --new-session: the sandbox cannot push keystrokes into the user's terminal (TIOCSTI).
-  args.push('--die-with-parent', '--new-session');
+  // No --new-session: every jailed tool is started in a session of its own with no terminal on its standard
+  // streams (spawned detached, src/sim/process), so the sandbox has no terminal to push keystrokes into (TIOCSTI),
+  // and its /dev is bubblewrap's own. A session of bubblewrap's own would take the jailed tree out of the tool's
+  // process group, where a kill of the group (cancel, timeout, the orphan guard) must find it: one stopped before it
+  // set its parent-death signal would outlive CHORUS.
+  args.push('--die-with-parent');
   return args;
 }
 
