@@ -70,6 +70,11 @@ export class SearchBudget {
     return FINAL_MARGIN * estimateMs;
   }
 
+  /** Time left beyond what a final measurement estimated at `estimateMs` needs (negative when it does not fit). */
+  finalSpare(estimateMs: number): number {
+    return this.remaining() / FINAL_MARGIN - estimateMs;
+  }
+
   /** What the search keeps back for the final measurement (its need, within the share of the budget for it). */
   finalReserve(estimateMs: number): number {
     return Math.min(this.finalNeed(estimateMs), this.budgetMs * FINAL_RESERVE_SHARE);

@@ -13,10 +13,8 @@ import type { SearchParts } from './explore';
 import { hitKeys, measureTable, orderWithoutReset } from './finish';
 import { HALF_PERIOD } from './harness';
 import { minimize, shorten } from './shrink';
-import { totalCycles, type Candidate, type Row } from './stimulus';
+import { PLAIN_RESET_RATE, totalCycles, type Candidate, type Row } from './stimulus';
 
-/** A reset about one cycle in 50, as plain random runs. */
-const PLAIN_RESET_RATE = 1 / 50;
 /** Shrinking budgets, in runs (not time, so a seed gives the same testbench on any machine). */
 const SHRINK_RUNS_PER_SEQUENCE = 30;
 const SHRINK_RUNS_TOTAL = 80;
@@ -42,7 +40,7 @@ const TAIL_MAX_CYCLES = 200_000;
 /** Plain random for what is left of the budget beyond the final measurement's need, or none. */
 function plainTail(parts: SearchParts, finalMs: number): Candidate | undefined {
   const { budget, runner, gen } = parts;
-  const spare = budget.remaining() / budget.finalNeed(1) - finalMs;
+  const spare = budget.finalSpare(finalMs);
   // The tail runs in the same simulation as the table: cycles only, no run start of its own.
   const cycles = Math.min(TAIL_MAX_CYCLES, Math.floor(spare / runner.perCycleMs(true)));
   return cycles >= TAIL_MIN_CYCLES ? gen.plain(cycles, gen.hasReset ? PLAIN_RESET_RATE : 0) : undefined;

@@ -21,7 +21,14 @@ import type { SearchProgress } from './progress';
 import type { Rng } from './rng';
 import type { RoundReporter } from './rounds';
 import type { HarnessRunner } from './runner';
-import { MAX_CYCLES, mergeRows, totalCycles, type Candidate, type StimulusGenerator } from './stimulus';
+import {
+  MAX_CYCLES,
+  mergeRows,
+  PLAIN_RESET_RATE,
+  totalCycles,
+  type Candidate,
+  type StimulusGenerator,
+} from './stimulus';
 import type { Strategies, StrategyName } from './strategies';
 
 /** Fewest runs without a new point before an explicit stall rule may call it a stall. */
@@ -38,7 +45,7 @@ const FORMAL_FLOOR_MS = 4_000;
 /** Plain random candidates: these lengths, each bounded by what one run may take. */
 const PLAIN_LENGTHS = [2_000, 10_000, 50_000];
 /** Reset densities of plain random candidates: about one cycle in 50 as plain random runs, rarer, none. */
-const PLAIN_RESET_RATES = [1 / 50, 1 / 50, 1 / 500, 0];
+const PLAIN_RESET_RATES = [PLAIN_RESET_RATE, PLAIN_RESET_RATE, 1 / 500, 0];
 /** Idle holds after a kept candidate: arm-then-wait timers and watchdogs. */
 const HOLD_LENGTHS = [1 << 10, 1 << 14, 1 << 17, 1 << 20];
 /** A hold shorter than this is not worth a run. */
@@ -80,8 +87,7 @@ export interface SearchParts {
   formal: FormalStage;
   /** Milliseconds the finish keeps back. */
   reserve: () => number;
-  /** Runs a candidate within what one run may take now (rounds counted). */
-  /** Runs a candidate within `share` of the budget (the ordinary run's share when omitted). */
+  /** Runs a candidate within `share` of the budget (the ordinary run's share when omitted; rounds counted). */
   run: (candidate: Candidate, share?: number) => Promise<CoveragePoint[] | null>;
 }
 
@@ -109,7 +115,7 @@ function schedule(parts: SearchParts): { candidate: Candidate; phase: 'plain' | 
     scheduled.push({ candidate: gen.plain(opts.plainCycles), phase: 'plain' });
     // And with a reset about one cycle in 50, as plain random runs: many short runs from reset in one simulation
     // reach what a core does in its first cycles after a reset (boot, the first fetches, the first traps).
-    if (gen.hasReset) scheduled.push({ candidate: gen.plain(opts.plainCycles, 1 / 50), phase: 'plain' });
+    if (gen.hasReset) scheduled.push({ candidate: gen.plain(opts.plainCycles, PLAIN_RESET_RATE), phase: 'plain' });
   }
   if (!plan.clock) return scheduled;
   const params = new Map(ctx.top.params.filter((p) => p.value !== undefined).map((p) => [p.name, BigInt(p.value!)]));

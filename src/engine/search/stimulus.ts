@@ -27,6 +27,9 @@ export interface Candidate {
 /** Longest candidate that mutation edits cycle by cycle; longer ones (deep holds) are edited row by row. */
 export const MAX_CYCLES = 50_000;
 
+/** Plain random's reset density: a reset pulse about one cycle in 50. */
+export const PLAIN_RESET_RATE = 1 / 50;
+
 function sameCycle(a: Cycle, b: Cycle): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i]);
 }

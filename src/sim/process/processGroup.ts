@@ -11,7 +11,9 @@ import { ChorusError } from '../../protocol';
 import type { LimitHit } from './limits';
 import { dieWithParent, guardGroup, liveGroups } from './orphanGuard';
 import { OutputCapture } from './outputCapture';
-import { descendants, killTree } from './processTree';
+import { descendants, killGroup, killTree } from './processTree';
+
+export { killGroup } from './processTree';
 import { findExecutable } from '../sandbox/exec';
 import { logToolStart } from './toolLog';
 import { treeUsage } from './treeUsage';
@@ -44,15 +46,6 @@ export interface GroupRunResult {
 
 /** Grace for the pipes to close after the leader exited and its group was killed. */
 const CLOSE_GRACE_MS = 2000;
-
-export function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // The group is already gone.
-  }
-}
 
 /**
  * Kills every tool the engine still runs, with its whole tree (jailed descendants in their own sessions too), at

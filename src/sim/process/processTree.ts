@@ -72,3 +72,13 @@ export function killTree(pid: number | undefined): void {
   kill(-pid);
   kill(pid);
 }
+
+/** SIGKILLs the process group `pid` leads (nothing when it is already gone). */
+export function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // The group is already gone.
+  }
+}

@@ -8,7 +8,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { ChorusError } from '../../protocol';
 import { dieWithParent, guardGroup } from '../process/orphanGuard';
-import { killTree } from '../process/processTree';
+import { killGroup, killTree } from '../process/processTree';
 import { logToolStart } from '../process/toolLog';
 import type { JailSpec } from './jail';
 
@@ -52,19 +52,11 @@ export function runCapped(spec: JailSpec, opts: CappedRunOptions): Promise<Cappe
     let overflowed = false;
     let aborted = false;
 
-    const killGroup = (): void => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    };
     // Stopping a child that is still running: the group and every descendant, so a process that left the group
     // (a session of its own) cannot outlive the kill. (Once the leader has exited its pid may be reused: then only
     // the group is killed.)
     let exited = false;
-    const stop = (): void => (exited ? killGroup() : killTree(child.pid));
+    const stop = (): void => (exited ? killGroup(child.pid) : killTree(child.pid));
     const onAbort = (): void => {
       aborted = true;
       stop();
@@ -95,7 +87,7 @@ export function runCapped(spec: JailSpec, opts: CappedRunOptions): Promise<Cappe
     };
     child.on('error', (e: NodeJS.ErrnoException) => {
       finish();
-      killGroup();
+      killGroup(child.pid);
       if (e.code === 'ENOENT') {
         reject(
           new ChorusError(
@@ -112,12 +104,12 @@ export function runCapped(spec: JailSpec, opts: CappedRunOptions): Promise<Cappe
     // A grandchild holding the pipes open would keep 'close' from firing: end the group when the leader exits.
     child.on('exit', () => {
       exited = true;
-      killGroup();
+      killGroup(child.pid);
     });
     child.on('close', (code, signal) => {
       finish();
       // A grandchild may outlive the leader; nothing of the group may stay behind.
-      killGroup();
+      killGroup(child.pid);
       if (aborted) {
         reject(new ChorusError('cancelled', 'Cancelled.'));
         return;
