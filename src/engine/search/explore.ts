@@ -220,12 +220,14 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
       progress.sinceNew >= Math.min(opts.stallRuns, Math.max(MIN_STALL_RUNS, 2 * progress.lastNewAt))
     )
       stop = 'stalled';
-    // The formal stage once the search stalls (or would stop): a proven rest ends the run, witnesses go on.
+    // The formal stage once the search stalls on the points it decides (or would stop): a proven rest ends the run,
+    // witnesses go on. Toggle points still coming do not hold it back: it decides none of them.
     // A stall by time takes a few runs too: one long run that found nothing (a core's hold) is not a stall.
     const stalling =
-      progress.sinceNew >= FORMAL_AFTER_RUNS ||
-      (progress.sinceNew >= FORMAL_AFTER_MIN_RUNS &&
-        Date.now() - progress.lastNewTime >= Math.max(FORMAL_AFTER_MIN_MS, opts.budgetMs * FORMAL_AFTER_BUDGET_SHARE));
+      progress.structuralSinceNew >= FORMAL_AFTER_RUNS ||
+      (progress.structuralSinceNew >= FORMAL_AFTER_MIN_RUNS &&
+        Date.now() - progress.lastStructuralTime >=
+          Math.max(FORMAL_AFTER_MIN_MS, opts.budgetMs * FORMAL_AFTER_BUDGET_SHARE));
     // Half of what is left at most: the search waits for it, and the points Yosys cannot decide still need runs.
     const left = budget.remaining() - parts.reserve();
     const formalTime = Math.max(Math.min(left, FORMAL_FLOOR_MS), left * FORMAL_SHARE_OF_LEFT);

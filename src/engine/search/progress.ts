@@ -3,7 +3,8 @@
  * one), the candidates kept because they reached something new, and how long ago that last happened.
  */
 import { inHierarchyOf, mergePoints } from '../../sim';
-import type { CoveragePoint } from '../../protocol';
+import { pointId, type CoveragePoint } from '../../protocol';
+import { closureKind } from '../closure/ledger';
 import type { RunContext } from '../context';
 import { hitKeys } from './finish';
 import { minimize, type Kept } from './shrink';
@@ -25,6 +26,12 @@ export class SearchProgress {
   /** Run count and wall time when the last new point came. */
   lastNewAt = 0;
   lastNewTime = Date.now();
+  /**
+   * The same for the kinds closure is judged on (line, branch, targeted FSM): the formal stage decides only those,
+   * so it starts when they stall even while toggle points still come.
+   */
+  structuralSinceNew = 0;
+  lastStructuralTime = Date.now();
 
   constructor(private readonly ctx: RunContext) {}
 
@@ -60,6 +67,13 @@ export class SearchProgress {
     const hit = hitKeys(pts);
     let fresh = 0;
     for (const k of hit) if (!this.covered.has(k)) fresh++;
+    const structural =
+      fresh > 0 &&
+      pts.some((p) => p.count > 0 && closureKind(p.kind, this.ctx.targets) && !this.covered.has(pointId(p)));
+    if (structural) {
+      this.structuralSinceNew = 0;
+      this.lastStructuralTime = Date.now();
+    } else this.structuralSinceNew++;
     if (fresh > 0) {
       for (const k of hit) this.covered.add(k);
       // What the regression covers is no sequence's gain: the testbench keeps only what adds to it.
@@ -78,6 +92,7 @@ export class SearchProgress {
   /** A run that wrote no coverage. */
   nothing(): void {
     this.sinceNew++;
+    this.structuralSinceNew++;
   }
 
   /** Points the search reached that the regression did not: what the testbench must reach. */
