@@ -11,6 +11,7 @@ import { evaluate, type ConstScope } from './const-eval';
 import { literalDetails } from './queries';
 import { parseText, type Parser } from './parser';
 import { splitAssignment } from './statements';
+import { splitTopLevelAt } from './topLevel';
 import { flatten } from './walker';
 
 export interface CounterWrite {
@@ -63,21 +64,7 @@ export function identifiersOf(text: string): string[] {
 export function conjuncts(cond: string): string[] {
   let c = cond.trim();
   while (c.startsWith('(') && c.endsWith(')') && balanced(c.slice(1, -1))) c = c.slice(1, -1).trim();
-  const out: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < c.length; i++) {
-    const ch = c[i];
-    if (ch === '(' || ch === '[' || ch === '{') depth++;
-    else if (ch === ')' || ch === ']' || ch === '}') depth--;
-    else if (depth === 0 && ch === '&' && c[i + 1] === '&') {
-      out.push(c.slice(start, i).trim());
-      start = i + 2;
-      i++;
-    }
-  }
-  out.push(c.slice(start).trim());
-  return out.filter(Boolean);
+  return splitTopLevelAt(c, '&&').filter(Boolean);
 }
 
 /** Walks procedural code, carrying the conditions that enclose each write. */

@@ -11,8 +11,8 @@ import { connection, designSources } from './design';
 import { mask, parseNumber } from './numbers';
 import type { RawInstance, RawModule } from './raw';
 import { moduleScope } from './resolve';
-import { topLevelColon, type Scope, type TypeInfo } from './scope';
-import { splitConditional, splitTopLevel } from './topLevel';
+import type { Scope, TypeInfo } from './scope';
+import { splitConditional, splitTopLevel, topLevelColon } from './topLevel';
 
 export interface InputField {
   /** A top input port. */

@@ -6,6 +6,7 @@
 import { evaluate, type ConstScope, type ConstValue } from './const-eval';
 import { callConstFunction } from './const-function';
 import type { RawDataType, RawEnum, RawParam, RawScope } from './raw';
+import { topLevelColon } from './topLevel';
 
 export interface TypeInfo {
   /** Packed width in bits; undefined when it could not be resolved. */
@@ -307,29 +308,4 @@ export class Scope implements ConstScope {
     const d = a.value > b.value ? a.value - b.value : b.value - a.value;
     return Number(d) + 1;
   }
-}
-
-/** Index of the `:` of a range, ignoring `::` and anything inside brackets or a `?:`. */
-export function topLevelColon(text: string): number {
-  let depth = 0;
-  let ternary = 0;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === '(' || ch === '[' || ch === '{') depth++;
-    else if (ch === ')' || ch === ']' || ch === '}') depth--;
-    else if (ch === '?' && depth === 0) ternary++;
-    else if (ch === ':' && depth === 0) {
-      if (text[i + 1] === ':' || text[i - 1] === ':') {
-        if (text[i + 1] === ':') i++;
-        continue;
-      }
-      if (text[i + 1] === '/' || text[i - 1] === '+' || text[i - 1] === '-') continue;
-      if (ternary > 0) {
-        ternary--;
-        continue;
-      }
-      return i;
-    }
-  }
-  return -1;
 }
