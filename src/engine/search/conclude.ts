@@ -12,7 +12,7 @@ import { emitTestbench, testbenchRows, type KeptSequence, type TableRow } from '
 import type { SearchParts } from './explore';
 import { hitKeys, measureTable, orderWithoutReset } from './finish';
 import { HALF_PERIOD } from './harness';
-import { minimize, shorten } from './shrink';
+import { minimize, remeasureMs, shorten } from './shrink';
 import { PLAIN_RESET_RATE, totalCycles, type Candidate, type Row } from './stimulus';
 
 /** Shrinking budgets, in runs (not time, so a seed gives the same testbench on any machine). */
@@ -56,14 +56,9 @@ export async function conclude(
   const chosen = minimize(progress.kept);
   // The final measurement's estimate: what each sequence's own run took, in proportion to its length as it
   // shrinks (the slowest measured speed for one without a measured run).
-  const original = chosen.map((c) => totalCycles(c.kept.candidate.rows));
-  const lengths = [...original];
-  const finalEstimate = () =>
-    chosen.reduce((a, c, i) => {
-      const full = original[i] ?? 0;
-      const ms = c.kept.ms ?? runner.estimateMs(full, true);
-      return a + (full ? (ms * (lengths[i] ?? full)) / full : 0);
-    }, 0);
+  const lengths = chosen.map((c) => totalCycles(c.kept.candidate.rows));
+  const slowest = (cycles: number) => runner.estimateMs(cycles, true);
+  const finalEstimate = () => chosen.reduce((a, c, i) => a + remeasureMs(c.kept, slowest, lengths[i]), 0);
   logger.debug(
     `search: the testbench keeps ${chosen.length} of ${progress.kept.length} sequences, ${lengths.join(' + ')} cycles (about ${Math.round(finalEstimate())} ms to measure, ${Math.round(budget.remaining())} ms left)`,
   );

@@ -7,8 +7,8 @@ import { pointId, type CoveragePoint } from '../../protocol';
 import { closureKind } from '../closure/ledger';
 import type { RunContext } from '../context';
 import { hitKeys } from './finish';
-import { minimize, type Kept } from './shrink';
-import { totalCycles, type Candidate } from './stimulus';
+import { minimize, remeasureMs, type Kept } from './shrink';
+import type { Candidate } from './stimulus';
 
 export class SearchProgress {
   readonly covered = new Set<string>();
@@ -43,7 +43,7 @@ export class SearchProgress {
     if (this.chosen.kept !== this.kept.length)
       this.chosen = {
         kept: this.kept.length,
-        ms: minimize(this.kept).reduce((a, c) => a + (c.kept.ms ?? estimate(totalCycles(c.kept.candidate.rows))), 0),
+        ms: minimize(this.kept).reduce((a, c) => a + remeasureMs(c.kept, estimate), 0),
       };
     return this.chosen.ms;
   }

@@ -11,6 +11,15 @@ export interface Kept extends KeptSequence {
   ms?: number | undefined;
 }
 
+/**
+ * What measuring a kept sequence again takes at `cycles` of its length (all of it by default): its own run's time
+ * in proportion, or `estimate` for one whose run was not timed.
+ */
+export function remeasureMs(kept: Kept, estimate: (cycles: number) => number, cycles?: number): number {
+  const full = totalCycles(kept.candidate.rows);
+  return full ? ((kept.ms ?? estimate(full)) * (cycles ?? full)) / full : 0;
+}
+
 export interface Chosen {
   kept: Kept;
   /** The points this sequence was chosen for: no sequence before it covers them. */
