@@ -142,6 +142,15 @@ declare global {
   }
 }
 
+/** A loop event of run `runId` as the host posts it to the panel. */
+export const loopEventOf =
+  (runId: string) =>
+  (event: Extract<HostToWebview, { type: 'loopEvent' }>['event']): HostToWebview => ({
+    type: 'loopEvent',
+    runId,
+    event,
+  });
+
 /** Posts host messages into the page as VS Code does (window message events), `batch` per task. */
 export async function postToPanel(page: Page, messages: HostToWebview[], batch = 50): Promise<void> {
   for (let i = 0; i < messages.length; i += batch) {

@@ -7,7 +7,16 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { Hole, HostToWebview } from '../../src/protocol';
 import { ensureFreshCli, repoRoot } from '../helpers/cli';
-import { loadRun, postToPanel, posted, runMessages, startHarness, waitForPosted, type Harness } from './harness';
+import {
+  loadRun,
+  loopEventOf,
+  postToPanel,
+  posted,
+  runMessages,
+  startHarness,
+  waitForPosted,
+  type Harness,
+} from './harness';
 
 const artifacts = join(repoRoot, 'test-artifacts', 'webview');
 const rec = loadRun('fifo-3-rounds.json');
@@ -279,11 +288,7 @@ describe('chat panel (built bundle in Chromium)', () => {
   test('failures read clearly: no testbench, a compile error, a failed run, a broken model', async () => {
     const page = await openPanel(h, 'dark', 900, 1000);
     const id = 'broken-1';
-    const ev = (event: Extract<HostToWebview, { type: 'loopEvent' }>['event']): HostToWebview => ({
-      type: 'loopEvent',
-      runId: id,
-      event,
-    });
+    const ev = loopEventOf(id);
     const zero = { covered: 0, total: 5, pct: 0 };
     const cov = { line: zero, branch: zero, toggle: zero };
     await postToPanel(page, [
@@ -404,11 +409,7 @@ describe('chat panel (built bundle in Chromium)', () => {
     const id = 'unmeasured-1';
     const none = { covered: 0, total: 0, pct: 0 };
     const cov = { line: none, branch: none, toggle: none };
-    const ev = (event: Extract<HostToWebview, { type: 'loopEvent' }>['event']): HostToWebview => ({
-      type: 'loopEvent',
-      runId: id,
-      event,
-    });
+    const ev = loopEventOf(id);
     await postToPanel(page, [
       {
         type: 'runStart',
