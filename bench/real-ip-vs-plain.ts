@@ -15,7 +15,7 @@
  *          [--concurrency 1] [--only id,id] [--out dir]
  * Builds go to a fresh cache (warmed once), so no item is a cache hit from an earlier run.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { itemDesign } from '../src/cli/bench/run';
@@ -139,6 +139,8 @@ async function main(): Promise<void> {
       const progress: EngineSide['progress'] = [];
       const started = performance.now();
       const workDir = mkdtempSync(join(tmpdir(), 'chorus-ip-vs-plain-run-'));
+      const engineCache = coldCache();
+      const plainCache = coldCache();
       const r = await timed(() =>
         generateToEnd(
           {
@@ -150,7 +152,7 @@ async function main(): Promise<void> {
             budgetSeconds: o.budget,
             workDir,
           },
-          { logger: silentLogger, signal: new AbortController().signal, cacheDir: coldCache() },
+          { logger: silentLogger, signal: new AbortController().signal, cacheDir: engineCache },
           (e) => {
             if (e.type === 'coverage')
               progress.push({ ms: Math.round(performance.now() - started), lineBranch: lineBranch(e.coverage) });
@@ -167,9 +169,11 @@ async function main(): Promise<void> {
       const p = await timed(() =>
         plainRandomInBudget(
           { ...design, top: it.dut_module_name, seed, budgetMs: 0, wallMs: engine.ms },
-          { ...sim, cacheDir: coldCache() },
+          { ...sim, cacheDir: plainCache },
         ),
       );
+      // Each side's build cache and the run folder hold a cold build of the item: hundreds of MB on a core.
+      for (const dir of [workDir, engineCache, plainCache]) rmSync(dir, { recursive: true, force: true });
       const plain: Side = {
         ms: p.ms,
         coverage: p.value?.coverage,
@@ -197,6 +201,7 @@ async function main(): Promise<void> {
     for (let i = next++; i < items.length; i = next++) await runItem(items[i]);
   };
   await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
+  rmSync(cacheDir, { recursive: true, force: true });
   summaries.sort((a, b) => items.findIndex((i) => i.id === a.id) - items.findIndex((i) => i.id === b.id));
   const cell = (c: { engine: number; plain: number; total: number }) => `${c.engine} · ${c.plain} / ${c.total}`;
   const table = [

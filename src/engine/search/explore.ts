@@ -12,7 +12,7 @@ import type { RunContext } from '../context';
 import { closureKind } from '../closure/ledger';
 import { meetsTargets } from '../targets';
 import { DEEP_RUN_SHARE, type SearchBudget } from './budget';
-import { deepCandidate, deepPlans, enableHolds } from './deep';
+import { deepCandidate, deepPlans, enableHolds, type DeepPlan } from './deep';
 import { hasStructuralHoles } from './formal';
 import type { FormalStage } from './formalStage';
 import type { HarnessPlan } from './harness';
@@ -107,17 +107,26 @@ export function closureCheck(ctx: RunContext): (pts: CoveragePoint[]) => boolean
     pts.every((p) => p.count > 0 || !awaited(p) || proven(p));
 }
 
-/** The candidates run first: the plain random run, then one hold per counter and the all-enables holds. */
-function schedule(parts: SearchParts): { candidate: Candidate; phase: 'plain' | 'deep' }[] {
+interface Scheduled {
+  candidate: Candidate;
+  phase: 'plain' | 'deep';
+}
+
+/**
+ * The candidates run first (the plain random runs, then one hold per counter the analysis found), and the holds of
+ * every enable, which wait until the search first stalls: they aim at no point the analysis knows, and on a core
+ * (an instruction word of all ones traps) a long one costs seconds that fresh random stimulus uses better.
+ */
+function schedule(parts: SearchParts): { scheduled: Scheduled[]; onStall: Scheduled[] } {
   const { ctx, opts, plan, gen, literals, logger } = parts;
-  const scheduled: { candidate: Candidate; phase: 'plain' | 'deep' }[] = [];
+  const scheduled: Scheduled[] = [];
   if (opts.plainCycles > 0) {
     scheduled.push({ candidate: gen.plain(opts.plainCycles), phase: 'plain' });
     // And with a reset about one cycle in 50, as plain random runs: many short runs from reset in one simulation
     // reach what a core does in its first cycles after a reset (boot, the first fetches, the first traps).
     if (gen.hasReset) scheduled.push({ candidate: gen.plain(opts.plainCycles, PLAIN_RESET_RATE), phase: 'plain' });
   }
-  if (!plan.clock) return scheduled;
+  if (!plan.clock) return { scheduled, onStall: [] };
   const params = new Map(ctx.top.params.filter((p) => p.value !== undefined).map((p) => [p.name, BigInt(p.value!)]));
   const counters = countersOf(ctx.analysis, ctx.top.name, ctx.sources);
   const plans = deepPlans(counters, plan.inputs, literals, params);
@@ -125,9 +134,8 @@ function schedule(parts: SearchParts): { candidate: Candidate; phase: 'plain' | 
     logger.debug(
       `search: ${counters.length} counter(s), ${plans.length} hold(s): ${plans.map((p) => `${p.counter} ${p.cycles}`).join(', ')}`,
     );
-  for (const p of [...plans, ...enableHolds(plan.inputs, plans)])
-    scheduled.push({ candidate: deepCandidate(p, gen.prologueRows()), phase: 'deep' });
-  return scheduled;
+  const hold = (p: DeepPlan): Scheduled => ({ candidate: deepCandidate(p, gen.prologueRows()), phase: 'deep' });
+  return { scheduled: [...scheduled, ...plans.map(hold)], onStall: enableHolds(plan.inputs, plans).map(hold) };
 }
 
 /** The next candidate of a strategy, sized to what one run may take. */
@@ -192,7 +200,7 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
   const { ctx, opts, budget, runner, progress, formal, strategies, signal, logger } = parts;
   const phaseMs: PhaseMs = { plain: 0, deep: 0, search: 0, formal: 0, shrink: 0, final: 0 };
   const closed = closureCheck(ctx);
-  const scheduled = schedule(parts);
+  const { scheduled, onStall } = schedule(parts);
   const deepLimit = () => budget.runAllowance(parts.reserve(), DEEP_RUN_SHARE);
 
   /** Runs the formal stage's witnesses through the harness; whether only proven points are left after them. */
@@ -220,8 +228,9 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
       progress.sinceNew >= Math.min(opts.stallRuns, Math.max(MIN_STALL_RUNS, 2 * progress.lastNewAt))
     )
       stop = 'stalled';
-    // The formal stage once the search stalls on the points it decides (or would stop): a proven rest ends the run,
-    // witnesses go on. Toggle points still coming do not hold it back: it decides none of them.
+    // A stall on the points the formal stage decides (toggle points still coming do not count: it decides none of
+    // them) first runs the holds of every enable, then starts the formal stage (also when the search would stop):
+    // a proven rest ends the run, witnesses go on.
     // A stall by time takes a few runs too: one long run that found nothing (a core's hold) is not a stall.
     const stalling =
       progress.structuralSinceNew >= FORMAL_AFTER_RUNS ||
@@ -231,9 +240,10 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
     // Half of what is left at most: the search waits for it, and the points Yosys cannot decide still need runs.
     const left = budget.remaining() - parts.reserve();
     const formalTime = Math.max(Math.min(left, FORMAL_FLOOR_MS), left * FORMAL_SHARE_OF_LEFT);
+    if (stalling && onStall.length) scheduled.unshift(...onStall.splice(0));
     if (
       runner.runs > 0 &&
-      (stop || stalling) &&
+      (stop || (stalling && !scheduled.length)) &&
       formal.canStart(formalTime) &&
       hasStructuralHoles(progress.merged, ctx.targets)
     ) {
