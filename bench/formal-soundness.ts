@@ -11,6 +11,7 @@
  * engine's own harness, 20,000-cycle runs of fresh uniform random inputs until --random-seconds pass):
  *
  *   node --import tsx bench/formal-soundness.ts --items <corpus>/real-ip/items.jsonl [--only axis_fifo] [--budget 30] [--random-seconds 60]
+ *   (--random-cycles N instead: the random runs go on until N cycles, however long that takes)
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,7 +83,7 @@ function tally(
 /** A real-IP item: a run with the formal stage on its filelist, then its proven holes against plain random runs. */
 export async function checkDesignItem(
   item: BenchItem,
-  opts: { budgetSeconds: number; randomSeconds: number; seed: number },
+  opts: { budgetSeconds: number; randomSeconds: number; randomCycles?: number | undefined; seed: number },
 ): Promise<ItemSoundness> {
   const started = Date.now();
   if (!item.design) throw new Error(`${item.id}: not a filelist item`);
@@ -106,7 +107,7 @@ export async function checkDesignItem(
   if (proven.length) {
     // The baseline's harness instantiates the DUT as the run's does (`uut`).
     const plain = await plainRandomInBudget(
-      { ...design, top, seed: opts.seed + 1, budgetMs: opts.randomSeconds * 1000 },
+      { ...design, top, seed: opts.seed + 1, budgetMs: opts.randomSeconds * 1000, cycles: opts.randomCycles },
       { logger: silentLogger, signal },
     );
     violations = provenHits(proven, plain.points, 'uut', 'uut');
@@ -183,6 +184,7 @@ async function main(): Promise<void> {
     return realIp(resolve(itemsFile), only, {
       budgetSeconds: Number(arg('--budget') ?? 30),
       randomSeconds: Number(arg('--random-seconds') ?? 60),
+      randomCycles: arg('--random-cycles') === undefined ? undefined : Number(arg('--random-cycles')),
       seed: Number(arg('--seed') ?? 1),
     });
   let items = corpusItems(corpus).filter((i) => !only || only.some((o) => i.id.includes(o)));
@@ -213,7 +215,7 @@ async function main(): Promise<void> {
 async function realIp(
   path: string,
   only: string[] | undefined,
-  opts: { budgetSeconds: number; randomSeconds: number; seed: number },
+  opts: { budgetSeconds: number; randomSeconds: number; randomCycles?: number | undefined; seed: number },
 ): Promise<void> {
   const parsed = parseItems(readFileSync(path, 'utf8'), dirname(path));
   const items = parsed.flatMap((l) => (l.ok && l.item.design && (!only || only.includes(l.item.id)) ? [l.item] : []));

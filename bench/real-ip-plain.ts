@@ -34,6 +34,8 @@ export interface PlainBudgetRequest {
   budgetMs: number;
   /** Instead: the whole wall time, the analysis and build included (the engine's measured wall time). */
   wallMs?: number | undefined;
+  /** Instead: run until this many cycles are simulated, however long that takes (the soundness check's 10^6). */
+  cycles?: number | undefined;
 }
 
 export interface PlainBudgetOutcome {
@@ -90,7 +92,12 @@ export async function plainRandomInBudget(req: PlainBudgetRequest, sim: SimOptio
     let merged: CoveragePoint[] = [];
     let cycles = 0;
     const started = Date.now();
-    const more = () => (req.wallMs !== undefined ? Date.now() - t0 < req.wallMs : Date.now() - started < req.budgetMs);
+    const more = () =>
+      req.cycles !== undefined
+        ? cycles < req.cycles
+        : req.wallMs !== undefined
+          ? Date.now() - t0 < req.wallMs
+          : Date.now() - started < req.budgetMs;
     while (runner.runs === 0 || more()) {
       const candidate = gen.plain(PLAIN_RUN_CYCLES, PLAIN_RESET_RATE);
       cycles += totalCycles(candidate.rows);

@@ -79,7 +79,16 @@ export async function conclude(
     const left = shrinkTotal - (runner.runs - searchRuns);
     const candidate =
       left > 0 && !over()
-        ? await shorten(c, { runs: Math.min(SHRINK_RUNS_PER_SEQUENCE, left), over, prologue: gen.prologue }, reaches)
+        ? await shorten(
+            c,
+            {
+              runs: Math.min(SHRINK_RUNS_PER_SEQUENCE, left),
+              over,
+              prologue: gen.prologue,
+              minStep: runner.startCycles(),
+            },
+            reaches,
+          )
         : c.kept.candidate;
     lengths[i] = totalCycles(candidate.rows);
     sequences.push({ candidate, newPoints: c.gain.size });

@@ -52,12 +52,10 @@ const HOLD_LENGTHS = [1 << 10, 1 << 14, 1 << 17, 1 << 20];
 const MIN_HOLD = 256;
 /**
  * Strategies whose candidates each start with a reset, so several can run back to back in one simulation; where
- * a run's start costs at least BATCH_MIN_START_MS (a core's model and its coverage file of tens of thousands of
- * points), short candidates share runs until the start is at most a third of the run, as plain random's own reset
- * pulses share one.
+ * a run's start is costly (the runner's costlyStart), short candidates share runs until the start is at most a
+ * third of the run, as plain random's own reset pulses share one.
  */
 const BATCHED: ReadonlySet<StrategyName> = new Set(['fresh', 'mutate', 'restart', 'narrow', 'single', 'dictionary']);
-const BATCH_MIN_START_MS = 100;
 const MAX_BATCH = 32;
 
 export interface PhaseMs {
@@ -174,11 +172,10 @@ function nextOf(parts: SearchParts, strategy: StrategyName): Candidate {
 function batchOf(parts: SearchParts, strategy: StrategyName): Candidate {
   const { gen, runner, budget } = parts;
   const first = nextOf(parts, strategy);
-  const startMs = runner.startMs;
-  if (!gen.prologue || !BATCHED.has(strategy) || startMs === undefined || startMs < BATCH_MIN_START_MS) return first;
+  if (!gen.prologue || !BATCHED.has(strategy) || !runner.costlyStart) return first;
   const target = Math.min(
     MAX_CYCLES,
-    runner.cyclesWithin(3 * startMs),
+    runner.cyclesWithin(3 * runner.startMs!),
     runner.cyclesWithin(budget.runAllowance(parts.reserve())),
   );
   const rows = [...first.rows];

@@ -18,6 +18,12 @@ const SHORT_RUN_CYCLES = 500;
 const LONG_RUN_CYCLES = 1_000;
 /** ...and runs this long the slowest speed (a shorter run's speed is mostly the error in its start's cost). */
 const STEADY_RUN_CYCLES = 10_000;
+/**
+ * A run's start that costs at least this (a core's model, its coverage file of tens of thousands of points written
+ * and read back) is costly: short candidates then share runs, and shrinking takes only steps that save at least a
+ * run's start.
+ */
+const COSTLY_START_MS = 100;
 
 export interface RowsRun {
   written: boolean;
@@ -73,6 +79,16 @@ export class HarnessRunner {
   /** What a run costs before its first cycle (starting the model, writing and reading coverage), once measured. */
   get startMs(): number | undefined {
     return this.msPerCycle === undefined ? undefined : this.fixedMs;
+  }
+
+  /** Whether a run's start is measured and costly (COSTLY_START_MS). */
+  get costlyStart(): boolean {
+    return (this.startMs ?? 0) >= COSTLY_START_MS;
+  }
+
+  /** Cycles that take as long as a run's start where it is costly; 1 where it is not. */
+  startCycles(): number {
+    return this.costlyStart ? Math.max(1, Math.round(this.startMs! / this.perCycleMs())) : 1;
   }
 
   /** How many cycles fit in `ms` of one run. */
