@@ -75,6 +75,24 @@ function ifSiteAt(
   return onLine.length === 1 ? onLine[0] : undefined;
 }
 
+/**
+ * The case item whose label colon sits at a point: Verilator places an item's point on its colon, so an item whose
+ * labels run over several lines (`AMO_SC,` … `AMO_MAXU: begin`) has its point on the last label's line.
+ */
+function itemByColon(src: SourceText, sites: BranchSite[], line: number, column: number): BranchSite | undefined {
+  const lineStart = src.starts[line - 1];
+  if (lineStart === undefined) return undefined;
+  const lineEnd = src.starts[line] ?? src.text.length;
+  const onLine = sites.filter((s) => {
+    if (s.kind !== 'case_item' || s.range.startLine >= line || s.range.endLine < line) return false;
+    const colon = labelColon(src.text, start(src, s), end(src, s));
+    return colon >= lineStart && colon < lineEnd;
+  });
+  if (onLine.length <= 1 || column <= 0) return onLine.length === 1 ? onLine[0] : undefined;
+  const at = offsetOf(src.starts, line, column);
+  return onLine.find((s) => labelColon(src.text, start(src, s), end(src, s)) === at);
+}
+
 function armOf(src: SourceText, mod: ModuleInfo, target: FormalTarget): Arm | string {
   const sites = mod.sites;
   const c = target.comment;
@@ -128,7 +146,8 @@ function armOf(src: SourceText, mod: ModuleInfo, target: FormalTarget): Arm | st
       .filter((s) => (s.kind === 'case_item' || s.kind === 'case_default') && s.range.startLine === target.line)
       .sort((a, b) => a.range.startColumn - b.range.startColumn);
     const item =
-      items.length === 1 ? items[0] : items.filter((s) => s.range.startColumn <= Math.max(1, target.column)).pop();
+      (items.length === 1 ? items[0] : items.filter((s) => s.range.startColumn <= Math.max(1, target.column)).pop()) ??
+      itemByColon(src, sites, target.line, target.column);
     if (!item) return `no case item found at line ${target.line}`;
     const from = start(src, item);
     const to = end(src, item);

@@ -109,3 +109,39 @@ test('cancel stops Yosys at once', { timeout: 120_000 }, async () => {
   await assert.rejects(run, (e: unknown) => e instanceof ChorusError && e.kind === 'cancelled');
   assert.ok(Date.now() - started < 30_000);
 });
+
+test('a case item whose labels run over several lines is found by its colon, where Verilator puts its point', () => {
+  const multi = '/virtual/multi_label.sv';
+  const text = `module multi_label(input [2:0] op, input a, output reg q, output reg w);
+  always @* begin
+    q = 1'b0;
+    w = 1'b0;
+    case (op)
+      3'd0: q = a;
+      3'd1,
+      3'd2,
+      3'd3: begin
+        w = 1'b1;
+      end
+      3'd4,
+      3'd5: q = ~a;
+      default: q = 1'b1;
+    endcase
+  end
+endmodule
+`;
+  const analysis = analyzeSources([{ name: multi, content: text }]);
+  // Verilator's points of the two multi-label items: the last label's line, the colon's column.
+  const targets: FormalTarget[] = [
+    { file: multi, line: 9, column: 11, kind: 'line', comment: 'case' },
+    { file: multi, line: 13, column: 11, kind: 'line', comment: 'case' },
+  ];
+  const inst = instrument(analysis, [{ file: multi, content: text }], targets);
+  assert.deepEqual(
+    inst.flags.map((f) => ('flag' in f ? f.flag : f.reason)),
+    ['chorus_flag_0', 'chorus_flag_1'],
+  );
+  const out = inst.files.get(multi)!;
+  assert.match(out, /3'd3: begin chorus_flag_0 = 1'b1; begin\n\s+w = 1'b1;\n\s+end end/);
+  assert.match(out, /3'd5: begin chorus_flag_1 = 1'b1; q = ~a; end/);
+});
