@@ -47,7 +47,7 @@ export interface ItemSoundness {
 }
 
 /** The point of a random simulation (its DUT instance named `simInstance`) a hole stands for. */
-const samePlace = (h: Hole, p: CoveragePoint, runInstance: string, simInstance: string) =>
+export const samePlace = (h: Hole, p: CoveragePoint, runInstance: string, simInstance: string) =>
   resolve(p.file) === resolve(h.file) &&
   p.line === h.line &&
   p.kind === h.kind &&
