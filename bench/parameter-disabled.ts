@@ -1,12 +1,12 @@
 /**
  * Holes a parameter disables, listed and proven: for one real-IP item, the holes of a run at its default parameters
- * that a run of some variant (one parameter changed, `-G` as a user gives it) hits are code the default
+ * that a run of some variant (parameters changed, `-G` as a user gives them) hits are code the default
  * configuration disables. `--write` records them, with the variant that hit each, in a checked-in list; without it,
  * the list is checked: every listed hole must be proven unreachable by a run at the default parameters within its
  * budget (the formal stage on, as `generate` runs it).
  *
  *   node --import tsx bench/parameter-disabled.ts <corpus>/real-ip-2/items.jsonl --item cv32e40p_decoder \
- *     [--variant FPU=1 --variant A_EXTENSION=1 …] [--write corpus/real-ip-2/parameter-disabled/cv32e40p_decoder.json]
+ *     [--variant FPU=1 --variant A_EXTENSION=1,ZFINX=1 …] [--write corpus/real-ip-2/parameter-disabled/cv32e40p_decoder.json]
  *     [--budget 60] [--variant-budget 30] [--seed 1]
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -83,9 +83,10 @@ async function main(): Promise<void> {
   if (write) {
     const listed: Listed[] = [];
     for (const v of variants) {
-      const [name, value] = v.split('=');
+      // `A=1` or several at once, `A=1,B=2` (a corpus item's own variant).
+      const overrides = Object.fromEntries(v.split(',').map((kv) => kv.split('=') as [string, string]));
       const t = Date.now();
-      const r = await run({ [name]: value }, variantBudget);
+      const r = await run(overrides, variantBudget);
       const hit = holes.filter(
         (h: Hole) =>
           !listed.some((l) => key(l) === key(h)) && r.points.some((p) => p.count > 0 && samePlace(h, p, 'uut', 'uut')),

@@ -31,6 +31,11 @@ import {
 } from './stimulus';
 import type { Strategies, StrategyName } from './strategies';
 
+/**
+ * Runs that all end in a simulation error without writing coverage, none before them having written any: the
+ * design stops every simulation (its own check rejects the parameters), so the search ends instead of its budget.
+ */
+const NO_COVERAGE_RUNS = 3;
 /** Fewest runs without a new point before an explicit stall rule may call it a stall. */
 const MIN_STALL_RUNS = 100;
 /** The formal stage runs once the search finds nothing new for this many runs, or this share of its budget. */
@@ -266,6 +271,8 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
     phaseMs[next ? next.phase : 'search'] += Date.now() - t0;
     if (signal.aborted) return { stopReason: 'cancelled', phaseMs };
     const fresh = pts ? progress.absorb(candidate, pts, runner.runs, runner.lastRunMs) : (progress.nothing(), 0);
+    if (!progress.merged.length && runner.runs >= NO_COVERAGE_RUNS && runner.lastFailure?.status === 'sim_error')
+      return { stopReason: 'error', phaseMs };
     if (strategy) strategies.credit(strategy, fresh, totalCycles(candidate.rows));
     if (pts && closed(progress.merged)) return { stopReason: 'all reachable points covered', phaseMs };
     parts.rounds.maybeClose(progress.merged);

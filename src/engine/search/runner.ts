@@ -50,6 +50,8 @@ export class HarnessRunner {
   lastRunMs = 0;
   /** Time spent reading the runs' coverage files (large designs write tens of thousands of points a run). */
   readMs = 0;
+  /** How the last run that wrote no coverage ended, and what it printed (a design's own `$error` at time 0). */
+  lastFailure: { status: string; output: string } | undefined;
   private readonly stimPath: string;
   private readonly covPath: string;
   private fixedMs: number | undefined;
@@ -135,7 +137,10 @@ export class HarnessRunner {
     const run = await this.runText(stimulusText(candidate), totalCycles(candidate.rows), limitMs);
     this.runs++;
     if (!run.written) {
-      this.setup.logger.debug(`candidate ${this.runs}: ${run.status}, no coverage written`);
+      this.lastFailure = { status: run.status, output: run.output };
+      this.setup.logger.debug(
+        `candidate ${this.runs}: ${run.status}, no coverage written: ${run.output.trim().slice(-500)}`,
+      );
       return null;
     }
     return this.lastPoints();
