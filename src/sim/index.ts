@@ -43,7 +43,7 @@ export {
   toolMemoryBytes,
 } from './process/limits';
 export { findTestbenchTop } from './verilator/testbenchTop';
-export { parseVerilatorOutput, parseRuntimeOutput } from './verilator/diagnostics';
+export { fileNamer, parseVerilatorOutput, parseRuntimeOutput } from './verilator/diagnostics';
 export { lintDesign, designFlagArgs, type DesignFlags, type LintInput, type LintOptions } from './verilator/lintDesign';
 export { splitDesignWarnings } from './verilator/designWarnings';
 export { preprocessDesignFile, alignPreprocessed } from './verilator/preprocessDesign';

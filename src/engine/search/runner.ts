@@ -5,8 +5,8 @@
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readCoverageWithFsm, runSimulation, type FsmPlan, type SimOptions } from '../../sim';
-import type { CoveragePoint, Logger } from '../../protocol';
+import { fileNamer, readCoverageWithFsm, runSimulation, type FsmPlan, type SimOptions } from '../../sim';
+import type { CoveragePoint, Diagnostic, Logger } from '../../protocol';
 import { HALF_PERIOD } from './harness';
 import { stimulusText, totalCycles, type Candidate } from './stimulus';
 
@@ -30,6 +30,8 @@ export interface RowsRun {
   status: string;
   ms: number;
   output: string;
+  /** The simulator's messages, naming the design's files (a design's own `$error`). */
+  diagnostics: Diagnostic[];
 }
 
 export interface RunnerSetup {
@@ -50,15 +52,19 @@ export class HarnessRunner {
   lastRunMs = 0;
   /** Time spent reading the runs' coverage files (large designs write tens of thousands of points a run). */
   readMs = 0;
-  /** How the last run that wrote no coverage ended, and what it printed (a design's own `$error` at time 0). */
-  lastFailure: { status: string; output: string } | undefined;
+  /** How the last run that wrote no coverage ended, and its messages (a design's own `$error` at time 0). */
+  lastFailure: { status: string; diagnostics: Diagnostic[] } | undefined;
   private readonly stimPath: string;
   private readonly covPath: string;
   private fixedMs: number | undefined;
   private msPerCycle: number | undefined;
   private slowestMsPerCycle = 0;
 
+  /** The simulator's messages name the design's files as they were given (assertions print base names). */
+  private readonly namer: ReturnType<typeof fileNamer>;
+
   constructor(private readonly setup: RunnerSetup) {
+    this.namer = fileNamer(setup.rtlFiles.map((f) => ({ given: f, display: f })));
     this.stimPath = join(setup.workDir, 'stimulus.hex');
     this.covPath = join(setup.workDir, 'candidate.dat');
   }
@@ -114,14 +120,20 @@ export class HarnessRunner {
         cwd: this.setup.workDir,
         trusted: true,
       },
-      this.setup.sim,
+      { ...this.setup.sim, namer: this.namer },
     );
     this.simMs += run.ms;
     this.lastRunMs = run.ms;
     if (run.coverageWritten) this.learn(cycles, run.ms);
     // A run stopped at its bound ran slower than that per cycle: the next holds are sized by it.
     else if (run.status === 'timeout' && cycles > 0) this.msPerCycle = Math.max(this.msPerCycle ?? 0, run.ms / cycles);
-    return { written: run.coverageWritten, status: run.status, ms: run.ms, output: run.output };
+    return {
+      written: run.coverageWritten,
+      status: run.status,
+      ms: run.ms,
+      output: run.output,
+      diagnostics: run.diagnostics,
+    };
   }
 
   /** The points of the last run that wrote coverage. */
@@ -137,7 +149,7 @@ export class HarnessRunner {
     const run = await this.runText(stimulusText(candidate), totalCycles(candidate.rows), limitMs);
     this.runs++;
     if (!run.written) {
-      this.lastFailure = { status: run.status, output: run.output };
+      this.lastFailure = { status: run.status, diagnostics: run.diagnostics };
       this.setup.logger.debug(
         `candidate ${this.runs}: ${run.status}, no coverage written: ${run.output.trim().slice(-500)}`,
       );

@@ -146,7 +146,7 @@ export async function runSearch(
   if (stopReason === 'cancelled') throw new ChorusError('cancelled', 'Cancelled.');
   rounds.finish(progress.merged);
   if (!progress.kept.length) {
-    if (!progress.merged.length) throw noCoverage(runner, ctx.rtlFiles);
+    if (!progress.merged.length) throw noCoverage(runner);
     // Nothing a stimulus can reach (a design with constant outputs): keep one short sequence so the testbench exists.
     const c = gen.fresh();
     progress.kept.push({
@@ -225,30 +225,27 @@ export async function runSearch(
   return { result, report: ev.report, points: ev.points, filename };
 }
 
-/** Builds the vector harness once. Its top carries the testbench's name, so its coverage hierarchy is the testbench's. */
 /**
  * The error of a search whose runs never wrote coverage: where the simulation printed the design's own error (an
  * elaboration check such as `$error("… is not compatible with …")` in an initial block, for parameters the design
  * rejects), that message and its place; otherwise where to look.
  */
-function noCoverage(runner: HarnessRunner, rtlFiles: string[]): ChorusError {
-  const failure = runner.lastFailure;
-  const m = failure && /%(?:Error|Fatal):\s*([^\s:]+):(\d+):\s*(.*)/.exec(failure.output);
-  if (!failure || !m) {
+function noCoverage(runner: HarnessRunner): ChorusError {
+  const reported = runner.lastFailure?.diagnostics.find((d) => d.severity === 'error' && d.line > 0);
+  if (!reported) {
     return new ChorusError(
       'failed',
       `No candidate stimulus produced coverage in ${runner.runs} run(s): check the simulation log with CHORUS_LOG=debug.`,
     );
   }
-  const [, path, line, message] = m;
-  const file = rtlFiles.find((f) => f === path || f.endsWith(`/${path}`)) ?? path;
   return new ChorusError(
     'bad_input',
-    `Every simulation of the design stopped before it wrote coverage (${runner.runs} run(s)); the design reports: ${message.trim()}. Check its parameters and defines.`,
-    { file, line: Number(line) },
+    `Every simulation of the design stopped before it wrote coverage (${runner.runs} run(s)); the design reports: ${reported.message}. Check its parameters and defines.`,
+    { file: reported.file, line: reported.line },
   );
 }
 
+/** Builds the vector harness once. Its top carries the testbench's name, so its coverage hierarchy is the testbench's. */
 async function buildHarness(ctx: RunContext, plan: HarnessPlan, tbName: string, sim: SimOptions) {
   const harnessPath = join(ctx.workDir, 'chorus_vector_harness.sv');
   await writeFileAtomic(harnessPath, harnessSource(plan, tbName));
