@@ -78,5 +78,6 @@ export {
   type Witness,
   type Verdict,
   type StimulusRow,
+  type StartState,
   type FormalTarget,
 } from './closure/provePoints';

@@ -1,11 +1,13 @@
 /**
  * The formal engine: for each uncovered line or branch point, an instrumented copy of the DUT is handed to Yosys
- * (k-induction proves the arm unreachable; a bounded search after reset finds a witness trace). One prepared netlist
- * serves every point; points go to Yosys in small batches so a stopped run keeps what it decided.
+ * (k-induction proves the arm unreachable; a bounded search after reset finds a witness trace, and one from a state
+ * the simulation reached where that falls short: deepWitness.ts). One prepared netlist serves every point; points go
+ * to Yosys in small batches so a stopped run keeps what it decided.
  */
 import { basename, dirname } from 'node:path';
 import { analyzeSources } from '../hdl';
 import { ChorusError, silentLogger, type Logger, type ModuleInfo } from '../protocol';
+import { searchFromStarts, type DeepCall, type DeepSearch } from './deepWitness';
 import { headerTexts as textsOf, includeTree } from './includeTree';
 import { instrument } from './instrument';
 import { macroCallsAsStatements } from './siteText';
@@ -226,6 +228,8 @@ function decide(
   resetCycles: number,
   /** Why a point Yosys never got to is undecided (the run's bound, say). */
   stopped: string | undefined,
+  /** Traces from states the simulation reached, for points no trace from reset reached. */
+  deep?: DeepSearch,
 ): Verdict {
   if (!wires.length)
     return {
@@ -244,12 +248,20 @@ function decide(
     const t = traces.get(w);
     const witness = t?.trace ? witnessOf(top, t.trace.steps, w, resetCycles) : undefined;
     if (witness) return { status: 'witness', witness };
+    const far = deep?.traces.get(w);
+    const deepWitness = far ? witnessOf(top, far.steps, w, resetCycles) : undefined;
+    if (deepWitness) return { status: 'witness', witness: deepWitness };
     if (t?.reason) why ??= `reachable from the start state, but ${t.reason}`;
     else if (!t && proofs.get(w)?.kind === 'reachable')
       why ??= `reachable from the start state; no witness searched (${stopped ?? 'not decided'})`;
   }
   const unknown = results.find((r) => r.kind === 'unknown');
-  return { status: 'unknown', reason: why ?? (unknown?.kind === 'unknown' ? unknown.reason : 'not decided') };
+  const reason = why ?? (unknown?.kind === 'unknown' ? unknown.reason : 'not decided');
+  const starts = Math.max(0, ...wires.map((w) => deep?.tried.get(w) ?? 0));
+  return {
+    status: 'unknown',
+    reason: starts ? `${reason}; no trace either from ${starts} state(s) the simulation reached` : reason,
+  };
 }
 
 export async function prove(req: ProveRequest, services: ProveServices): Promise<ProveResult> {
@@ -311,6 +323,14 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
   let flagWires: string[] | undefined;
   const proofs = new Map<string, ProofOutcome>();
   const traces = new Map<string, ReturnType<typeof parseWitness>>();
+  // Points left without a proof or a trace from reset, with the netlist they were decided on: searched from the
+  // simulation's states once every point has had its proof.
+  const deepJobs: { calls: DeepCall[]; base: FileTree }[] = [];
+  const deep: DeepSearch = { traces: new Map(), tried: new Map(), problems: 0, outOfTime: false };
+  const targetOfFlag = new Map<string, FormalTarget>();
+  inst.flags.forEach((f, i) => {
+    if ('flag' in f && !targetOfFlag.has(f.flag)) targetOfFlag.set(f.flag, targets[i]);
+  });
   const reset =
     top.reset && top.ports.some((p) => p.name === top.reset!.name && p.direction === 'input') ? top.reset : null;
   const wiresOf = (flag: string) => (flagWires ?? []).filter((w) => w === flag || w.endsWith(`.${flag}`));
@@ -468,6 +488,11 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
         const out = await worker.run(['-q', '-p', script], base);
         for (const c of batch) traces.set(c.wire, parseWitness(out.files[c.log]));
       }
+      if (req.starts?.length) {
+        const open = proofCalls.filter((c) => proofs.get(c.wire)?.kind !== 'proven' && !traces.get(c.wire)?.trace);
+        if (open.length)
+          deepJobs.push({ calls: open.map((c) => ({ wire: c.wire, target: targetOfFlag.get(c.flag)! })), base });
+      }
     };
     // A flag a memory's read data reaches is decided on a second netlist with the memories mapped to registers,
     // made only when some flag needs it, after every other flag is decided.
@@ -489,6 +514,23 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
         for (const c of memoryCalls) proofs.set(c.wire, { kind: 'unknown', reason: why ?? 'not decided' });
       else await decideCalls(memoryCalls, { 'prepared.il': netlist });
     }
+    const deepStarted = Date.now();
+    for (const job of deepJobs) {
+      const found = await searchFromStarts(worker, job.base, top, job.calls, req.starts ?? [], {
+        steps: maxDepth + 2,
+        pointTimeoutS: pointTimeout,
+        // A second in hand: the worker's own bound would end the run as a failure.
+        timeLeftMs: () => deadline - Date.now() - 1000,
+      });
+      for (const [w, t] of found.traces) deep.traces.set(w, t);
+      for (const [w, n] of found.tried) deep.tried.set(w, n);
+      deep.problems += found.problems;
+      deep.outOfTime ||= found.outOfTime;
+    }
+    if (deepJobs.length)
+      logger.debug(
+        `formal: ${deep.traces.size} trace(s) from ${req.starts?.length ?? 0} reached state(s) for ${deepJobs.reduce((a, j) => a + j.calls.length, 0)} open flag(s): ${deep.problems} problem(s) in ${Date.now() - deepStarted} ms${deep.outOfTime ? ", stopped by the run's bound" : ''}`,
+      );
   } catch (err) {
     if (!(err instanceof YosysStopped)) throw err;
     if (err.why === 'aborted' && services.signal.aborted) throw new ChorusError('cancelled', 'Formal run cancelled.');
@@ -508,7 +550,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       }
       const all = wiresOf(f.flag);
       const wires = target.instance === undefined ? all : all.filter((w) => instanceOf(w, f.flag) === target.instance);
-      outcome.set(i, decide(wires, proofs, traces, top, reset ? resetCycles : 0, failure));
+      outcome.set(i, decide(wires, proofs, traces, top, reset ? resetCycles : 0, failure, deep));
     });
   }
   const yosysMs = Date.now() - started;

@@ -46,6 +46,17 @@ export interface TargetVerdict {
   verdict: Verdict;
 }
 
+/**
+ * A state the simulation reached, as the inputs that led there: a witness search may start from its end (the trace
+ * found is appended to these rows and replayed whole, so a proof never rests on it).
+ */
+export interface StartState {
+  /** One row per cycle from time zero, the reset pulse included; an input a row leaves out is left free. */
+  rows: StimulusRow[];
+  /** The source lines the simulation covered running it: how near it came to each target. */
+  reached: { file: string; line: number }[];
+}
+
 export interface ProveRequest {
   /** DUT source files (absolute paths) with their text. */
   sources: { file: string; content: string }[];
@@ -65,6 +76,11 @@ export interface ProveRequest {
   runTimeoutSeconds?: number | undefined;
   /** Memory bound of the Yosys worker, MiB (default 2048). */
   memoryMb?: number;
+  /**
+   * States the simulation reached (the search's kept sequences): a point no witness from reset reaches within the
+   * bound is searched for from the nearest of them. Proofs stay from reset.
+   */
+  starts?: StartState[] | undefined;
 }
 
 export interface ProveResult {

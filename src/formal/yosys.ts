@@ -145,6 +145,40 @@ export function witnessScript(
   return lines.join('\n');
 }
 
+/** An input held at a value in one cycle of a start state's prefix (cycle 0-based; Yosys counts from 1). */
+export interface HeldInput {
+  cycle: number;
+  name: string;
+  width: number;
+  /** Hex digits. */
+  value: string;
+}
+
+/**
+ * A bounded search that starts where a simulated prefix left the design: the prefix's inputs are held cycle by
+ * cycle, and the flags are looked for only in the `steps` cycles after it (`-prove-skip`); a model sets at least one
+ * of them. Every input is in the problem, so a prefix input outside the flags' cone is accepted (and free where the
+ * prefix leaves it out). Thousands of `-set-at` arguments: run it as a script file (`-s`), which takes lines of any
+ * length (a `-p` argument of about 64 KiB stops the WebAssembly build).
+ */
+export function deepWitnessScript(
+  wires: string[],
+  log: string,
+  prefix: { cycles: number; held: HeldInput[] },
+  steps: number,
+  timeoutS: number,
+): string {
+  const sets = prefix.held.map((h) => `-set-at ${h.cycle + 1} ${arg(h.name)} ${h.width}'h${arg(h.value)}`).join(' ');
+  const proves = wires.map((w) => `-prove ${arg(w)} 0`).join(' ');
+  const shows = wires.map((w) => `-show ${arg(w)}`).join(' ');
+  const cone = wires.map((w, i) => (i === 0 ? `w:${arg(w)}` : `w:${arg(w)} %u`)).join(' ');
+  return [
+    'read_rtlil prepared.il',
+    'setundef -undriven -zero',
+    `tee -q -o ${log} sat -seq ${prefix.cycles + steps} -prove-skip ${prefix.cycles} ${proves} -set-init-zero ${sets} -show-inputs ${shows} -timeout ${timeoutS} ${cone} %ci* i:* %u`,
+  ].join('\n');
+}
+
 export type ProofOutcome =
   { kind: 'proven'; depth: number } | { kind: 'reachable'; depth: number } | { kind: 'unknown'; reason: string };
 

@@ -3,12 +3,13 @@
  * each unreachable, finds a witness trace, or says why not; a proof a simulation contradicts is never kept.
  */
 import { resolve } from 'node:path';
-import { prove, type FormalTarget, type ProveResult, type TargetVerdict } from '../../formal';
+import { prove, type FormalTarget, type ProveResult, type StartState, type TargetVerdict } from '../../formal';
 import { readSourceText } from '../../hdl';
 import { pointId, siteId, type CoveragePoint, type Logger } from '../../protocol';
 import { isFormalKind } from './ledger';
 
-export type { FormalTarget, ProveResult, TargetVerdict, Witness, StimulusRow, Verdict } from '../../formal';
+export type { FormalTarget, ProveResult, StartState, TargetVerdict, Witness, StimulusRow, Verdict } from '../../formal';
+export { MAX_START_CYCLES } from '../../formal';
 
 export interface FormalOptions {
   includeDirs?: string[] | undefined;
@@ -21,6 +22,8 @@ export interface FormalOptions {
   pointTimeoutSeconds?: number;
   /** Longest induction and witness search, cycles (default 24). */
   maxDepth?: number | undefined;
+  /** States a simulation reached: witnesses for points past the bound from reset are searched from them. */
+  starts?: StartState[] | undefined;
 }
 
 export interface FormalServices {
@@ -80,6 +83,7 @@ export async function provePoints(
       runTimeoutSeconds: opts.timeoutSeconds,
       pointTimeoutSeconds: opts.pointTimeoutSeconds,
       maxDepth: opts.maxDepth,
+      starts: opts.starts,
     },
     services,
   );

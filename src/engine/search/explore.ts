@@ -250,7 +250,7 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
       hasStructuralHoles(progress.merged, ctx.targets)
     ) {
       // The search waits for it: on two loaded cores Yosys beside the simulator slows both more than it saves.
-      await formal.run(progress.merged, formalTime);
+      await formal.run(progress.merged, formalTime, progress.kept);
       phaseMs.formal = formal.ms;
       continue;
     }

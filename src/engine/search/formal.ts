@@ -7,9 +7,10 @@ import { ChorusError, type CoveragePoint, type Targets } from '../../protocol';
 import type { EngineServices } from '../api';
 import type { RunContext } from '../context';
 import { closureKind, isFormalKind } from '../closure/ledger';
-import { provePoints, type Witness } from '../closure/provePoints';
+import { MAX_START_CYCLES, provePoints, type StartState, type StimulusRow, type Witness } from '../closure/provePoints';
 import type { HarnessPlan } from './harness';
-import type { Candidate, Row } from './stimulus';
+import type { Kept } from './shrink';
+import { totalCycles, type Candidate, type Row } from './stimulus';
 
 export interface FormalStageOptions {
   /** Bound of the whole formal run, seconds. */
@@ -52,6 +53,8 @@ export async function proveSearchHoles(
   services: EngineServices,
   points: CoveragePoint[],
   opts: FormalStageOptions,
+  /** States the search reached, for witnesses past the bound from reset. */
+  starts: StartState[] = [],
 ): Promise<void> {
   const ledger = ctx.formal;
   const started = Date.now();
@@ -67,6 +70,7 @@ export async function proveSearchHoles(
         timeoutSeconds: opts.timeoutSeconds,
         pointTimeoutSeconds: opts.pointTimeoutSeconds,
         maxDepth: opts.maxDepth,
+        starts,
       },
       { logger: services.logger, signal: services.signal },
     );
@@ -91,6 +95,34 @@ export async function proveSearchHoles(
 function hexValue(text: string | undefined, width: number): bigint {
   const v = /^[0-9a-f]+$/i.test(text ?? '') ? BigInt(`0x${text}`) : 0n;
   return v & ((1n << BigInt(Math.max(1, width))) - 1n);
+}
+
+/** Kept sequences the witness search may start from: this many at most, the shortest first. */
+const MAX_STARTS = 64;
+
+/**
+ * The search's kept sequences as start states for deep witnesses: one row per cycle up to the most the formal
+ * engine unrolls (the state there was reached too), each input the harness drives as itself (array elements and
+ * inputs that echo an output are left free), and the lines each covered.
+ */
+export function startStates(plan: HarnessPlan, kept: readonly Kept[]): StartState[] {
+  const own = plan.inputs.map((input, at) => ({ input, at })).filter(({ input }) => !input.element && !input.echo);
+  return [...kept]
+    .sort((a, b) => totalCycles(a.candidate.rows) - totalCycles(b.candidate.rows))
+    .slice(0, MAX_STARTS)
+    .map((k) => {
+      const rows: StimulusRow[] = [];
+      for (const r of k.candidate.rows) {
+        const row = Object.fromEntries(own.map(({ input, at }) => [input.name, (r.values[at] ?? 0n).toString(16)]));
+        for (let n = 0; n < r.count && rows.length < MAX_START_CYCLES; n++) rows.push(row);
+        if (rows.length >= MAX_START_CYCLES) break;
+      }
+      const reached = [...k.covered].flatMap((key) => {
+        const [file, line, , kind] = key.split('\u0000');
+        return kind === 'line' ? [{ file, line: Number(line) }] : [];
+      });
+      return { rows, reached };
+    });
 }
 
 /**

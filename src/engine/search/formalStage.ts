@@ -6,8 +6,9 @@ import { basename } from 'node:path';
 import type { CoveragePoint } from '../../protocol';
 import type { EngineServices } from '../api';
 import type { RunContext } from '../context';
-import { proveSearchHoles, witnessCandidate, type FormalStageOptions } from './formal';
+import { proveSearchHoles, startStates, witnessCandidate, type FormalStageOptions } from './formal';
 import type { HarnessPlan } from './harness';
+import type { Kept } from './shrink';
 import type { Candidate } from './stimulus';
 
 /** The formal stage is not started with less than this left of the budget: loading Yosys alone takes seconds. */
@@ -41,16 +42,25 @@ export class FormalStage {
     return this.bounds !== null && !this.running && leftMs >= MIN_FORMAL_MS;
   }
 
-  /** Runs the stage on the merged coverage's holes, within `leftMs`; the search waits for it (two cores). */
-  async run(merged: CoveragePoint[], leftMs: number): Promise<void> {
+  /**
+   * Runs the stage on the merged coverage's holes, within `leftMs`; the search waits for it (two cores). The kept
+   * sequences are the states a witness past the bound from reset may start from.
+   */
+  async run(merged: CoveragePoint[], leftMs: number, kept: readonly Kept[] = []): Promise<void> {
     if (!this.bounds) return;
     const started = Date.now();
     const timeoutSeconds = Math.max(1, Math.min(this.bounds.timeoutSeconds, Math.floor(leftMs / 1000)));
-    this.running = proveSearchHoles(this.ctx, { ...this.services, signal: this.abort.signal }, merged, {
-      ...this.bounds,
-      timeoutSeconds,
-      pointTimeoutSeconds: Math.min(this.bounds.pointTimeoutSeconds, timeoutSeconds),
-    })
+    this.running = proveSearchHoles(
+      this.ctx,
+      { ...this.services, signal: this.abort.signal },
+      merged,
+      {
+        ...this.bounds,
+        timeoutSeconds,
+        pointTimeoutSeconds: Math.min(this.bounds.pointTimeoutSeconds, timeoutSeconds),
+      },
+      startStates(this.plan, kept),
+    )
       .catch((err: unknown) => {
         // Stopped by this search (it finished first) or by the user's cancel, which the loop reports itself.
         if (!this.abort.signal.aborted)
