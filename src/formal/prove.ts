@@ -246,11 +246,10 @@ function decide(
   let why: string | undefined;
   for (const w of wires) {
     const t = traces.get(w);
-    const witness = t?.trace ? witnessOf(top, t.trace.steps, w, resetCycles) : undefined;
+    // From reset first, else from a state the simulation reached.
+    const trace = t?.trace ?? deep?.traces.get(w);
+    const witness = trace ? witnessOf(top, trace.steps, w, resetCycles) : undefined;
     if (witness) return { status: 'witness', witness };
-    const far = deep?.traces.get(w);
-    const deepWitness = far ? witnessOf(top, far.steps, w, resetCycles) : undefined;
-    if (deepWitness) return { status: 'witness', witness: deepWitness };
     if (t?.reason) why ??= `reachable from the start state, but ${t.reason}`;
     else if (!t && proofs.get(w)?.kind === 'reachable')
       why ??= `reachable from the start state; no witness searched (${stopped ?? 'not decided'})`;

@@ -107,17 +107,24 @@ export function proofScript(calls: ProofCall[], maxDepth: number, timeoutS: numb
   return lines.join('\n');
 }
 
+/** Several flags' problem: each held at 0, and the union of their cones of influence. */
+function jointFlags(wires: string[]): { proves: string; cone: string } {
+  return {
+    proves: wires.map((w) => `-prove ${arg(w)} 0`).join(' '),
+    cone: `${wires.map((w, i) => (i === 0 ? `w:${arg(w)}` : `w:${arg(w)} %u`)).join(' ')} %ci*`,
+  };
+}
+
 /**
  * One k-induction for several flag wires at once: every flag stays 0. Proven, it proves each (the conjunction
  * implies every part); a base-case model means at least one flag is reachable.
  */
 export function jointProofScript(wires: string[], log: string, maxDepth: number, timeoutS: number): string {
-  const proves = wires.map((w) => `-prove ${arg(w)} 0`).join(' ');
-  const cone = wires.map((w, i) => (i === 0 ? `w:${arg(w)}` : `w:${arg(w)} %u`)).join(' ');
+  const { proves, cone } = jointFlags(wires);
   return [
     'read_rtlil prepared.il',
     'setundef -undriven -anyseq',
-    `tee -q -o ${log} sat -tempinduct ${proves} -set-init-zero -maxsteps ${maxDepth} -timeout ${timeoutS} ${cone} %ci*`,
+    `tee -q -o ${log} sat -tempinduct ${proves} -set-init-zero -maxsteps ${maxDepth} -timeout ${timeoutS} ${cone}`,
   ].join('\n');
 }
 
@@ -169,13 +176,12 @@ export function deepWitnessScript(
   timeoutS: number,
 ): string {
   const sets = prefix.held.map((h) => `-set-at ${h.cycle + 1} ${arg(h.name)} ${h.width}'h${arg(h.value)}`).join(' ');
-  const proves = wires.map((w) => `-prove ${arg(w)} 0`).join(' ');
+  const { proves, cone } = jointFlags(wires);
   const shows = wires.map((w) => `-show ${arg(w)}`).join(' ');
-  const cone = wires.map((w, i) => (i === 0 ? `w:${arg(w)}` : `w:${arg(w)} %u`)).join(' ');
   return [
     'read_rtlil prepared.il',
     'setundef -undriven -zero',
-    `tee -q -o ${log} sat -seq ${prefix.cycles + steps} -prove-skip ${prefix.cycles} ${proves} -set-init-zero ${sets} -show-inputs ${shows} -timeout ${timeoutS} ${cone} %ci* i:* %u`,
+    `tee -q -o ${log} sat -seq ${prefix.cycles + steps} -prove-skip ${prefix.cycles} ${proves} -set-init-zero ${sets} -show-inputs ${shows} -timeout ${timeoutS} ${cone} i:* %u`,
   ].join('\n');
 }
 

@@ -17,6 +17,12 @@ export function pointId(p: Site & Pick<CoveragePoint, 'hierarchy'>): string {
   return `${siteId(p)}\u0000${p.hierarchy}`;
 }
 
+/** A `pointId` read back: the point's file, line and kind (a file name never holds the separator). */
+export function pointOfId(id: string): { file: string; line: number; kind: CoveragePoint['kind'] } {
+  const [file = '', line = '0', , kind = ''] = id.split('\u0000');
+  return { file, line: Number(line), kind: kind as CoveragePoint['kind'] };
+}
+
 /** The source lines of a point: its own line plus its `S` span (`17-20`, `25,27`, `3-4,9`), sorted. */
 export function pointLines(point: Pick<CoveragePoint, 'line' | 'span'>): number[] {
   const lines = new Set<number>([point.line]);

@@ -4,14 +4,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { generateToEnd, measure } from '../../src/engine';
-import { silentLogger } from '../../src/protocol';
+import { generateToEnd } from '../../src/engine';
 import { repoRoot } from '../helpers/cli';
-
-const services = () => ({ logger: silentLogger, signal: new AbortController().signal });
+import { measureTestbench, services } from '../formal/support';
 
 test(
   'link_train: closed within a 60 s budget by a witness from a reached state, replayed by the testbench alone',
@@ -26,20 +23,17 @@ test(
     assert.ok(r.formal && r.formal.witnesses >= 1, JSON.stringify(r.formal));
     assert.match(r.testbench, /formal witness for link_train\.sv:\d+/);
 
-    const dir = mkdtempSync(join(tmpdir(), 'chorus-deep-witness-'));
-    const tb = join(dir, 'tb_link_train.sv');
-    writeFileSync(tb, r.testbench);
-    const m = await measure({ rtlFiles: [file], testbench: tb, top: 'link_train' }, services());
-    assert.equal(m.status, 'ok');
+    // The testbench on its own (measureTestbench fails unless its run is ok).
+    const points = await measureTestbench([file], 'link_train', r.testbench);
     const accept =
       readFileSync(file, 'utf8')
         .split('\n')
         .findIndex((l) => l.includes("accepted <= 1'b1")) + 1;
     // The accept arm is the `if` branch of its line (Verilator gives the line no line point of its own).
-    const pts = m.points.filter(
+    const pts = points.filter(
       (p) => basename(p.file) === 'link_train.sv' && p.line === accept && p.kind === 'branch' && p.comment === 'if',
     );
-    assert.equal(pts.length, 1, JSON.stringify(m.points.filter((p) => p.line === accept)));
+    assert.equal(pts.length, 1, JSON.stringify(points.filter((p) => p.line === accept)));
     assert.ok(pts[0].count > 0, `the accept arm (line ${accept}) is hit by the emitted testbench`);
   },
 );

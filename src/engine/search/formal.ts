@@ -3,7 +3,7 @@
  * options; verdicts land in the run's ledger (proofs label holes, reasons say why not) and witness traces come back
  * as candidate stimulus, which the search runs through its harness like any other: Verilator decides what they hit.
  */
-import { ChorusError, type CoveragePoint, type Targets } from '../../protocol';
+import { ChorusError, pointOfId, type CoveragePoint, type Targets } from '../../protocol';
 import type { EngineServices } from '../api';
 import type { RunContext } from '../context';
 import { closureKind, isFormalKind } from '../closure/ledger';
@@ -117,10 +117,7 @@ export function startStates(plan: HarnessPlan, kept: readonly Kept[]): StartStat
         for (let n = 0; n < r.count && rows.length < MAX_START_CYCLES; n++) rows.push(row);
         if (rows.length >= MAX_START_CYCLES) break;
       }
-      const reached = [...k.covered].flatMap((key) => {
-        const [file, line, , kind] = key.split('\u0000');
-        return kind === 'line' ? [{ file, line: Number(line) }] : [];
-      });
+      const reached = [...k.covered].map(pointOfId).filter((p) => p.kind === 'line');
       return { rows, reached };
     });
 }
