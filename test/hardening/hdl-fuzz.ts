@@ -118,7 +118,8 @@ function checkAnalysis(files: { name: string; content: string }[], top?: string)
       Number.isInteger(e.column) && e.column >= 1 && e.column <= lines[e.line - 1].length + 1,
       `${e.file}:${e.line}:${e.column}`,
     );
-    assert.match(e.message, /^syntax error/);
+    // A syntax error, or the parser's time bound (wall time: on a loaded machine a large mutated file reaches it).
+    assert.match(e.message, /^(syntax error|The SystemVerilog parser gave up after [\d.]+ s on this text)/);
   }
   for (const m of analysis.modules) {
     assert.ok(byName.has(m.file), m.file);
