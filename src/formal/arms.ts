@@ -1,5 +1,6 @@
 /** The shapes of an instrumentation site: where a point's flag goes in the source, as offsets. */
 import type { BranchSite } from '../protocol';
+import type { FunctionSite } from './functionArms';
 
 /** The statement of an always block (after its keyword and event control), as offsets. */
 export interface AlwaysBody {
@@ -14,7 +15,8 @@ export interface AlwaysBody {
 /**
  * Where a point's flag goes: a statement to wrap, or an if statement whose missing `else` is added; or, for an arm
  * of an `initial` block (it runs once, at time zero), a wire at the module's end that holds the arm's path
- * conditions that read only parameters (see `initialArm`).
+ * conditions that read only parameters (see `initialArm`); or, for an arm of a function, a bit of a copy of the
+ * function at the module's end (see `functionArms`).
  */
 export type ArmPlan =
   | { kind: 'arm'; file: string; start: number; end: number; always: AlwaysBody; module: string; label: string }
@@ -27,7 +29,18 @@ export type ArmPlan =
       module: string;
       label: string;
     }
-  | { kind: 'initial'; file: string; start: number; end: number; module: string; label: string; condition: string };
+  | { kind: 'initial'; file: string; start: number; end: number; module: string; label: string; condition: string }
+  | {
+      kind: 'function';
+      file: string;
+      /** The arm's statement (for an added else: the if's own arm) in the function's text. */
+      start: number;
+      end: number;
+      implicit: boolean;
+      module: string;
+      label: string;
+      fn: FunctionSite;
+    };
 
 export type ArmLookup = ArmPlan | { kind: 'none'; reason: string };
 

@@ -4,12 +4,16 @@
  * `prev != S && now == S`, an arc A->B when `prev == A && now == B`, a reset arc ANY->B when the reset condition
  * held at the event before and `now == B`. The flag here is the same condition on registers sampled at the same
  * clock edge (`chorus_fsm_prev_*` holds the state register one edge back), so "the flag is 1" is exactly "the probe
- * counts". Only single-event blocks are flagged: an asynchronous reset's extra events are not modelled (Yosys makes
- * the reset synchronous), so those FSMs' points stay unknown.
+ * counts". A block with an asynchronous reset (`posedge clk or negedge rst_n`, `if (!rst_n) state <= IDLE`) is
+ * flagged at the clock alone: the probe's count at the reset's edge is the pair (value before, reset state), which
+ * the model (the reset made synchronous, the register read as its reset value in a cycle holding the reset) has in
+ * the first cycle of the reset; docs/formal.md gives the whole argument, and a reset a register drives is left to
+ * the prover (no proof is claimed behind it).
  */
 import { resolve } from 'node:path';
 import { fsmModels } from '../hdl';
 import type { FsmModel } from '../protocol';
+import { levelTested } from './text';
 import type { FormalTarget } from './types';
 
 export interface FsmFlag {
@@ -43,6 +47,25 @@ export function fsmIndex(sources: { file: string; content: string }[]): FsmModel
   return fsmModels(sources.map((s) => ({ name: s.file, content: s.content })));
 }
 
+/**
+ * The event the sampling registers take: the block's one edge, or, for a block with an asynchronous reset, the
+ * edge of the signal the reset arm does not test (the reset tested at the level its edge enters). Why not, else.
+ */
+function clockEvent(model: FsmModel): FsmModel['events'][number] | string {
+  if (model.events.length === 1) return model.events[0];
+  const why = `the state register '${model.variable}' is written on ${model.events.length} events`;
+  const condition = model.reset;
+  if (model.events.length !== 2 || !condition)
+    return `${why} and CHORUS cannot tell its asynchronous reset arm: its FSM points are not decided`;
+  const reset = model.events.filter((e) => {
+    const level = levelTested(condition, e.signal);
+    return level !== undefined && (level === 'low') === (e.edge === 'negedge');
+  });
+  if (reset.length !== 1)
+    return `${why} and its reset condition '${condition}' does not test one of them at the level its edge enters: its FSM points are not decided`;
+  return model.events[model.events[0] === reset[0] ? 1 : 0];
+}
+
 /** The flag condition for one FSM point, or why the point cannot be flagged exactly. */
 export function fsmFlag(
   models: FsmModel[],
@@ -61,16 +84,12 @@ export function fsmFlag(
     return {
       reason: `CHORUS's FSM analysis has no point '${t.comment}' at line ${t.line} (a point Verilator placed itself): not decided`,
     };
-  if (model.events.length !== 1) {
-    return {
-      reason: `the state register '${model.variable}' is written on ${model.events.length} events (an asynchronous reset): the formal model makes the reset synchronous, so its FSM points are not decided`,
-    };
-  }
+  const e = clockEvent(model);
+  if (typeof e === 'string') return { reason: e };
   const k = index(model);
   const prev = `${SAMPLE_PREFIX}prev_${k}`;
   const fired = `${SAMPLE_PREFIX}fired_${k}`;
   const rc = `${SAMPLE_PREFIX}rc_${k}`;
-  const e = model.events[0];
   const sampler = [
     `reg [$bits(${model.variable})-1:0] ${prev};`,
     `reg ${fired} = 1'b0;`,

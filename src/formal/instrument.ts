@@ -6,6 +6,7 @@
  */
 import type { DesignAnalysis } from '../protocol';
 import { fsmFlag, fsmIndex } from './fsmFlags';
+import { blankComments, functionCopy } from './functionArms';
 import { findArm, initialBlocks, sourceText, type ArmPlan, type SourceText } from './sites';
 import { macroCallEnd } from './siteText';
 import { offsetOf, skipBalanced, skipSpace, wordAt } from './text';
@@ -14,8 +15,12 @@ import type { FormalTarget } from './types';
 export interface Instrumented {
   /** Instrumented text per source file (same keys as the input), every flag in it. */
   files: Map<string, string>;
-  /** Per target (same order): the flag that marks its arm and the arm in words, or why there is none. */
-  flags: ({ flag: string; module: string; label: string } | { reason: string })[];
+  /**
+   * Per target (same order): the flag that marks its arm and the arm in words, or why there is none. `noWitness`:
+   * the flag may hold where the arm does not run (a function's call behind a condition), so a trace of it is not a
+   * witness; its proofs stand.
+   */
+  flags: ({ flag: string; module: string; label: string; noWitness?: string } | { reason: string })[];
   /**
    * The copy with only these flags' sites instrumented, every other site left as written (a flag Yosys rejects is
    * left out and the others are still decided). Lines are the source's: nothing inserted holds a line break.
@@ -100,7 +105,8 @@ function applyWraps(text: string, wraps: Wrap[]): string {
   return out + text.slice(pos);
 }
 
-type ArmSite = Exclude<ArmPlan, { kind: 'initial' }> & { flag: string };
+type ArmSite = Exclude<ArmPlan, { kind: 'initial' } | { kind: 'function' }> & { flag: string };
+type FunctionArm = Extract<ArmPlan, { kind: 'function' }> & { flag: string };
 
 /** A flag written at its module's end: an initial arm's wire, an FSM point's wire and its FSM's sampler. */
 interface EndSite {
@@ -158,6 +164,7 @@ export function instrument(
   const texts = new Map<string, SourceText>(sources.map((s) => [s.file, sourceText(s.file, s.content)]));
   const macroTexts = [...sources.map((s) => s.content), ...headers];
   const armSites: ArmSite[] = [];
+  const functionArms: FunctionArm[] = [];
   const endSites: EndSite[] = [];
   const byArm = new Map<string, string>();
   const flags: Instrumented['flags'] = [];
@@ -203,7 +210,7 @@ export function instrument(
       }
     }
     // An initial block's if arm and its else span the same text: their conditions tell them apart.
-    const key = `${arm.file}\u0000${arm.kind}\u0000${arm.start}\u0000${arm.end}${arm.kind === 'initial' ? `\u0000${arm.condition}` : ''}`;
+    const key = `${arm.file}\u0000${arm.kind}\u0000${arm.start}\u0000${arm.end}${arm.kind === 'initial' ? `\u0000${arm.condition}` : ''}${arm.kind === 'function' && arm.implicit ? '\u0000else' : ''}`;
     let flag = byArm.get(key);
     if (!flag) {
       flag = `${FLAG_PREFIX}${next++}`;
@@ -215,9 +222,15 @@ export function instrument(
           module: arm.module,
           verilog: `(* keep *) wire ${flag} = ${arm.condition};`,
         });
+      else if (arm.kind === 'function') functionArms.push({ ...arm, flag });
       else armSites.push({ ...arm, flag });
     }
-    flags.push({ flag, module: arm.module, label: arm.label });
+    flags.push({
+      flag,
+      module: arm.module,
+      label: arm.label,
+      ...(arm.kind === 'function' && arm.fn.witness ? { noWitness: arm.fn.witness } : {}),
+    });
   }
 
   // Each always block with flags, numbered once: a block in a generate region gets a scope of that number.
@@ -231,6 +244,22 @@ export function instrument(
     const src = texts.get(file);
     if (!m || !src) return -1;
     return src.text.lastIndexOf('endmodule', offsetOf(src.starts, m.range.endLine, m.range.endColumn));
+  };
+
+  // Each function with flagged arms, numbered once (its copy's name); each file's text without comments, for copies.
+  const functionIndex = new Map<string, number>();
+  for (const a of functionArms) {
+    const k = `${a.file}\u0000${a.fn.start}`;
+    if (!functionIndex.has(k)) functionIndex.set(k, functionIndex.size);
+  }
+  const noComments = new Map<string, string>();
+  const commentsBlanked = (file: string): string => {
+    let t = noComments.get(file);
+    if (t === undefined) {
+      t = blankComments(texts.get(file)?.text ?? '');
+      noComments.set(file, t);
+    }
+    return t;
   };
 
   // Ending tasks blanked once; every render starts from these texts.
@@ -291,6 +320,28 @@ export function instrument(
         });
       else addEnd(site.file, site.module, decls);
     }
+    // A function's flagged arms: one copy of the function per module, one wire per call, one bit per arm.
+    const copies = new Map<string, FunctionArm[]>();
+    for (const a of functionArms) {
+      if (!enabled.has(a.flag)) continue;
+      const k = `${a.file}\u0000${a.fn.start}`;
+      copies.set(k, [...(copies.get(k) ?? []), a]);
+    }
+    for (const arms of copies.values()) {
+      const { fn } = arms[0];
+      const k = functionIndex.get(`${fn.file}\u0000${fn.start}`) ?? 0;
+      const copy = `chorus_fn_${k}`;
+      const verilog = [functionCopy(fn, commentsBlanked(fn.file), copy, arms)];
+      fn.calls.forEach((args, c) =>
+        verilog.push(`wire [${arms.length - 1}:0] chorus_fncall_${k}_${c} = ${copy}(${args});`),
+      );
+      arms.forEach((a, j) =>
+        verilog.push(
+          `(* keep *) wire ${a.flag} = ${fn.calls.map((_, c) => `chorus_fncall_${k}_${c}[${j}]`).join(' | ')};`,
+        ),
+      );
+      addEnd(fn.file, fn.module, verilog.join(' '));
+    }
     const sampled = new Set<string>();
     for (const e of endSites) {
       if (!enabled.has(e.flag)) continue;
@@ -334,10 +385,15 @@ export function instrument(
           [a.always.keyword, a.always.start, a.always.end, moduleEnd(a.file, a.module)].some((o) => lineOf(o) === line),
       ),
       ...endSites.filter((e) => e.file === file && lineOf(moduleEnd(e.file, e.module)) === line),
+      ...functionArms.filter((a) => a.file === file && lineOf(moduleEnd(a.file, a.module)) === line),
     ];
     return [...new Set(shared.map((x) => x.flag))];
   }
 
-  const all = new Set([...armSites.map((a) => a.flag), ...endSites.map((e) => e.flag)]);
+  const all = new Set([
+    ...armSites.map((a) => a.flag),
+    ...endSites.map((e) => e.flag),
+    ...functionArms.map((a) => a.flag),
+  ]);
   return { files: render(all), flags, render, flagsAt };
 }

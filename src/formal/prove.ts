@@ -426,7 +426,11 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       // starts at its generate block (the component before `chorus_scope_N`), or is the flag itself.
       if (frontEnd === 'slang') localFlags = [...new Set(localFlags.map(withinModule))];
     }
-    const decideCalls = async (proofCalls: { flag: string; wire: string }[], base: FileTree): Promise<void> => {
+    const decideCalls = async (
+      proofCalls: { flag: string; wire: string }[],
+      base: FileTree,
+      prepFiles: FileTexts,
+    ): Promise<void> => {
       // Proofs, in batches: each flag wire (one per instance of its module) by k-induction; a shallow pass over
       // every point first, then the points it left open up to the full depth.
       const passes = maxDepth > SHALLOW_DEPTH ? [SHALLOW_DEPTH, maxDepth] : [maxDepth];
@@ -471,6 +475,18 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
         }
       }
 
+      // Behind a reset a register drives, the model skips an instant the simulator has: no proof is claimed there.
+      const behindRegisteredReset = new Set(listedNames(prepFiles['asyncflags.txt']));
+      if (behindRegisteredReset.size) {
+        const sources = listedNames(prepFiles['asyncsources.txt']);
+        const named = `${sources.slice(0, 3).join(', ')}${sources.length > 3 ? ', …' : ''}`;
+        for (const c of proofCalls)
+          if (behindRegisteredReset.has(c.wire) && proofs.get(c.wire)?.kind === 'proven')
+            proofs.set(c.wire, {
+              kind: 'unknown',
+              reason: `the point is downstream of an asynchronous reset (or set, or load) that a register drives (${named}): it can change at a clock edge, and the registers it resets hold their clocked values for an instant the formal model (the reset made synchronous) skips, so no proof is claimed`,
+            });
+      }
       // Witnesses for the flags reached from the start state: a trace that also starts with the reset pulse.
       const reachable = proofCalls.filter((c) => proofs.get(c.wire)?.kind === 'reachable');
       for (let i = 0; i < reachable.length; i += BATCH) {
@@ -500,6 +516,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     await decideCalls(
       calls.filter((c) => !inMemoryCone.has(c.wire)),
       { 'prepared.il': prepared },
+      prep.files,
     );
     const memoryCalls = calls.filter((c) => inMemoryCone.has(c.wire));
     if (memoryCalls.length) {
@@ -511,7 +528,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
           : clockProblem(mapped.files);
       if (why || !netlist)
         for (const c of memoryCalls) proofs.set(c.wire, { kind: 'unknown', reason: why ?? 'not decided' });
-      else await decideCalls(memoryCalls, { 'prepared.il': netlist });
+      else await decideCalls(memoryCalls, { 'prepared.il': netlist }, mapped.files);
     }
     const deepStarted = Date.now();
     for (const job of deepJobs) {
@@ -549,7 +566,13 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       }
       const all = wiresOf(f.flag);
       const wires = target.instance === undefined ? all : all.filter((w) => instanceOf(w, f.flag) === target.instance);
-      outcome.set(i, decide(wires, proofs, traces, top, reset ? resetCycles : 0, failure, deep));
+      const decided = decide(wires, proofs, traces, top, reset ? resetCycles : 0, failure, deep);
+      outcome.set(
+        i,
+        decided.status === 'witness' && f.noWitness
+          ? { status: 'unknown', reason: `not proven: ${f.noWitness}` }
+          : decided,
+      );
     });
   }
   const yosysMs = Date.now() - started;

@@ -4,9 +4,10 @@
  * its always block. The arms come from the analysis' statement sites.
  */
 import type { BranchSite, DesignAnalysis, ModuleInfo } from '../protocol';
+import { blankComments, functionSite } from './functionArms';
 import { initialArm } from './initialArm';
 import { siteEnd, siteRightAfter, siteStart, type SourceText } from './siteText';
-import { labelColon, offsetOf, skipBalanced, skipSpace, wordAt } from './text';
+import { labelColon, levelTested, offsetOf, skipBalanced, skipSpace, wordAt } from './text';
 import type { FormalTarget } from './types';
 
 export { initialBlocks } from './initialArm';
@@ -172,21 +173,6 @@ function armOf(src: SourceText, mod: ModuleInfo, target: FormalTarget): Arm | st
   return `a '${c}' point is not modelled`;
 }
 
-const stripParens = (t: string) => {
-  let x = t.replace(/\s+/g, '');
-  while (x.startsWith('(') && x.endsWith(')') && skipBalanced(x, 0) === x.length) x = x.slice(1, -1);
-  return x;
-};
-
-/** Whether a condition is true exactly when a 1-bit signal is low (`!s`, `~s`, `s == 1'b0`), high, or neither. */
-function levelTested(cond: string, signal: string): 'low' | 'high' | undefined {
-  const c = stripParens(cond);
-  const e = signal.replace(/[$.]/g, (m) => `\\${m}`);
-  if (new RegExp(`^(?:[!~]\\(?${e}\\)?|${e}===?(?:1'[bBhHdD])?0)$`).test(c)) return 'low';
-  if (new RegExp(`^(?:${e}|${e}===?(?:1'[bBhHdD])?1|!${e}===?(?:1'[bBhHdD])?0)$`).test(c)) return 'high';
-  return undefined;
-}
-
 /**
  * The statement an always block with an asynchronous reset runs for the reset (`always @(posedge clk or negedge
  * rst_n) if (!rst_n) <this> else …`), as offsets; undefined when the block has one event; a reason when it has
@@ -229,6 +215,28 @@ function resetBranch(
   return { start: skipSpace(src.text, skipSpace(src.text, start(src, next)) + 4), end: end(src, next) };
 }
 
+/** Verilator's `block` point on a function's line (every call runs it), as the function's whole body. */
+function functionBlock(src: SourceText, mod: ModuleInfo, target: FormalTarget): ArmLookup | undefined {
+  if (target.comment !== 'block' && target.comment !== '') return undefined;
+  if (mod.sites.some((s) => s.kind === 'always' && s.range.startLine === target.line)) return undefined;
+  const text = blankComments(src.text);
+  const from = src.starts[target.line - 1] ?? text.length;
+  const at = text.slice(from, src.starts[target.line] ?? text.length).search(/\bfunction\b/);
+  if (at < 0) return undefined;
+  const fn = functionSite(src, text, mod, { start: from + at, end: from + at });
+  if (typeof fn === 'string') return { kind: 'none', reason: `the function at line ${target.line}: ${fn}` };
+  return {
+    kind: 'function',
+    file: src.file,
+    start: -1,
+    end: -1,
+    implicit: false,
+    module: mod.name,
+    label: `a call of ${fn.name}`,
+    fn,
+  };
+}
+
 /** The arm a point stands for, with its enclosing always block; `none` with the reason when it cannot be found. */
 export function findArm(analysis: DesignAnalysis, sources: Map<string, SourceText>, target: FormalTarget): ArmLookup {
   const mod = analysis.modules.find(
@@ -237,6 +245,8 @@ export function findArm(analysis: DesignAnalysis, sources: Map<string, SourceTex
   if (!mod) return { kind: 'none', reason: `no module of the design holds ${target.file}:${target.line}` };
   const src = [...sources.values()].find((s) => sameFile(s.file, mod.file));
   if (!src) return { kind: 'none', reason: `the source of ${mod.file} was not given` };
+  const whole = functionBlock(src, mod, target);
+  if (whole) return whole;
   const arm = armOf(src, mod, target);
   if (typeof arm === 'string') return { kind: 'none', reason: arm };
   // The innermost always block around the arm: its statement gets the flags' defaults.
@@ -247,11 +257,21 @@ export function findArm(analysis: DesignAnalysis, sources: Map<string, SourceTex
     const routine = mod.sites.find(
       (s) => (s.within === 'function' || s.within === 'task') && start(src, s) <= arm.start && end(src, s) >= arm.end,
     )?.within;
-    if (routine === 'function')
+    if (routine === 'function') {
+      const fn = functionSite(src, blankComments(src.text), mod, arm);
+      if (typeof fn === 'string')
+        return { kind: 'none', reason: `the arm at line ${target.line} is in a function: ${fn}` };
       return {
-        kind: 'none',
-        reason: `the arm at line ${target.line} is in a function: Yosys evaluates a function call as an expression, with no register a flag could be set in (not modelled)`,
+        kind: 'function',
+        file: src.file,
+        start: arm.start,
+        end: arm.end,
+        implicit: Boolean(arm.implicit),
+        module: mod.name,
+        label: arm.label,
+        fn,
       };
+    }
     if (routine === 'task')
       return {
         kind: 'none',

@@ -84,3 +84,18 @@ export function labelColon(text: string, i: number, limit: number): number {
   }
   return -1;
 }
+
+const stripParens = (t: string) => {
+  let x = t.replace(/\s+/g, '');
+  while (x.startsWith('(') && x.endsWith(')') && skipBalanced(x, 0) === x.length) x = x.slice(1, -1);
+  return x;
+};
+
+/** Whether a condition is true exactly when a 1-bit signal is low (`!s`, `~s`, `s == 1'b0`), high, or neither. */
+export function levelTested(cond: string, signal: string): 'low' | 'high' | undefined {
+  const c = stripParens(cond);
+  const e = signal.replace(/[$.]/g, (m) => `\\${m}`);
+  if (new RegExp(`^(?:[!~]\\(?${e}\\)?|${e}===?(?:1'[bBhHdD])?0)$`).test(c)) return 'low';
+  if (new RegExp(`^(?:${e}|${e}===?(?:1'[bBhHdD])?1|!${e}===?(?:1'[bBhHdD])?0)$`).test(c)) return 'high';
+  return undefined;
+}

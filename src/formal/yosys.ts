@@ -49,6 +49,20 @@ export function readCommands(p: Omit<PrepInput, 'mapMemories'>): string[] {
   return lines;
 }
 
+const STATEFUL =
+  '$dff,$dffe,$adff,$adffe,$sdff,$sdffe,$sdffce,$aldff,$aldffe,$dffsr,$dffsre,$dlatch,$adlatch,$dlatchsr,$sr,$ff,$mem_v2';
+/**
+ * The registers whose output reaches an asynchronous control (a reset, set or load) through logic alone. Such a
+ * control can change at a clock edge: the registers it resets then hold their clocked values for an instant (a
+ * combinational block and an FSM probe see them) that the model, with the reset made synchronous, skips. A reset
+ * from the design's inputs changes between edges, as every input does, and the model has it exactly.
+ */
+const ASYNC_CONTROL_SOURCES = [
+  't:$adff* t:$aldff* t:$dffsr* %u %u %x:+[ARST,ALOAD,AD,SET,CLR] t:* %d',
+  `%ci*:-${STATEFUL} %ci1`,
+  't:$*ff* t:$*latch* t:$sr t:$mem* %u %u %u %i',
+].join(' ');
+
 /**
  * Reads and prepares the instrumented design: one flattened netlist with asynchronous resets made synchronous (a
  * reset is held for whole cycles), memories as registers or as memory cells, and the lists the caller checks
@@ -63,6 +77,10 @@ export function prepScript(p: PrepInput): string {
     'tee -q -o localflags.txt select -list w:*chorus_flag_*',
     'flatten',
     ...(p.mapMemories ? ['memory_map'] : []),
+    // Before async2sync: the registers an asynchronous reset, set or load is driven by (through logic, not through
+    // other registers), and every flag downstream of them (see ASYNC_CONTROL_SOURCES).
+    `tee -q -o asyncsources.txt select -list ${ASYNC_CONTROL_SOURCES} %x:+[Q] t:* %d`,
+    `tee -q -o asyncflags.txt select -list ${ASYNC_CONTROL_SOURCES} %co* w:*chorus_flag_* %i`,
     'async2sync',
     'opt_clean',
     'tee -q -o flags.txt select -list w:*chorus_flag_*',

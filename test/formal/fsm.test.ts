@@ -72,24 +72,6 @@ test('an FSM arc a short run missed is not proven: Yosys finds a witness for it'
   }
 });
 
-test('an FSM with an asynchronous reset: its points stay unknown with the reason', { timeout: 120_000 }, async () => {
-  const content = readFileSync(file, 'utf8').replace(
-    'always_ff @(posedge clk) begin',
-    'always_ff @(posedge clk or posedge rst) begin',
-  );
-  const stateLine = content.split('\n').findIndex((l) => l.includes('ERR: state_d = IDLE;')) + 1;
-  const r = await prove(
-    {
-      sources: [{ file, content }],
-      top,
-      targets: [{ file, line: stateLine, column: 0, kind: 'fsm_state', comment: 'state_q::ERR' }],
-    },
-    services(),
-  );
-  assert.equal(r.verdicts[0].verdict.status, 'unknown');
-  assert.match(r.verdicts[0].verdict.status === 'unknown' ? r.verdicts[0].verdict.reason : '', /asynchronous reset/);
-});
-
 test(
   'the model-free search with FSM targets: the FSM holes are proven and labelled, and the run ends closed',
   { timeout: 600_000 },

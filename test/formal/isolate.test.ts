@@ -7,40 +7,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { analyzeSources } from '../../src/hdl';
-import { provePoints, type TargetVerdict } from '../../src/engine';
+import type { TargetVerdict } from '../../src/engine';
 import { instrument, isolateSites, isolationReads, prove } from '../../src/formal';
 import { macroCallsAsStatements } from '../../src/formal/siteText';
-import type { CoveragePoint } from '../../src/protocol';
-import { repoRoot } from '../helpers/cli';
-import { measureTestbench, randomTestbench, samePoint, services, topOf } from './support';
+import { decideChecked, fixture, hits, lineOf, measureTestbench, randomTestbench, services, topOf } from './support';
 import { withSlang } from '../helpers/slang';
 
-const fixture = (name: string) => join(repoRoot, 'test', 'fixtures', 'formal', name);
-const lineOf = (file: string, text: string) =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .findIndex((l) => l.includes(text)) + 1;
-
-/** Holes of a short random run, their verdicts, and a long random run (another seed) to check the proofs on. */
-async function decide(name: string, top: string, cycles: number) {
-  const file = fixture(name);
-  const mod = topOf([{ file, content: readFileSync(file, 'utf8') }], top);
-  const points = await measureTestbench([file], top, randomTestbench(mod, cycles, 7));
-  const result = await provePoints(points, { rtlFiles: [file], top }, { timeoutSeconds: 300 }, services());
-  const long = await measureTestbench([file], top, randomTestbench(mod, 3000, 11));
-  for (const v of result.verdicts.filter((x) => x.verdict.status === 'unreachable'))
-    assert.ok(
-      !long.some((p) => samePoint(v.target, p) && p.count > 0),
-      `line ${v.target.line} (${v.target.comment}) is proven unreachable but random stimulus hits it`,
-    );
-  return { file, result, long };
-}
+const decide = (name: string, top: string, cycles: number) => decideChecked(name, top, cycles, 3000);
 
 const at = (verdicts: TargetVerdict[], line: number, comment?: string) =>
   verdicts.filter((v) => v.target.line === line && (comment === undefined || v.target.comment === comment));
-const hit = (long: CoveragePoint[], v: TargetVerdict) => long.some((p) => samePoint(v.target, p) && p.count > 0);
+const hit = hits;
 
 test('a case arm that is a macro call is wrapped with its `;`, or without one', () => {
   const file = fixture('macro_arms.sv');
@@ -74,7 +52,7 @@ test('a case arm that is a macro call is wrapped with its `;`, or without one', 
   assert.equal(text.split('\n').length, content.split('\n').length, 'lines kept');
 });
 
-test('arms in a function or a task are unknown with why; an arm of the always block calling them is flagged', () => {
+test('an arm in a function is flagged through a copy of it, one in a task is unknown with why', () => {
   const file = '/virtual/routines.sv';
   const content = `module routines(input clk, input [1:0] a, output reg q, output reg r);
   function automatic f(input [1:0] x);
@@ -94,10 +72,21 @@ endmodule
   const t = (line: number, column: number) => ({ file, line, column, kind: 'branch' as const, comment: 'if' });
   const inst = instrument(analysis, [{ file, content }], [t(3, 5), t(7, 5), t(11, 5)]);
   const [fn, task, call] = inst.flags;
-  assert.ok(
-    'reason' in fn && /in a function: Yosys evaluates a function call as an expression/.test(fn.reason),
-    JSON.stringify(fn),
+  assert.ok('flag' in fn && fn.noWitness === undefined, JSON.stringify(fn));
+  // The copy returns one bit per flagged arm; the flag is that bit of the copy called with the call's arguments.
+  const text = inst.files.get(file)!;
+  assert.match(
+    text,
+    /function automatic bit \[0:0\] chorus_fn_0\(input \[1:0\] x\); bit \[0:0\] chorus_ran = 1'b0; logic chorus_ret;/,
   );
+  assert.match(text, /if \(x == 2'd3\) begin chorus_ran\[0\] = 1'b1; chorus_ret = 1'b1; end/);
+  assert.match(
+    text,
+    new RegExp(
+      `wire \\[0:0\\] chorus_fncall_0_0 = chorus_fn_0\\(a\\); \\(\\* keep \\*\\) wire ${fn.flag} = chorus_fncall_0_0\\[0\\];`,
+    ),
+  );
+  assert.equal(text.split('\n').length, content.split('\n').length, "lines stay the source's");
   assert.ok(
     'reason' in task && /in a task: a flag set there would be driven by every always block/.test(task.reason),
     JSON.stringify(task),

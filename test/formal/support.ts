@@ -1,10 +1,11 @@
 /** Testbenches for the formal tests: plain uniform random stimulus, and the replay of a witness's rows. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeSources } from '../../src/hdl';
-import { measure, type Witness } from '../../src/engine';
+import { measure, provePoints, type TargetVerdict, type Witness } from '../../src/engine';
 import { silentLogger, type CoveragePoint, type ModuleInfo } from '../../src/protocol';
+import { repoRoot } from '../helpers/cli';
 
 export const services = () => ({ logger: silentLogger, signal: new AbortController().signal });
 
@@ -83,3 +84,32 @@ export const samePoint = (
   a: { file: string; line: number; column: number; kind: string; comment: string },
   b: CoveragePoint,
 ) => a.file === b.file && a.line === b.line && a.column === b.column && a.kind === b.kind && a.comment === b.comment;
+
+export const fixture = (name: string) => join(repoRoot, 'test', 'fixtures', 'formal', name);
+
+/** The 1-based line of a file's first line holding a text (0 when none does). */
+export const lineOf = (file: string, text: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes(text)) + 1;
+
+/** Whether a run hit a verdict's point. */
+export const hits = (run: CoveragePoint[], v: TargetVerdict) => run.some((p) => samePoint(v.target, p) && p.count > 0);
+
+/**
+ * Holes of a short random run of a fixture, their verdicts, and a long random run (another seed, resets 1 cycle in
+ * 64) that must hit no point proven unreachable.
+ */
+export async function decideChecked(name: string, top: string, cycles: number, longCycles: number) {
+  const file = fixture(name);
+  const mod = topOf([{ file, content: readFileSync(file, 'utf8') }], top);
+  const points = await measureTestbench([file], top, randomTestbench(mod, cycles, 7));
+  const result = await provePoints(points, { rtlFiles: [file], top }, { timeoutSeconds: 300 }, services());
+  const long = await measureTestbench([file], top, randomTestbench(mod, longCycles, 11));
+  for (const v of result.verdicts.filter((x) => x.verdict.status === 'unreachable'))
+    if (hits(long, v))
+      throw new Error(
+        `${v.target.kind} ${v.target.comment} at line ${v.target.line} is proven unreachable but random stimulus hits it`,
+      );
+  return { file, mod, result, long };
+}
