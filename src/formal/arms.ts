@@ -40,6 +40,8 @@ export type ArmPlan =
       module: string;
       label: string;
       fn: FunctionSite;
+      /** Why a trace of the flag is not a witness, if so (see `FunctionSite.witness`). */
+      noWitness?: string;
     };
 
 export type ArmLookup = ArmPlan | { kind: 'none'; reason: string };

@@ -8,7 +8,7 @@ import type { DesignAnalysis } from '../protocol';
 import { fsmFlag, fsmIndex } from './fsmFlags';
 import { blankComments, functionCopy } from './functionArms';
 import { findArm, initialBlocks, sourceText, type ArmPlan, type SourceText } from './sites';
-import { macroCallEnd } from './siteText';
+import { macroBody, macroCallEnd } from './siteText';
 import { offsetOf, skipBalanced, skipSpace, wordAt } from './text';
 import type { FormalTarget } from './types';
 
@@ -117,16 +117,6 @@ interface EndSite {
   sampler?: { key: string; text: string };
 }
 
-/** A macro's body as `define writes it (line continuations joined), from the given texts; undefined if none. */
-function macroBody(name: string, texts: string[]): string | undefined {
-  const re = new RegExp(String.raw`^[ \t]*\`define[ \t]+${name}\b((?:\\\r?\n|[^\n])*)`, 'm');
-  for (const t of texts) {
-    const m = re.exec(t);
-    if (m) return m[1].replace(/\\\r?\n/g, ' ');
-  }
-  return undefined;
-}
-
 /**
  * Whether a macro body is more than one statement: a `;` outside brackets and begin…end with more text after it.
  * Such a call as an arm's statement runs only its first statement in the arm (the rest follows the if or case);
@@ -193,7 +183,7 @@ export function instrument(
       flags.push({ flag, module: f.module, label: f.label });
       continue;
     }
-    const arm = findArm(analysis, texts, t);
+    const arm = findArm(analysis, texts, t, macroTexts);
     if (arm.kind === 'none') {
       flags.push({ reason: arm.reason });
       continue;
@@ -210,7 +200,7 @@ export function instrument(
       }
     }
     // An initial block's if arm and its else span the same text: their conditions tell them apart.
-    const key = `${arm.file}\u0000${arm.kind}\u0000${arm.start}\u0000${arm.end}${arm.kind === 'initial' ? `\u0000${arm.condition}` : ''}${arm.kind === 'function' && arm.implicit ? '\u0000else' : ''}`;
+    const key = `${arm.file}\u0000${arm.kind}\u0000${arm.start}\u0000${arm.end}${arm.kind === 'initial' ? `\u0000${arm.condition}` : ''}${arm.kind === 'function' ? `\u0000${arm.fn.start}${arm.implicit ? '\u0000else' : ''}` : ''}`;
     let flag = byArm.get(key);
     if (!flag) {
       flag = `${FLAG_PREFIX}${next++}`;
@@ -229,7 +219,7 @@ export function instrument(
       flag,
       module: arm.module,
       label: arm.label,
-      ...(arm.kind === 'function' && arm.fn.witness ? { noWitness: arm.fn.witness } : {}),
+      ...(arm.kind === 'function' && arm.noWitness ? { noWitness: arm.noWitness } : {}),
     });
   }
 

@@ -39,6 +39,24 @@ const DIRECTIVES = new Set([
   'end_keywords',
 ]);
 
+/** A macro's body as `define writes it (line continuations joined), from the given texts; undefined if none. */
+export function macroBody(name: string, texts: string[]): string | undefined {
+  const re = new RegExp(String.raw`^[ \t]*\`define[ \t]+${name}\b((?:\\\r?\n|[^\n])*)`, 'm');
+  for (const t of texts) {
+    const m = re.exec(t);
+    if (m) return m[1].replace(/\\\r?\n/g, ' ');
+  }
+  return undefined;
+}
+
+/** The macros a text calls (backtick words that are not directives), once each. */
+export function macroCalls(text: string): string[] {
+  const names = new Set<string>();
+  for (const m of text.matchAll(/`([A-Za-z_][\w$]*)/g))
+    if (!DIRECTIVES.has(m[1]) && !/^__(?:FILE|LINE)__$/.test(m[1])) names.add(m[1]);
+  return [...names];
+}
+
 /** Past a macro call at an offset: its name and its argument list, if any; -1 when none starts there. */
 export function macroCallEnd(text: string, at: number): number {
   if (text[at] !== '`') return -1;

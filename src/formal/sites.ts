@@ -216,14 +216,19 @@ function resetBranch(
 }
 
 /** Verilator's `block` point on a function's line (every call runs it), as the function's whole body. */
-function functionBlock(src: SourceText, mod: ModuleInfo, target: FormalTarget): ArmLookup | undefined {
+function functionBlock(
+  src: SourceText,
+  mod: ModuleInfo,
+  target: FormalTarget,
+  macroTexts: string[],
+): ArmLookup | undefined {
   if (target.comment !== 'block' && target.comment !== '') return undefined;
   if (mod.sites.some((s) => s.kind === 'always' && s.range.startLine === target.line)) return undefined;
   const text = blankComments(src.text);
   const from = src.starts[target.line - 1] ?? text.length;
   const at = text.slice(from, src.starts[target.line] ?? text.length).search(/\bfunction\b/);
   if (at < 0) return undefined;
-  const fn = functionSite(src, text, mod, { start: from + at, end: from + at });
+  const fn = functionSite(src, text, mod, { start: from + at, end: from + at }, macroTexts);
   if (typeof fn === 'string') return { kind: 'none', reason: `the function at line ${target.line}: ${fn}` };
   return {
     kind: 'function',
@@ -234,18 +239,25 @@ function functionBlock(src: SourceText, mod: ModuleInfo, target: FormalTarget): 
     module: mod.name,
     label: `a call of ${fn.name}`,
     fn,
+    ...(fn.witness ? { noWitness: fn.witness } : {}),
   };
 }
 
 /** The arm a point stands for, with its enclosing always block; `none` with the reason when it cannot be found. */
-export function findArm(analysis: DesignAnalysis, sources: Map<string, SourceText>, target: FormalTarget): ArmLookup {
+export function findArm(
+  analysis: DesignAnalysis,
+  sources: Map<string, SourceText>,
+  target: FormalTarget,
+  /** Texts where the design's macros are defined: the sources, their headers, the run's defines. */
+  macroTexts: string[],
+): ArmLookup {
   const mod = analysis.modules.find(
     (m) => sameFile(m.file, target.file) && target.line >= m.range.startLine && target.line <= m.range.endLine,
   );
   if (!mod) return { kind: 'none', reason: `no module of the design holds ${target.file}:${target.line}` };
   const src = [...sources.values()].find((s) => sameFile(s.file, mod.file));
   if (!src) return { kind: 'none', reason: `the source of ${mod.file} was not given` };
-  const whole = functionBlock(src, mod, target);
+  const whole = functionBlock(src, mod, target, macroTexts);
   if (whole) return whole;
   const arm = armOf(src, mod, target);
   if (typeof arm === 'string') return { kind: 'none', reason: arm };
@@ -258,9 +270,16 @@ export function findArm(analysis: DesignAnalysis, sources: Map<string, SourceTex
       (s) => (s.within === 'function' || s.within === 'task') && start(src, s) <= arm.start && end(src, s) >= arm.end,
     )?.within;
     if (routine === 'function') {
-      const fn = functionSite(src, blankComments(src.text), mod, arm);
+      const text = blankComments(src.text);
+      const fn = functionSite(src, text, mod, arm, macroTexts);
       if (typeof fn === 'string')
         return { kind: 'none', reason: `the arm at line ${target.line} is in a function: ${fn}` };
+      // Verilator counts no arm whose statement is a return: a trace cannot show it hit.
+      const noWitness =
+        fn.witness ??
+        (!arm.implicit && wordAt(text, skipSpace(text, arm.start)) === 'return'
+          ? `the arm at line ${target.line} is a return, which Verilator's coverage does not count: a trace is not shown to hit it`
+          : undefined);
       return {
         kind: 'function',
         file: src.file,
@@ -270,6 +289,7 @@ export function findArm(analysis: DesignAnalysis, sources: Map<string, SourceTex
         module: mod.name,
         label: arm.label,
         fn,
+        ...(noWitness ? { noWitness } : {}),
       };
     }
     if (routine === 'task')

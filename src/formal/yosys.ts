@@ -58,7 +58,7 @@ const STATEFUL =
  * from the design's inputs changes between edges, as every input does, and the model has it exactly.
  */
 const ASYNC_CONTROL_SOURCES = [
-  't:$adff* t:$aldff* t:$dffsr* %u %u %x:+[ARST,ALOAD,AD,SET,CLR] t:* %d',
+  't:$adff* t:$aldff* t:$dffsr* t:$adlatch t:$dlatchsr t:$sr %u %u %u %u %u %x:+[ARST,ALOAD,AD,SET,CLR] t:* %d',
   `%ci*:-${STATEFUL} %ci1`,
   't:$*ff* t:$*latch* t:$sr t:$mem* %u %u %u %i',
 ].join(' ');
