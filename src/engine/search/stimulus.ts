@@ -107,6 +107,9 @@ function transpose(cols: bigint[][], n: number): Cycle[] {
   return cycles;
 }
 
+/** Fields drawn for one dictionary value: enough to fill a wide word, bounded on a design with thousands. */
+const MAX_FIELDS_PER_VALUE = 32;
+
 function mask(width: number): bigint {
   return (1n << BigInt(width)) - 1n;
 }
@@ -118,6 +121,8 @@ export class StimulusGenerator {
 
   /** Per input (by index): the fields the design compares, from the input dictionary. */
   private readonly fields: InputField[][];
+  /** Per input: its fields' indices, shuffled in place as values are drawn. */
+  private readonly fieldOrder: number[][];
 
   constructor(
     private readonly inputs: DrivenInput[],
@@ -131,6 +136,7 @@ export class StimulusGenerator {
     this.fields = inputs.map((inp) =>
       dictionary.filter((f) => f.input === inp.name && f.lsb + f.width <= inp.width && f.values.length),
     );
+    this.fieldOrder = this.fields.map((f) => f.map((_, i) => i));
   }
 
   /** Whether the design gave a dictionary for any input. */
@@ -144,11 +150,24 @@ export class StimulusGenerator {
    */
   private dictionaryValue(k: number): bigint {
     const input = this.inputs[k];
+    const fields = this.fields[k];
+    const order = this.fieldOrder[k];
     let v = this.rng.chance(0.5) ? this.rng.bits(input.width) : 0n;
-    for (const f of this.fields[k]) {
+    // Fields in a random order, each written only over bits no field before it took. Several sites read the same
+    // bits at different offsets (a fetch aligner's halves, a compressed decoder beside the full one): written in a
+    // fixed order, the later ones overwrote the opcode, funct3 and funct7 an instruction needs together.
+    let taken = 0n;
+    const tries = Math.min(fields.length, MAX_FIELDS_PER_VALUE);
+    for (let t = 0; t < tries; t++) {
+      // A partial Fisher–Yates shuffle: as many draws as tries, no allocation.
+      const j = t + this.rng.int(order.length - t);
+      [order[t], order[j]] = [order[j], order[t]];
+      const f = fields[order[t]];
       // Fields read through fewer register stages are the likelier ones to matter.
       if (!this.rng.chance(f.stages === 0 ? 0.8 : f.stages === 1 ? 0.7 : 0.4)) continue;
       const fieldMask = (f.mask ?? mask(f.width)) << BigInt(f.lsb);
+      if (taken & fieldMask) continue;
+      taken |= fieldMask;
       const value = (this.rng.pick(f.values) & mask(f.width)) << BigInt(f.lsb);
       v = (v & ~fieldMask) | (value & fieldMask);
     }
