@@ -45,6 +45,17 @@ export function blankComments(text: string): string {
   );
 }
 
+/** Each source's text with comments blanked, once per source (every function arm of a file reads it). */
+const blankedTexts = new WeakMap<SourceText, string>();
+export function commentsBlanked(src: SourceText): string {
+  let t = blankedTexts.get(src);
+  if (t === undefined) {
+    t = blankComments(src.text);
+    blankedTexts.set(src, t);
+  }
+  return t;
+}
+
 const DECLARATION = /\b(?:reg|logic|bit|int|integer|byte|shortint|longint|var|automatic|static)\b/;
 const LOOP = /\b(?:for|foreach|while|repeat|do|forever)\b/;
 
@@ -250,7 +261,8 @@ function macroConcern(name: string, moduleText: string, fnText: string, macroTex
   // Every macro the module's text reaches, through the macros' own bodies too; for each, whether the function's
   // body reaches it.
   const reached = new Map<string, boolean>();
-  const work: [string, boolean][] = macroCalls(moduleText).map((m) => [m, macroCalls(fnText).includes(m)]);
+  const inBody = new Set(macroCalls(fnText));
+  const work: [string, boolean][] = macroCalls(moduleText).map((m) => [m, inBody.has(m)]);
   for (let item = work.pop(); item; item = work.pop()) {
     const [macro, inFunction] = item;
     if (reached.get(macro) === true || (reached.has(macro) && !inFunction)) continue;

@@ -6,7 +6,7 @@
  */
 import type { DesignAnalysis } from '../protocol';
 import { fsmFlag, fsmIndex } from './fsmFlags';
-import { blankComments, functionCopy } from './functionArms';
+import { commentsBlanked, functionCopy } from './functionArms';
 import { findArm, initialBlocks, sourceText, type ArmPlan, type SourceText } from './sites';
 import { macroBody, macroCallEnd } from './siteText';
 import { offsetOf, skipBalanced, skipSpace, wordAt } from './text';
@@ -236,21 +236,12 @@ export function instrument(
     return src.text.lastIndexOf('endmodule', offsetOf(src.starts, m.range.endLine, m.range.endColumn));
   };
 
-  // Each function with flagged arms, numbered once (its copy's name); each file's text without comments, for copies.
+  // Each function with flagged arms, numbered once (its copy's name).
   const functionIndex = new Map<string, number>();
   for (const a of functionArms) {
     const k = `${a.file}\u0000${a.fn.start}`;
     if (!functionIndex.has(k)) functionIndex.set(k, functionIndex.size);
   }
-  const noComments = new Map<string, string>();
-  const commentsBlanked = (file: string): string => {
-    let t = noComments.get(file);
-    if (t === undefined) {
-      t = blankComments(texts.get(file)?.text ?? '');
-      noComments.set(file, t);
-    }
-    return t;
-  };
 
   // Ending tasks blanked once; every render starts from these texts.
   const blanked = new Map<string, string>();
@@ -319,9 +310,11 @@ export function instrument(
     }
     for (const arms of copies.values()) {
       const { fn } = arms[0];
+      const src = texts.get(fn.file);
+      if (!src) continue;
       const k = functionIndex.get(`${fn.file}\u0000${fn.start}`) ?? 0;
       const copy = `chorus_fn_${k}`;
-      const verilog = [functionCopy(fn, commentsBlanked(fn.file), copy, arms)];
+      const verilog = [functionCopy(fn, commentsBlanked(src), copy, arms)];
       fn.calls.forEach((args, c) =>
         verilog.push(`wire [${arms.length - 1}:0] chorus_fncall_${k}_${c} = ${copy}(${args});`),
       );

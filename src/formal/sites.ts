@@ -4,7 +4,7 @@
  * its always block. The arms come from the analysis' statement sites.
  */
 import type { BranchSite, DesignAnalysis, ModuleInfo } from '../protocol';
-import { blankComments, functionSite } from './functionArms';
+import { commentsBlanked, functionSite } from './functionArms';
 import { initialArm } from './initialArm';
 import { siteEnd, siteRightAfter, siteStart, type SourceText } from './siteText';
 import { labelColon, levelTested, offsetOf, skipBalanced, skipSpace, wordAt } from './text';
@@ -224,7 +224,7 @@ function functionBlock(
 ): ArmLookup | undefined {
   if (target.comment !== 'block' && target.comment !== '') return undefined;
   if (mod.sites.some((s) => s.kind === 'always' && s.range.startLine === target.line)) return undefined;
-  const text = blankComments(src.text);
+  const text = commentsBlanked(src);
   const from = src.starts[target.line - 1] ?? text.length;
   const at = text.slice(from, src.starts[target.line] ?? text.length).search(/\bfunction\b/);
   if (at < 0) return undefined;
@@ -270,7 +270,7 @@ export function findArm(
       (s) => (s.within === 'function' || s.within === 'task') && start(src, s) <= arm.start && end(src, s) >= arm.end,
     )?.within;
     if (routine === 'function') {
-      const text = blankComments(src.text);
+      const text = commentsBlanked(src);
       const fn = functionSite(src, text, mod, arm, macroTexts);
       if (typeof fn === 'string')
         return { kind: 'none', reason: `the arm at line ${target.line} is in a function: ${fn}` };

@@ -8,7 +8,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { provePoints } from '../../src/engine';
-import { fixture, hits, lineOf, measureTestbench, randomTestbench, replayTestbench, services, topOf } from './support';
+import {
+  fixture,
+  hits,
+  lineOf,
+  measureTestbench,
+  proveFromNothing,
+  randomTestbench,
+  replayTestbench,
+  services,
+  topOf,
+} from './support';
 
 const hit = hits;
 
@@ -16,13 +26,7 @@ test(
   'arms in functions: the ones no call reaches are proven, the ones an unconditional call reaches are witnessed',
   { timeout: 300_000 },
   async () => {
-    const file = fixture('fnarm.sv');
-    const top = 'fnarm';
-    const mod = topOf([{ file, content: readFileSync(file, 'utf8') }], top);
-    // No cycle at all (inputs 0): every arm that needs a value is a hole.
-    const points = await measureTestbench([file], top, randomTestbench(mod, 0, 3));
-    const result = await provePoints(points, { rtlFiles: [file], top }, { timeoutSeconds: 300 }, services());
-    const long = await measureTestbench([file], top, randomTestbench(mod, 20_000, 11));
+    const { file, top, mod, result, long } = await proveFromNothing('fnarm.sv', 'fnarm', 20_000);
     const at = (text: string, comment: string) =>
       result.verdicts.find((v) => v.target.line === lineOf(file, text) && v.target.comment === comment);
 

@@ -5,20 +5,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { provePoints } from '../../src/engine';
-import { fixture, hits, lineOf, measureTestbench, randomTestbench, replayTestbench, services, topOf } from './support';
+import { hits, lineOf, measureTestbench, proveFromNothing, replayTestbench } from './support';
 
 test(
   'function arms behind nested calls, module variables, macros, task outputs and unbuilt branches are never falsely decided',
   { timeout: 300_000 },
   async () => {
-    const file = fixture('fnarm_hidden.sv');
-    const top = 'fnarm_hidden';
-    const mod = topOf([{ file, content: readFileSync(file, 'utf8') }], top);
-    const points = await measureTestbench([file], top, randomTestbench(mod, 0, 3));
-    const result = await provePoints(points, { rtlFiles: [file], top }, { timeoutSeconds: 300 }, services());
-    const long = await measureTestbench([file], top, randomTestbench(mod, 5_000, 11));
+    const { file, top, mod, result, long } = await proveFromNothing('fnarm_hidden.sv', 'fnarm_hidden', 5_000);
     const at = (text: string, comment: string) => {
       const v = result.verdicts.find((x) => x.target.line === lineOf(file, text) && x.target.comment === comment);
       assert.ok(v, `${text}: ${JSON.stringify(result.verdicts.map((x) => x.target))}`);

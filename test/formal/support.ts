@@ -113,3 +113,16 @@ export async function decideChecked(name: string, top: string, cycles: number, l
       );
   return { file, mod, result, long };
 }
+
+/**
+ * A fixture proven from a testbench that runs no cycle (every point that needs a value is a hole), beside a long
+ * uniform random run to check the proofs against.
+ */
+export async function proveFromNothing(name: string, top: string, longCycles: number) {
+  const file = fixture(name);
+  const mod = topOf([{ file, content: readFileSync(file, 'utf8') }], top);
+  const points = await measureTestbench([file], top, randomTestbench(mod, 0, 3));
+  const result = await provePoints(points, { rtlFiles: [file], top }, { timeoutSeconds: 300 }, services());
+  const long = await measureTestbench([file], top, randomTestbench(mod, longCycles, 11));
+  return { file, top, mod, result, long };
+}
