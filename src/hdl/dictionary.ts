@@ -12,6 +12,8 @@ import { mask, parseNumber } from './numbers';
 import type { RawInstance, RawModule } from './raw';
 import { moduleScope } from './resolve';
 import type { Scope, TypeInfo } from './scope';
+import { alignments, itemSpans, jointWords, sliceValues } from './jointFields';
+import type { SliceValue, TracedSlice } from './jointFields';
 import { splitConditional, splitTopLevel, topLevelColon } from './topLevel';
 
 export interface InputField {
@@ -30,6 +32,11 @@ export interface InputField {
   subject: string;
   /** Register stages between the input and that comparison. */
   stages: number;
+  /**
+   * A joint field: bits one comparison needs in the same word (a concatenated subject's parts, a case nested in
+   * an outer case's item), with the subjects of the outer items joined.
+   */
+  joint?: { outer: string[] };
 }
 
 export interface DictionaryOptions {
@@ -606,6 +613,16 @@ class Tracer {
 
 type Models = (name: string) => ModuleModel | undefined;
 
+/** Each piece with the local signal bits it was traced from, for joint fields (see TracedSlice.local). */
+function localized(bits: Bits, width: number, pieces: Piece[]): TracedSlice[] {
+  const leaves: Leaf[] = [];
+  mapBits(bits, 0, width, 0, leaves);
+  return pieces.map((p) => {
+    const leaf = leaves.find((l) => p.offset >= l.offset && p.offset < l.offset + l.width);
+    return leaf ? { ...p, local: { name: leaf.name, shift: p.lsb - (leaf.lo + p.offset - leaf.offset) } } : p;
+  });
+}
+
 /** The same bits reached along several paths (muxes, both arms of a `?:`) count once, at the fewest stages. */
 function dedupe(pieces: Piece[]): Piece[] {
   if (pieces.length < 2) return pieces;
@@ -679,11 +696,13 @@ export function inputDictionary(
       list.push(l);
       bySubject.set(l.subject, list);
     }
+    const traced = new Map<string, { pieces: TracedSlice[]; width: number }>();
     for (const [subject, lits] of bySubject) {
       const bits = ctx.model.bits(subject);
       const w = widthOf(bits) ?? lits.find((l) => l.width !== undefined)?.width;
       if (w === undefined || w < 1) continue;
       const pieces = tracer.through(ctx, bits, 0, w, 0, 0, models);
+      traced.set(subject, { pieces: localized(bits, w, pieces).filter((p) => topInputs.has(p.input)), width: w });
       for (const p of pieces) {
         if (p.width < minWidth || !topInputs.has(p.input)) continue;
         const pm = mask(p.width);
@@ -693,34 +712,80 @@ export function inputDictionary(
           if (care === 0n) continue;
           const value = (l.value >> BigInt(p.offset)) & pm & care;
           const key = `${p.input}|${p.lsb}|${p.width}|${care === pm ? '' : care}`;
-          let f = fields.get(key);
-          if (!f) {
-            if (fields.size >= MAX_FIELDS) continue;
-            f = {
-              input: p.input,
-              lsb: p.lsb,
-              width: p.width,
-              values: [],
-              source: { file: ctx.model.info.file, line: l.line },
-              subject,
-              stages: p.stages,
-            };
-            if (care !== pm) f.mask = care;
-            fields.set(key, f);
-          }
-          let seen = valueSets.get(f);
-          if (!seen) valueSets.set(f, (seen = new Set()));
-          if (f.values.length < MAX_VALUES_PER_FIELD && !seen.has(value)) {
-            seen.add(value);
-            f.values.push(value);
-          }
+          const f = fieldAt(key, { ...p, care, file: ctx.model.info.file, line: l.line, subject });
+          if (f) addValue(f, value);
         }
       }
     }
+    addJointFields(ctx, bySubject, traced);
     ctx.model.raw.instances.forEach((_, i) => {
       const c = tracer.child(ctx, i, models);
       if (c) visit(c);
     });
+  };
+
+  const addJointFields = (
+    ctx: Context,
+    bySubject: Map<string, Literal[]>,
+    traced: Map<string, { pieces: TracedSlice[]; width: number }>,
+  ) => {
+    const spans = itemSpans(ctx.model.info.cases ?? []);
+    const place = (subject: string, value: bigint, wildcard: bigint): SliceValue[][] => {
+      const t = traced.get(subject);
+      return t && value <= mask(t.width) ? alignments(sliceValues(t.pieces, value, wildcard)) : [];
+    };
+    for (const [subject, lits] of bySubject) {
+      if (!traced.get(subject)?.pieces.length) continue;
+      for (const l of lits) {
+        const { words, outer } = jointWords(place(subject, l.value, l.wildcard), l.line, subject, spans, place);
+        for (const word of words) {
+          const key = `${word.input}|${word.lsb}|${word.width}|${word.care}|joint`;
+          const f = fieldAt(key, { ...word, file: ctx.model.info.file, line: l.line, subject }, { outer });
+          if (f) addValue(f, word.value);
+        }
+      }
+    }
+  };
+  /** The field of these bits (made on first use, up to MAX_FIELDS). */
+  const fieldAt = (
+    key: string,
+    at: {
+      input: string;
+      lsb: number;
+      width: number;
+      care: bigint;
+      stages: number;
+      file: string;
+      line: number;
+      subject: string;
+    },
+    joint?: InputField['joint'],
+  ): InputField | undefined => {
+    let f = fields.get(key);
+    if (!f) {
+      if (fields.size >= MAX_FIELDS) return undefined;
+      f = {
+        input: at.input,
+        lsb: at.lsb,
+        width: at.width,
+        values: [],
+        source: { file: at.file, line: at.line },
+        subject: at.subject,
+        stages: at.stages,
+      };
+      if (at.care !== mask(at.width)) f.mask = at.care;
+      if (joint) f.joint = joint;
+      fields.set(key, f);
+    }
+    return f;
+  };
+  const addValue = (f: InputField, value: bigint) => {
+    let seen = valueSets.get(f);
+    if (!seen) valueSets.set(f, (seen = new Set()));
+    if (f.values.length < MAX_VALUES_PER_FIELD && !seen.has(value)) {
+      seen.add(value);
+      f.values.push(value);
+    }
   };
   visit({ id: 0, model: root });
   const out = [...fields.values()];

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { shorten, type Chosen } from '../../src/engine/search/shrink';
-import { totalCycles, type Row } from '../../src/engine/search/stimulus';
+import { MAX_CYCLES, totalCycles, type Row } from '../../src/engine/search/stimulus';
 
 /** A sequence of `n` distinct cycles after a two-cycle reset prologue, chosen for one point. */
 function chosen(n: number): Chosen {
@@ -48,4 +48,20 @@ test('a sequence shorter than the step is kept whole without a probe', async () 
   const out = await shorten(c, { runs: 30, over: () => false, prologue: 2, minStep: 2_400 }, r.reaches);
   assert.equal(r.probes(), 0);
   assert.equal(totalCycles(out.rows), totalCycles(c.kept.candidate.rows));
+});
+
+test('a plain random segment longer than a candidate stays one segment when shrunk', async () => {
+  // A plain random candidate of the longest length plus its reset prologue is over MAX_CYCLES, so it takes the
+  // long-run path; where its point needs every cycle, that path once dropped the segment, and the testbench listed
+  // each of its 50,000 cycles (20 MB on a core, over the preprocessor's bound).
+  const n = MAX_CYCLES;
+  for (const needed of [n + 2, 30_000]) {
+    const c = chosen(n);
+    c.kept.candidate.random = { seed: 7, resetBelow: 0, start: 2, cycles: n };
+    const out = await shorten(c, { runs: 40, over: () => false, prologue: 2 }, reachesAt(needed).reaches);
+    assert.ok(totalCycles(out.rows) >= needed && totalCycles(out.rows) <= n + 2, `${totalCycles(out.rows)} cycles`);
+    assert.ok(out.random, `the random segment was dropped (point at cycle ${needed})`);
+    assert.equal(out.random.start, 2);
+    assert.equal(out.random.cycles, totalCycles(out.rows) - 2);
+  }
 });

@@ -285,3 +285,61 @@ test('the real cv32e40p core: the decoder fields reach the top instruction input
   assert.ok(opcode.stages >= 1);
   assert.ok(ms < 10000, `${ms.toFixed(0)} ms`);
 });
+
+const nested = `
+module toy_nest (
+  input  logic        clk,
+  input  logic        hi_half_i,
+  input  logic [31:0] fetch_i,
+  output logic [3:0]  op_o
+);
+  // A fetch aligner: the decoded word is the fetched one, or its halves swapped with the last fetch's.
+  logic [15:0] last_hi;
+  logic [31:0] instr;
+  always_ff @(posedge clk) last_hi <= fetch_i[31:16];
+  assign instr = hi_half_i ? {fetch_i[15:0], last_hi} : fetch_i;
+  always_comb begin
+    op_o = 4'd0;
+    case (instr[6:0])
+      7'h33:
+        case ({instr[31:25], instr[14:12]})
+          {7'h00, 3'h5}: op_o = 4'd1;
+          {7'h01, 3'h1}: op_o = 4'd2;
+          default: op_o = 4'd3;
+        endcase
+      7'h73:
+        case (instr[31:20])
+          12'h001: op_o = 4'd4;
+          12'h342: op_o = 4'd5;
+          default: ;
+        endcase
+      default: ;
+    endcase
+  end
+endmodule
+`;
+
+test('joint fields: a concatenated case subject with the outer case item it sits in, in one word, halves kept apart', () => {
+  const fs = dictionary(nested, 'toy_nest').filter((f) => f.joint && f.input === 'fetch_i');
+  const words = (f: InputField) => f.values.map((v) => `0x${(v << BigInt(f.lsb)).toString(16)}`);
+  // opcode [6:0], funct3 [14:12], funct7 [31:25] of the aligned word, with the values each item needs together
+  const op = fs.find((f) => f.lsb === 0 && f.width === 32 && f.mask === 0xfe00707fn);
+  assert.ok(op, JSON.stringify(fs.map((f) => [f.lsb, f.width, f.mask?.toString(16)])));
+  assert.deepEqual(words(op).sort(), ['0x2001033', '0x5033']);
+  assert.deepEqual(op.joint?.outer, ['instr[6:0]']);
+  // SYSTEM with the immediate each item needs
+  const system = fs.find((f) => f.lsb === 0 && f.width === 32 && f.mask === 0xfff0007fn);
+  assert.deepEqual(words(system!).sort(), ['0x100073', '0x34200073']);
+  // A comparison on its case item's own line (`OPCODE_OP: if (instr[31:25] == 7'b0000001)`) is inside that item.
+  const sameLine = dictionary(decoder, 'toy_dec').find((f) => f.joint && f.mask === 0xfe00007fn);
+  assert.deepEqual(sameLine?.values, [0x02000033n]);
+  // Bits one comparison reads through different halves of the aligner never share a joint word. The aligned
+  // opcode sits in [6:0]; swapped, funct7 and the immediate start in [15:7], where no aligned field reads.
+  assert.ok(fs.length >= 3);
+  for (const f of fs) {
+    const care = (f.mask ?? (1n << BigInt(f.width)) - 1n) << BigInt(f.lsb);
+    const aligned = (care & 0x7fn) !== 0n;
+    const swapped = (care & 0x8f80n) !== 0n;
+    assert.ok(!(aligned && swapped), `field at ${f.lsb}+${f.width} mask ${care.toString(16)} mixes the halves`);
+  }
+});

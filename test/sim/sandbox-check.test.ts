@@ -390,6 +390,14 @@ test('a macro that expands without bound is rejected, not waited for: output cap
   );
   // The same text under a cap it fits in passes: the finding above came from the cap.
   assert.deepEqual(await checkTestbench(big.path, { verilatorPath, limits: { maxOutputBytes: 8 * 1024 * 1024 } }), []);
+  // The cap is on what macros add: a stimulus table written out in full (3 MB, as the search emits for a core)
+  // passes the same 1 MiB cap the bomb's few lines fail.
+  const row = `    {32'd1, 1'b1, 32'hdeadbeef, 32'h12345678},\n`;
+  const table = tb(
+    () =>
+      `module tb;\n  localparam logic [96:0] T [${((3 * 1024 * 1024) / row.length) | 0}] = '{\n${row.repeat(((3 * 1024 * 1024) / row.length) | 0).slice(0, -2)}\n  };\nendmodule\n`,
+  );
+  assert.deepEqual(await checkTestbench(table.path, { verilatorPath, limits: { maxOutputBytes: 1024 * 1024 } }), []);
   const slow = tb(() => bomb(400));
   const bounded = await checkTestbench(slow.path, { verilatorPath, limits: { cpuSeconds: 1 } });
   assert.deepEqual(

@@ -91,6 +91,14 @@ export async function shorten(
   };
   const more = () => spent < bounds.runs && !bounds.over();
   const step = Math.max(1, bounds.minStep ?? 1);
+  // A plain random segment stays one: a prefix of it is the same stream, shorter, and the testbench regenerates
+  // it from its seed in one line instead of listing every cycle; a cut from its middle is not.
+  const prefixOf = (rows: Row[]): Candidate => {
+    const cycles = cand.random ? Math.min(cand.random.cycles, totalCycles(rows) - cand.random.start) : 0;
+    return cand.random && cycles > 0
+      ? { rows, origin: cand.origin, random: { ...cand.random, cycles } }
+      : { rows, origin: cand.origin };
+  };
   let rows = cand.rows;
   if (totalCycles(rows) > MAX_CYCLES) {
     // A long hold: every probe costs a long run, so only whole rows are cut from the end.
@@ -102,7 +110,7 @@ export async function shorten(
       else lo = mid + 1;
     }
     rows = rows.slice(0, hi);
-    if (totalCycles(rows) > MAX_CYCLES) return { rows, origin: cand.origin };
+    if (totalCycles(rows) > MAX_CYCLES) return prefixOf(rows);
   }
   let lo = bounds.prologue + 1;
   let hi = totalCycles(rows);
@@ -112,13 +120,7 @@ export async function shorten(
     else lo = mid + 1;
   }
   rows = prefixRows(rows, hi);
-  if (cand.random) {
-    // A plain random segment stays one: its prefix is the same stream, shorter; a cut from its middle is not.
-    const cycles = Math.min(cand.random.cycles, hi - cand.random.start);
-    return cycles > 0
-      ? { rows, origin: cand.origin, random: { ...cand.random, cycles } }
-      : { rows, origin: cand.origin };
-  }
+  if (cand.random) return prefixOf(rows);
   let cycles = toCycles(rows);
   for (let chunk = Math.floor((cycles.length - bounds.prologue) / 2); chunk >= step; chunk = Math.floor(chunk / 2)) {
     let i = bounds.prologue;

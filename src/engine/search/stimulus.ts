@@ -123,6 +123,8 @@ export class StimulusGenerator {
   private readonly fields: InputField[][];
   /** Per input: its fields' indices, shuffled in place as values are drawn. */
   private readonly fieldOrder: number[][];
+  /** Per input: its joint fields (the bits one comparison needs in the same word). */
+  private readonly jointFields: InputField[][];
 
   constructor(
     private readonly inputs: DrivenInput[],
@@ -133,15 +135,20 @@ export class StimulusGenerator {
   ) {
     this.resetIndex = inputs.findIndex((i) => i.reset);
     this.prologue = sequential && this.resetIndex >= 0 ? 2 : 0;
-    this.fields = inputs.map((inp) =>
-      dictionary.filter((f) => f.input === inp.name && f.lsb + f.width <= inp.width && f.values.length),
-    );
+    const usable = (inp: DrivenInput, f: InputField) =>
+      f.input === inp.name && f.lsb + f.width <= inp.width && f.values.length > 0;
+    this.fields = inputs.map((inp) => dictionary.filter((f) => usable(inp, f) && !f.joint));
+    this.jointFields = inputs.map((inp) => dictionary.filter((f) => usable(inp, f) && f.joint));
     this.fieldOrder = this.fields.map((f) => f.map((_, i) => i));
   }
 
   /** Whether the design gave a dictionary for any input. */
   get hasDictionary(): boolean {
-    return this.fields.some((f) => f.length > 0);
+    return this.inputs.some((_, k) => this.hasFields(k));
+  }
+
+  private hasFields(k: number): boolean {
+    return this.fields[k].length > 0 || this.jointFields[k].length > 0;
   }
 
   /**
@@ -157,6 +164,17 @@ export class StimulusGenerator {
     // bits at different offsets (a fetch aligner's halves, a compressed decoder beside the full one): written in a
     // fixed order, the later ones overwrote the opcode, funct3 and funct7 an instruction needs together.
     let taken = 0n;
+    const write = (f: InputField) => {
+      const fieldMask = (f.mask ?? mask(f.width)) << BigInt(f.lsb);
+      if (taken & fieldMask) return;
+      taken |= fieldMask;
+      const value = (this.rng.pick(f.values) & mask(f.width)) << BigInt(f.lsb);
+      v = (v & ~fieldMask) | (value & fieldMask);
+    };
+    // A fifth of the values start from one joint field: the opcode, funct3 and funct7 (or the CSR address) an
+    // instruction needs together, which separate fields meet in only a handful of words per million.
+    const joint = this.jointFields[k];
+    if (joint.length && this.rng.chance(0.2)) write(this.rng.pick(joint));
     const tries = Math.min(fields.length, MAX_FIELDS_PER_VALUE);
     for (let t = 0; t < tries; t++) {
       // A partial Fisher–Yates shuffle: as many draws as tries, no allocation.
@@ -164,12 +182,7 @@ export class StimulusGenerator {
       [order[t], order[j]] = [order[j], order[t]];
       const f = fields[order[t]];
       // Fields read through fewer register stages are the likelier ones to matter.
-      if (!this.rng.chance(f.stages === 0 ? 0.8 : f.stages === 1 ? 0.7 : 0.4)) continue;
-      const fieldMask = (f.mask ?? mask(f.width)) << BigInt(f.lsb);
-      if (taken & fieldMask) continue;
-      taken |= fieldMask;
-      const value = (this.rng.pick(f.values) & mask(f.width)) << BigInt(f.lsb);
-      v = (v & ~fieldMask) | (value & fieldMask);
+      if (this.rng.chance(f.stages === 0 ? 0.8 : f.stages === 1 ? 0.7 : 0.4)) write(f);
     }
     return v & mask(input.width);
   }
@@ -181,7 +194,7 @@ export class StimulusGenerator {
   dictionary(): Candidate {
     const n = this.length();
     const cols = this.inputs.map((inp, k) => {
-      if (!this.fields[k].length) return this.column(inp, n);
+      if (!this.hasFields(k)) return this.column(inp, n);
       const hold = this.rng.pick([1, 1, 2, 4]);
       const out: bigint[] = new Array(n);
       for (let i = 0; i < n; i++) out[i] = i % hold === 0 ? this.dictionaryValue(k) : out[i - 1];
@@ -201,7 +214,7 @@ export class StimulusGenerator {
     const roll = this.rng.int(100);
     if (w === 1) return BigInt(this.rng.int(2));
     const k = this.inputs.indexOf(input);
-    if (k >= 0 && this.fields[k].length && this.rng.chance(0.3)) return this.dictionaryValue(k);
+    if (k >= 0 && this.hasFields(k) && this.rng.chance(0.3)) return this.dictionaryValue(k);
     if (roll < 40) return this.rng.bits(w);
     if (roll < 60) return this.corner(w);
     if (roll < 85 && this.literals.length) {

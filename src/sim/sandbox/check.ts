@@ -50,7 +50,7 @@ export interface PreprocessLimits {
   wallMs?: number;
   /** CPU-time bound; default 15 s. */
   cpuSeconds?: number;
-  /** Largest expanded text; default 16 MiB. */
+  /** Largest expanded text beyond twice its sources' size (the design's, the testbench's); default 16 MiB. */
   maxOutputBytes?: number;
   /** Address space of the preprocessor; default 4 GiB (the build's memory limit when the build runs the check). */
   memoryBytes?: number;
@@ -125,10 +125,8 @@ export async function preprocessTestbench(
     const tbTexts = new Map<string, string>();
     const includeViolations = checkIncludes(tb, includeCtx, tbTexts);
     if (includeViolations.length) return { violations: sortUnique(includeViolations), files: [tbReal] };
-    const macroViolations = computedIncludeCalls(tb, tbTexts.get(tbReal) ?? '', [
-      ...designTexts(designFiles, includeCtx).values(),
-      ...tbTexts.values(),
-    ]);
+    const sourceTexts = [...designTexts(designFiles, includeCtx).values(), ...tbTexts.values()];
+    const macroViolations = computedIncludeCalls(tb, tbTexts.get(tbReal) ?? '', sourceTexts);
     if (macroViolations.length) return { violations: macroViolations, files: [tbReal] };
 
     // Paths with whitespace reach Verilator as links (pathLinks.ts): 5.006 cuts `line names at a space.
@@ -155,17 +153,21 @@ export async function preprocessTestbench(
       useBwrap: opts.useJail ?? bwrapAvailable(),
       limits: { cpuSeconds: limits.cpuSeconds, memoryBytes: limits.memoryBytes },
     });
+    // The bound is on what macros add: a long generated stimulus table is as big expanded as written, a macro
+    // bomb grows without bound from a few lines.
+    const sourceBytes = sourceTexts.reduce((n, t) => n + Buffer.byteLength(t), 0);
+    const maxOutputBytes = limits.maxOutputBytes + 2 * sourceBytes;
     const run = await runCapped(spec, {
       cwd,
       signal: opts.signal,
       timeoutMs: limits.wallMs,
-      maxStdoutBytes: limits.maxOutputBytes,
+      maxStdoutBytes: maxOutputBytes,
     });
     // Verilator's wrapper script reports its binary's death by a limit as "threw signal N".
     const limited = run.signal !== null || /%Error: Verilator threw signal \d+|std::bad_alloc/.test(run.stderr);
     if (run.timedOut || run.overflowed || limited) {
       const what = run.overflowed
-        ? `expands to more than ${limits.maxOutputBytes} bytes`
+        ? `expands to more than ${maxOutputBytes} bytes (its sources are ${sourceBytes})`
         : `exhausts the preprocessor's time (${limits.cpuSeconds} s of CPU, ${Math.round(limits.wallMs / 1000)} s in all) or memory (${Math.round(limits.memoryBytes / 1024 ** 2)} MiB)`;
       const violation = {
         file: tb,
