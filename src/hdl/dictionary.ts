@@ -524,14 +524,8 @@ interface Context {
   instance?: RawInstance;
 }
 
-interface Piece {
-  input: string;
-  lsb: number;
-  width: number;
-  /** Where these bits sit in the traced expression. */
-  offset: number;
-  stages: number;
-}
+/** Top input bits behind bits of a traced expression (its `local` is set only for joint fields). */
+type Piece = TracedSlice;
 
 class Tracer {
   private steps = 0;
@@ -703,15 +697,11 @@ export function inputDictionary(
       if (w === undefined || w < 1) continue;
       const pieces = tracer.through(ctx, bits, 0, w, 0, 0, models);
       traced.set(subject, { pieces: localized(bits, w, pieces).filter((p) => topInputs.has(p.input)), width: w });
-      for (const p of pieces) {
-        if (p.width < minWidth || !topInputs.has(p.input)) continue;
-        const pm = mask(p.width);
-        for (const l of lits) {
-          if (l.value > mask(w)) continue; // never equal; as a bound it says nothing about these bits
-          const care = ~(l.wildcard >> BigInt(p.offset)) & pm;
-          if (care === 0n) continue;
-          const value = (l.value >> BigInt(p.offset)) & pm & care;
-          const key = `${p.input}|${p.lsb}|${p.width}|${care === pm ? '' : care}`;
+      const fieldPieces = pieces.filter((p) => p.width >= minWidth && topInputs.has(p.input));
+      for (const l of lits) {
+        if (l.value > mask(w)) continue; // never equal; as a bound it says nothing about these bits
+        for (const { care, value, ...p } of sliceValues(fieldPieces, l.value, l.wildcard)) {
+          const key = `${p.input}|${p.lsb}|${p.width}|${care === mask(p.width) ? '' : care}`;
           const f = fieldAt(key, { ...p, care, file: ctx.model.info.file, line: l.line, subject });
           if (f) addValue(f, value);
         }

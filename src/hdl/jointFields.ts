@@ -22,18 +22,11 @@ export interface TracedSlice {
   local?: { name: string; shift: number };
 }
 
-/** One slice with the value the comparison asks of it. */
-export interface SliceValue {
-  input: string;
-  lsb: number;
-  width: number;
-  stages: number;
-  /** Where the slice sits in the compared expression; slices at one offset are alternatives (paths). */
-  offset: number;
+/** One slice with the value the comparison asks of it; slices at one offset are alternatives (paths). */
+export interface SliceValue extends TracedSlice {
   value: bigint;
   /** Bits of the slice that matter. */
   care: bigint;
-  local?: { name: string; shift: number };
 }
 
 /** A joint field's bits and one value, on one input. */
