@@ -24,6 +24,8 @@ export interface FormalOptions {
   maxDepth?: number | undefined;
   /** States a simulation reached: witnesses for points past the bound from reset are searched from them. */
   starts?: StartState[] | undefined;
+  /** Memory bound of Yosys, MiB (default 2048). */
+  memoryMb?: number | undefined;
 }
 
 export interface FormalServices {
@@ -84,6 +86,7 @@ export async function provePoints(
       pointTimeoutSeconds: opts.pointTimeoutSeconds,
       maxDepth: opts.maxDepth,
       starts: opts.starts,
+      ...(opts.memoryMb !== undefined ? { memoryMb: opts.memoryMb } : {}),
     },
     services,
   );

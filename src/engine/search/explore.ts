@@ -2,8 +2,9 @@
  * The search loop: first the plain random runs (the easy points in one simulation each: without resets, and with
  * one about every 50 cycles) and one hold per counter (the deep ones), then candidates from the strategies, each
  * drawn by what it found recently (several to a run where a run's start is costly), until the targets are met,
- * only proven points are left, or the budget (less what the finish needs) is spent. The formal stage runs once
- * when progress stops; its witnesses come back as candidates.
+ * only proven points are left, or the budget (less what the finish needs) is spent. The formal stage runs once:
+ * beside the search from its first holes where there is a core for it, else when progress stops, the search
+ * waiting for it; its witnesses come back as candidates.
  */
 import { countersOf, unreachableDefaults } from '../../hdl';
 import { summarize, type SimOptions } from '../../sim';
@@ -47,6 +48,12 @@ const FORMAL_AFTER_MIN_RUNS = 3;
 const FORMAL_SHARE_OF_LEFT = 0.5;
 /** ...but never less than this while there is that much left (loading Yosys alone takes seconds). */
 const FORMAL_FLOOR_MS = 4_000;
+/**
+ * Beside the search, the formal stage may take this share of what is left (the rest runs its witnesses), and Yosys
+ * at most this much memory (its default bound), half the run's limit where that is less.
+ */
+const FORMAL_BESIDE_SHARE = 0.85;
+const FORMAL_BESIDE_MAX_BYTES = 2048 * 2 ** 20;
 /** Plain random candidates: these lengths, each bounded by what one run may take. */
 const PLAIN_LENGTHS = [2_000, 10_000, 50_000];
 /** Reset densities of plain random candidates: about one cycle in 50 as plain random runs, rarer, none. */
@@ -216,6 +223,28 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
     return closed(progress.merged);
   };
 
+  /**
+   * Starts the formal stage beside the search, within `leftMs` less a share for its witnesses' runs; Yosys gets part
+   * of the run's memory limit and the runs the rest while it works.
+   */
+  const startBeside = (leftMs: number) => {
+    const formalBytes = Math.min(FORMAL_BESIDE_MAX_BYTES, Math.floor(runner.memoryLimitBytes() / 2));
+    runner.reserveMemory(formalBytes);
+    logger.debug(
+      `search: the formal stage starts beside the search (${Math.round(leftMs / 1000)} s left, Yosys bounded to ${Math.round(formalBytes / 2 ** 20)} MiB)`,
+    );
+    const runsBefore = runner.runs;
+    void formal
+      .start(progress.merged, leftMs * FORMAL_BESIDE_SHARE, progress.kept, Math.floor(formalBytes / 2 ** 20))
+      .finally(() => {
+        runner.reserveMemory(0);
+        phaseMs.formal = formal.ms;
+        logger.debug(
+          `search: the formal stage ended; the search ran ${runner.runs - runsBefore} candidate(s) beside it in ${formal.ms} ms`,
+        );
+      });
+  };
+
   for (;;) {
     if (signal.aborted) return { stopReason: 'cancelled', phaseMs };
     if (formal.ready && (await collectFormal())) return { stopReason: 'all reachable points covered', phaseMs };
@@ -243,13 +272,30 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
     const left = budget.remaining() - parts.reserve();
     const formalTime = Math.max(Math.min(left, FORMAL_FLOOR_MS), left * FORMAL_SHARE_OF_LEFT);
     if (stalling && onStall.length) scheduled.unshift(...onStall.splice(0));
+    // Beside the search: started once the plain random runs have taken the easy points, on the holes left; the
+    // search goes on. At the search's end it is waited for (its own bound ends it), its witnesses then run.
+    if (opts.formalBeside) {
+      if (
+        !stop &&
+        runner.runs > 0 &&
+        !scheduled.some((s) => s.phase === 'plain') &&
+        formal.canStart(left) &&
+        hasStructuralHoles(progress.merged, ctx.targets)
+      )
+        startBeside(left);
+      else if (stop && formal.busy) {
+        await formal.settle();
+        phaseMs.formal = formal.ms;
+        continue;
+      }
+    }
     if (
       runner.runs > 0 &&
       (stop || (stalling && !scheduled.length)) &&
       formal.canStart(formalTime) &&
       hasStructuralHoles(progress.merged, ctx.targets)
     ) {
-      // The search waits for it: on two loaded cores Yosys beside the simulator slows both more than it saves.
+      // The search waits for it (one core, or beside was not started: too little left when the plain runs ended).
       await formal.run(progress.merged, formalTime, progress.kept);
       phaseMs.formal = formal.ms;
       continue;

@@ -19,6 +19,8 @@ export interface FormalStageOptions {
   pointTimeoutSeconds: number;
   /** Longest induction and witness search, cycles. */
   maxDepth: number;
+  /** Memory bound of Yosys, MiB (the formal engine's default when absent). */
+  memoryMb?: number | undefined;
 }
 
 /**
@@ -70,6 +72,7 @@ export async function proveSearchHoles(
         timeoutSeconds: opts.timeoutSeconds,
         pointTimeoutSeconds: opts.pointTimeoutSeconds,
         maxDepth: opts.maxDepth,
+        memoryMb: opts.memoryMb,
         starts,
       },
       { logger: services.logger, signal: services.signal },

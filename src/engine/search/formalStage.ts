@@ -1,6 +1,8 @@
 /**
- * The search's formal stage as a step: started once when the search stops finding points, bounded by what is left
- * of the budget, its verdicts in the run's ledger and its witnesses handed back as candidates.
+ * The search's formal stage as a step: started once, bounded by what is left of the budget, its verdicts in the
+ * run's ledger and its witnesses handed back as candidates. Beside the search (a core of its own) it starts as soon
+ * as the first runs leave holes and the search goes on; otherwise the search waits for it, started when the search
+ * stops finding points.
  */
 import { basename } from 'node:path';
 import type { CoveragePoint } from '../../protocol';
@@ -42,12 +44,25 @@ export class FormalStage {
     return this.bounds !== null && !this.running && leftMs >= MIN_FORMAL_MS;
   }
 
+  /** Whether it was started and has not ended yet. */
+  get busy(): boolean {
+    return this.running !== undefined && !this.settled;
+  }
+
   /**
-   * Runs the stage on the merged coverage's holes, within `leftMs`; the search waits for it (two cores). The kept
-   * sequences are the states a witness past the bound from reset may start from.
+   * Runs the stage on the merged coverage's holes, within `leftMs`, and waits for it. The kept sequences are the
+   * states a witness past the bound from reset may start from.
    */
   async run(merged: CoveragePoint[], leftMs: number, kept: readonly Kept[] = []): Promise<void> {
-    if (!this.bounds) return;
+    await this.start(merged, leftMs, kept);
+  }
+
+  /**
+   * Starts the stage (as `run`) and returns the promise of its end; beside the search, `memoryMb` bounds Yosys so
+   * that it and the simulations share the run's memory limit.
+   */
+  start(merged: CoveragePoint[], leftMs: number, kept: readonly Kept[] = [], memoryMb?: number): Promise<void> {
+    if (!this.bounds) return Promise.resolve();
     const started = Date.now();
     const timeoutSeconds = Math.max(1, Math.min(this.bounds.timeoutSeconds, Math.floor(leftMs / 1000)));
     this.running = proveSearchHoles(
@@ -58,6 +73,7 @@ export class FormalStage {
         ...this.bounds,
         timeoutSeconds,
         pointTimeoutSeconds: Math.min(this.bounds.pointTimeoutSeconds, timeoutSeconds),
+        ...(memoryMb !== undefined ? { memoryMb } : {}),
       },
       startStates(this.plan, kept),
     )
@@ -70,7 +86,12 @@ export class FormalStage {
         this.settled = true;
         this.ms = Date.now() - started;
       });
-    await this.running;
+    return this.running;
+  }
+
+  /** Waits for a stage that runs beside the search to end by its own bound (its decisions are kept). */
+  async settle(): Promise<void> {
+    if (this.running) await this.running;
   }
 
   /** The witnesses as candidates, once (the caller runs them through the harness). */

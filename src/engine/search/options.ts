@@ -1,4 +1,5 @@
 /** The model-free search's knobs and their defaults. */
+import { availableParallelism } from 'node:os';
 import type { FormalStageOptions } from './formal';
 
 export interface SearchOptions {
@@ -28,6 +29,12 @@ export interface SearchOptions {
    * when only proven points are left; witnesses become candidates.
    */
   formal: FormalStageOptions | null;
+  /**
+   * The formal stage runs beside the search, on a core of its own, from the first holes on (the search goes on while
+   * Yosys works, and its proofs can end the run early); false: the search waits for it, started on a stall. Default:
+   * beside wherever there is more than one core.
+   */
+  formalBeside: boolean;
 }
 
 export const DEFAULT_SEARCH: SearchOptions = {
@@ -40,4 +47,5 @@ export const DEFAULT_SEARCH: SearchOptions = {
   plainCycles: 2_000,
   rebuildTestbench: false,
   formal: null,
+  formalBeside: availableParallelism() > 1,
 };

@@ -5,7 +5,14 @@
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileNamer, readCoverageWithFsm, runSimulation, type FsmPlan, type SimOptions } from '../../sim';
+import {
+  fileNamer,
+  memoryLimitBytes,
+  readCoverageWithFsm,
+  runSimulation,
+  type FsmPlan,
+  type SimOptions,
+} from '../../sim';
 import type { CoveragePoint, Diagnostic, Logger } from '../../protocol';
 import { HALF_PERIOD } from './harness';
 import { stimulusText, totalCycles, type Candidate } from './stimulus';
@@ -59,6 +66,8 @@ export class HarnessRunner {
   private fixedMs: number | undefined;
   private msPerCycle: number | undefined;
   private slowestMsPerCycle = 0;
+  /** Memory the formal stage holds beside the runs: each run gets the run's limit less it. */
+  private reservedBytes = 0;
 
   /** The simulator's messages name the design's files as they were given (assertions print base names). */
   private readonly namer: ReturnType<typeof fileNamer>;
@@ -67,6 +76,19 @@ export class HarnessRunner {
     this.namer = fileNamer(setup.rtlFiles.map((f) => ({ given: f, display: f })));
     this.stimPath = join(setup.workDir, 'stimulus.hex');
     this.covPath = join(setup.workDir, 'candidate.dat');
+  }
+
+  /**
+   * While the formal stage runs beside the search, `bytes` of the run's memory limit are its own: the runs get the
+   * rest, so Yosys and a simulation together stay under the limit. 0 gives the runs the whole limit again.
+   */
+  reserveMemory(bytes: number): void {
+    this.reservedBytes = bytes;
+  }
+
+  /** The memory limit a run gets now. */
+  memoryLimitBytes(): number {
+    return memoryLimitBytes(this.setup.sim.memoryLimitBytes) - this.reservedBytes;
   }
 
   /**
@@ -120,7 +142,7 @@ export class HarnessRunner {
         cwd: this.setup.workDir,
         trusted: true,
       },
-      { ...this.setup.sim, namer: this.namer },
+      { ...this.setup.sim, memoryLimitBytes: this.memoryLimitBytes(), namer: this.namer },
     );
     this.simMs += run.ms;
     this.lastRunMs = run.ms;
