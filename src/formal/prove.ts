@@ -7,6 +7,7 @@
 import { basename, dirname } from 'node:path';
 import { analyzeSources } from '../hdl';
 import { ChorusError, silentLogger, type Logger, type ModuleInfo } from '../protocol';
+import { clockModelProblem, flagDomains, isSingleDomain } from './clocks';
 import { searchFromStarts, type DeepCall, type DeepSearch } from './deepWitness';
 import { headerTexts as textsOf, includeTree } from './includeTree';
 import { instrument } from './instrument';
@@ -37,6 +38,14 @@ export interface ProveServices {
 const BATCH = 4;
 /** Points still open after the shallow pass go to Yosys in smaller batches: a run stopped at its bound keeps more. */
 const DEEP_BATCH = 6;
+/**
+ * Largest cone (cells of the prepared netlist) proven in the multi-clock model: cv32e40p_core's cones across its
+ * domains, about 2,800 cells (4,000 in the multi-clock netlist), take 33 s and 1 GiB for an induction of 2 steps
+ * there, 77 s and 1.6 GiB for 4.
+ */
+const MULTI_CLOCK_MAX_CELLS = 1000;
+/** Longest script passed as a `-p` argument; a longer one goes as a file (`-s`). */
+const INLINE_SCRIPT_MAX = 32 * 1024;
 /** The first induction pass stops at this length: most proofs close within it, and a deep point cannot hold the rest up. */
 const SHALLOW_DEPTH = 4;
 function hex(bits: string): string {
@@ -57,6 +66,13 @@ function clockProblem(files: FileTexts): string | undefined {
   return undefined;
 }
 
+/** Why a flag the multi-clock model reaches is not a witness. */
+export const MULTI_CLOCK_REACHED =
+  'reachable in the multi-clock model (clocks as free inputs); witnesses are not searched on designs with several clocks: simulation decides it';
+/** Why a flag its clock domain's model reaches (in a design with several clocks) is not a witness. */
+export const DOMAIN_REACHED =
+  "reachable from the start state in its clock domain's model; witnesses are not searched on designs with several clocks: simulation decides it";
+
 function unknownAll(targets: FormalTarget[], reason: string): TargetVerdict[] {
   return targets.map((target) => ({ target, verdict: { status: 'unknown', reason } }));
 }
@@ -65,8 +81,30 @@ function unknownAll(targets: FormalTarget[], reason: string): TargetVerdict[] {
  * Reads and prepares one copy of the design (the instrumented sources in `tree`): the one place the front end is
  * invoked.
  */
-function readDesign(worker: YosysWorker, input: Omit<PrepInput, 'mapMemories'>, tree: FileTree, mapMemories: boolean) {
-  return worker.run(['-p', prepScript({ ...input, mapMemories })], tree);
+function readDesign(
+  worker: YosysWorker,
+  input: Omit<PrepInput, 'mapMemories'>,
+  tree: FileTree,
+  mapMemories: boolean,
+  multiClock = false,
+) {
+  return worker.run(['-p', prepScript({ ...input, mapMemories, ...(multiClock ? { multiClock } : {}) })], tree);
+}
+
+/** The multi-clock model of a design: its netlist and why it is not trusted, if it is not. */
+interface MultiClock {
+  netlist: string;
+  problem: string | undefined;
+}
+
+/** The multi-clock model from a read made with `multiClock`, or why there is none. */
+function multiClockOf(out: YosysOutput): (MultiClock & { prepared: string; files: FileTexts }) | { failure: string } {
+  const netlist = out.files['multiclock.il'];
+  if (out.code !== 0 || !netlist || !out.files['prepared.il'])
+    return {
+      failure: `several clocks, and Yosys could not build their model (clk2fflogic): ${lastError(out.log) ?? `exit ${out.code}`}`,
+    };
+  return { netlist, problem: clockModelProblem(out.files), prepared: out.files['prepared.il'], files: out.files };
 }
 
 /** A flag's name inside its module from a name that may start with instance paths (see localflags.txt). */
@@ -409,15 +447,27 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       tree = treeOf(inst.render(found.enabled));
     }
     noteFrontEnd(frontEnd);
+    // Several clocks, or both edges of one: the design is read again for the multi-clock model (proofs only).
+    let multi: MultiClock | undefined;
+    const clocking = clockProblem(prep.files);
+    if (clocking) {
+      const again = await readDesign(worker, { ...prepInput, frontEnd }, tree, false, true);
+      const model = multiClockOf(again);
+      if ('failure' in model) {
+        failure = model.failure;
+        return {
+          verdicts: unknownAll(targets, failure),
+          yosysMs: Date.now() - started,
+          failure,
+          prover: proverVersion(frontEnd),
+        };
+      }
+      logger.info(
+        `formal: ${clocking.replace(/: only single-clock designs are modelled|: not modelled/, '')}; proofs only, each flag in its clock domain's model or in the multi-clock one${model.problem ? ` (not trusted: ${model.problem})` : ''}`,
+      );
+      [prep, multi] = [again, model];
+    }
     const prepared = prep.files['prepared.il']!;
-    failure = clockProblem(prep.files);
-    if (failure)
-      return {
-        verdicts: unknownAll(targets, failure),
-        yosysMs: Date.now() - started,
-        failure,
-        prover: proverVersion(frontEnd),
-      };
 
     flagWires = listedNames(prep.files['flags.txt']).filter(isPlainArg);
     if (prep.files['localflags.txt'] !== undefined) {
@@ -426,33 +476,28 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       // starts at its generate block (the component before `chorus_scope_N`), or is the flag itself.
       if (frontEnd === 'slang') localFlags = [...new Set(localFlags.map(withinModule))];
     }
-    const decideCalls = async (
-      proofCalls: { flag: string; wire: string }[],
-      base: FileTree,
-      prepFiles: FileTexts,
-    ): Promise<void> => {
-      // Proofs, in batches: each flag wire (one per instance of its module) by k-induction; a shallow pass over
-      // every point first, then the points it left open up to the full depth.
-      const passes = maxDepth > SHALLOW_DEPTH ? [SHALLOW_DEPTH, maxDepth] : [maxDepth];
+    // Proofs, in batches: each flag wire (one per instance of its module) by k-induction; a shallow pass over every
+    // point first, then the points it left open up to the full depth.
+    const passes = maxDepth > SHALLOW_DEPTH ? [SHALLOW_DEPTH, maxDepth] : [maxDepth];
+    let group = 0;
+    /** Proves a set of flags on a netlist; `groups`: a joint induction first. */
+    const proveOn = async (set: { flag: string; wire: string }[], net: FileTree, depths: number[], groups: boolean) => {
       // Groups first: arms a parameter disables come in dozens, and one induction proves a whole group of them.
-      let group = 0;
-      const proveGroup = async (calls: typeof proofCalls): Promise<void> => {
+      const proveGroup = async (calls: typeof set): Promise<void> => {
         if (calls.length <= BATCH) return;
         const log = `g${group++}.log`;
-        const out = await worker.run(
-          [
-            '-q',
-            '-p',
-            jointProofScript(
-              calls.map((c) => c.wire),
-              log,
-              passes[0],
-              pointTimeout,
-            ),
-          ],
-          base,
+        const script = jointProofScript(
+          calls.map((c) => c.wire),
+          log,
+          depths[0],
+          pointTimeout,
         );
-        const joint = parseProof(out.files[log], passes[0]);
+        // Hundreds of flags make a long line: a `-p` argument of about 64 KiB stops the WebAssembly build.
+        const out =
+          script.length > INLINE_SCRIPT_MAX
+            ? await worker.run(['-q', '-s', 'group.ys'], { ...net, 'group.ys': script })
+            : await worker.run(['-q', '-p', script], net);
+        const joint = parseProof(out.files[log], depths[0]);
         if (joint.kind === 'proven') for (const c of calls) proofs.set(c.wire, joint);
         // A reachable flag in the group: its halves may still hold proofs. Anything else is left to single proofs.
         else if (joint.kind === 'reachable') {
@@ -461,33 +506,86 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
           await proveGroup(calls.slice(half));
         }
       };
-      await proveGroup(proofCalls);
-      for (const [pass, depth] of passes.entries()) {
+      if (groups) await proveGroup(set);
+      for (const [pass, depth] of depths.entries()) {
         const open =
-          pass === 0
-            ? proofCalls.filter((c) => !proofs.has(c.wire))
-            : proofCalls.filter((c) => isDepthBound(proofs.get(c.wire)));
+          pass === 0 ? set.filter((c) => !proofs.has(c.wire)) : set.filter((c) => isDepthBound(proofs.get(c.wire)));
         const size = pass === 0 ? BATCH : DEEP_BATCH;
         for (let i = 0; i < open.length; i += size) {
           const batch = open.slice(i, i + size).map((c, j) => ({ ...c, log: `p${pass}_${i + j}.log` }));
-          const out = await worker.run(['-q', '-p', proofScript(batch, depth, pointTimeout)], base);
+          const out = await worker.run(['-q', '-p', proofScript(batch, depth, pointTimeout)], net);
           for (const c of batch) proofs.set(c.wire, parseProof(out.files[c.log], depth));
         }
       }
-
-      // Behind a reset a register drives, the model skips an instant the simulator has: no proof is claimed there.
+    };
+    // Behind a reset a register drives, the model skips an instant the simulator has: no proof is claimed there.
+    const noProofBehindRegisteredReset = (set: { wire: string }[], prepFiles: FileTexts) => {
       const behindRegisteredReset = new Set(listedNames(prepFiles['asyncflags.txt']));
-      if (behindRegisteredReset.size) {
-        const sources = listedNames(prepFiles['asyncsources.txt']);
-        const named = `${sources.slice(0, 3).join(', ')}${sources.length > 3 ? ', …' : ''}`;
-        for (const c of proofCalls)
-          if (behindRegisteredReset.has(c.wire) && proofs.get(c.wire)?.kind === 'proven')
-            proofs.set(c.wire, {
-              kind: 'unknown',
-              reason: `the point is downstream of an asynchronous reset (or set, or load) that a register drives (${named}): it can change at a clock edge, and the registers it resets hold their clocked values for an instant the formal model (the reset made synchronous) skips, so no proof is claimed`,
-            });
-      }
-      // Witnesses for the flags reached from the start state: a trace that also starts with the reset pulse.
+      if (!behindRegisteredReset.size) return;
+      const sources = listedNames(prepFiles['asyncsources.txt']);
+      const named = `${sources.slice(0, 3).join(', ')}${sources.length > 3 ? ', …' : ''}`;
+      for (const c of set)
+        if (behindRegisteredReset.has(c.wire) && proofs.get(c.wire)?.kind === 'proven')
+          proofs.set(c.wire, {
+            kind: 'unknown',
+            reason: `the point is downstream of an asynchronous reset (or set, or load) that a register drives (${named}): it can change at a clock edge, and the registers it resets hold their clocked values for an instant the formal model (the reset made synchronous) skips, so no proof is claimed`,
+          });
+    };
+    /**
+     * Flags whose cone crosses clock domains, with the multi-clock model they are proven in: decided after every
+     * other flag (one induction of a whole core in that model can pass the memory bound, which ends the run).
+     */
+    const crossingJobs: { calls: { flag: string; wire: string }[]; model: MultiClock; prepFiles: FileTexts }[] = [];
+    /** Proofs of a netlist's flags; with several clocks, those in one clock domain now, the others queued. */
+    const proveSet = async (
+      proofCalls: { flag: string; wire: string }[],
+      base: FileTree,
+      prepFiles: FileTexts,
+      multiModel: MultiClock | undefined,
+    ) => {
+      if (!multiModel) return proveOn(proofCalls, base, passes, true);
+      // A flag whose cone is one clock domain (registers on one clock net and edge, no latch, reached through data)
+      // is proven in the single-clock model, as in a design with one clock; the others in the multi-clock model.
+      const domains = flagDomains(
+        typeof base['prepared.il'] === 'string' ? base['prepared.il'] : '',
+        proofCalls.map((c) => c.wire),
+      );
+      const single = proofCalls.filter((c) => isSingleDomain(domains.get(c.wire)));
+      // Smaller cones first: a problem past the memory bound ends the run, and larger cones are likelier to.
+      const state = (w: string) => {
+        const d = domains.get(w);
+        return d ? d.posedge + d.negedge + d.other : Infinity;
+      };
+      const crossing = proofCalls
+        .filter((c) => !isSingleDomain(domains.get(c.wire)))
+        .sort((a, b) => state(a.wire) - state(b.wire));
+      logger.debug(
+        `formal: ${single.length} flag(s) in one clock domain, ${crossing.length} across domains (the multi-clock model)`,
+      );
+      await proveOn(single, base, passes, true);
+      for (const c of single)
+        if (proofs.get(c.wire)?.kind === 'reachable') proofs.set(c.wire, { kind: 'unknown', reason: DOMAIN_REACHED });
+      const large = crossing.filter((c) => (domains.get(c.wire)?.cells ?? Infinity) > MULTI_CLOCK_MAX_CELLS);
+      for (const c of large)
+        proofs.set(c.wire, {
+          kind: 'unknown',
+          reason: `its cone crosses clock domains and holds ${domains.get(c.wire)?.cells ?? 'an unknown number of'} cells: in the multi-clock model (clocks as free inputs) a cone over ${MULTI_CLOCK_MAX_CELLS} cells takes seconds to a gigabyte a step, so no proof is tried; simulation decides it`,
+        });
+      const tried = crossing.filter((c) => !large.includes(c));
+      if (tried.length) crossingJobs.push({ calls: tried, model: multiModel, prepFiles });
+    };
+    const decideCalls = async (
+      proofCalls: { flag: string; wire: string }[],
+      base: FileTree,
+      prepFiles: FileTexts,
+      /** Several clocks: the multi-clock model, for the flags whose cone is not one clock domain (proofs only). */
+      multiModel?: MultiClock,
+    ): Promise<void> => {
+      await proveSet(proofCalls, base, prepFiles, multiModel);
+      noProofBehindRegisteredReset(proofCalls, prepFiles);
+      // Witnesses for the flags reached from the start state: a trace that also starts with the reset pulse. None on
+      // a design with several clocks: CHORUS's harness drives the clocks itself, and the model's trace leaves them free.
+      if (multiModel) return;
       const reachable = proofCalls.filter((c) => proofs.get(c.wire)?.kind === 'reachable');
       for (let i = 0; i < reachable.length; i += BATCH) {
         const batch = reachable.slice(i, i + BATCH).map((c, j) => ({
@@ -517,9 +615,15 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       calls.filter((c) => !inMemoryCone.has(c.wire)),
       { 'prepared.il': prepared },
       prep.files,
+      multi,
     );
     const memoryCalls = calls.filter((c) => inMemoryCone.has(c.wire));
-    if (memoryCalls.length) {
+    if (memoryCalls.length && multi) {
+      const mapped = multiClockOf(await readDesign(worker, { ...prepInput, frontEnd }, tree, true, true));
+      if ('failure' in mapped)
+        for (const c of memoryCalls) proofs.set(c.wire, { kind: 'unknown', reason: mapped.failure });
+      else await decideCalls(memoryCalls, { 'prepared.il': mapped.prepared }, mapped.files, mapped);
+    } else if (memoryCalls.length) {
       const mapped = await readDesign(worker, { ...prepInput, frontEnd }, tree, true);
       const netlist = mapped.files['prepared.il'];
       const why =
@@ -529,6 +633,36 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       if (why || !netlist)
         for (const c of memoryCalls) proofs.set(c.wire, { kind: 'unknown', reason: why ?? 'not decided' });
       else await decideCalls(memoryCalls, { 'prepared.il': netlist }, mapped.files);
+    }
+    // Last, the flags across clock domains: proofs in the multi-clock model, where a clock cycle is two steps or more
+    // (the depths doubled); no group (a joint cone of a whole core is the largest problem of all, and a parameter's
+    // arm, constant, is in one domain anyway).
+    for (const job of crossingJobs) {
+      if (job.model.problem)
+        for (const c of job.calls) proofs.set(c.wire, { kind: 'unknown', reason: job.model.problem });
+      else
+        await proveOn(
+          job.calls,
+          { 'prepared.il': job.model.netlist },
+          passes.map((d) => 2 * d),
+          false,
+        );
+      for (const c of job.calls) {
+        const p = proofs.get(c.wire);
+        if (p?.kind === 'reachable') proofs.set(c.wire, { kind: 'unknown', reason: MULTI_CLOCK_REACHED });
+        else if (p?.kind === 'unknown')
+          proofs.set(c.wire, {
+            kind: 'unknown',
+            reason: p.reason.replace(
+              /within (\d+) cycles \(induction depth\)|at induction length (\d+)/,
+              (_m, a?: string, b?: string) =>
+                a
+                  ? `within ${a} steps of the multi-clock model (induction depth; a clock cycle is two steps or more)`
+                  : `at induction length ${b} (steps of the multi-clock model)`,
+            ),
+          });
+      }
+      noProofBehindRegisteredReset(job.calls, job.prepFiles);
     }
     const deepStarted = Date.now();
     for (const job of deepJobs) {
@@ -553,6 +687,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     failure = err.message;
     logger.warn(`formal: ${err.message}`);
   } finally {
+    logger.debug(`formal: Yosys peak resident memory ${Math.round(worker.peakRssBytes / 2 ** 20)} MiB`);
     worker.close();
   }
   if (flagWires) {

@@ -29,6 +29,13 @@ export interface PrepInput {
    * parameters set afterwards (`chparam`).
    */
   frontEnd: 'slang' | 'verilog';
+  /**
+   * Several clocks (or both edges of one): the script also writes `multiclock.il`, the flattened design through
+   * `clk2fflogic` instead of `async2sync` (every register and latch a global-clock `$ff` that detects its own clock's
+   * edge, the clocks free inputs), and what the clocks are driven by (`clocksources.txt`, `clocklatches.txt`,
+   * `clockgates.il`: see `clockModelProblem` in clocks.ts). `prepared.il` and the lists are what they are without it.
+   */
+  multiClock?: boolean;
 }
 
 /** The command that reads the design's files (in the order Verilator reads them). */
@@ -81,6 +88,7 @@ export function prepScript(p: PrepInput): string {
     // other registers), and every flag downstream of them (see ASYNC_CONTROL_SOURCES).
     `tee -q -o asyncsources.txt select -list ${ASYNC_CONTROL_SOURCES} %x:+[Q] t:* %d`,
     `tee -q -o asyncflags.txt select -list ${ASYNC_CONTROL_SOURCES} %co* w:*chorus_flag_* %i`,
+    ...(p.multiClock ? CLOCK_SOURCES : []),
     'async2sync',
     'opt_clean',
     'tee -q -o flags.txt select -list w:*chorus_flag_*',
@@ -91,8 +99,41 @@ export function prepScript(p: PrepInput): string {
     'tee -q -o posedge.txt select -list t:* r:CLK_POLARITY=1 %i',
     'write_rtlil prepared.il',
   );
+  if (p.multiClock)
+    lines.push(
+      'design -load chorus_flat',
+      // clk2fflogic takes no clocked read port: its register goes back to being an ordinary one first.
+      'memory_nordff',
+      'clk2fflogic',
+      'opt_clean',
+      'write_rtlil multiclock.il',
+    );
   return lines.join('\n');
 }
+
+const LATCHES = '$dlatch,$adlatch,$dlatchsr,$sr';
+const EDGE_STATEFUL = STATEFUL.split(',')
+  .filter((t) => !LATCHES.split(',').includes(t))
+  .map((t) => `t:${t}`);
+/** The nets on clock ports (memories' included), and everything between them and the state elements driving them. */
+const CLOCK_CONE = `@chorus_clocks %ci*:-${STATEFUL} %ci1`;
+/**
+ * Before `async2sync`, for the multi-clock model: the registers whose output reaches a clock through logic alone
+ * (`clocksources.txt`), the latches that do (`clocklatches.txt`), and that logic with the cells driving those
+ * latches' enables (`clockgates.il`), to tell a clock gate from a latch that passes a register's update on to a
+ * clock. The design is then saved for `clk2fflogic`.
+ */
+const CLOCK_SOURCES = [
+  'select -set chorus_clocks t:* %x:+[CLK,RD_CLK,WR_CLK] t:* %d',
+  `tee -q -o clocksources.txt select -list ${CLOCK_CONE} ${EDGE_STATEFUL.join(' ')} ${EDGE_STATEFUL.slice(1)
+    .map(() => '%u')
+    .join(' ')} %i`,
+  `tee -q -o clocklatches.txt select -list ${CLOCK_CONE} t:$dlatch t:$adlatch t:$dlatchsr t:$sr %u %u %u %i`,
+  `select ${CLOCK_CONE} ${CLOCK_CONE} t:$dlatch t:$adlatch t:$dlatchsr t:$sr %u %u %u %i %ci1:+[EN] %ci1 %u`,
+  'write_rtlil -selected clockgates.il',
+  'select -clear',
+  'design -save chorus_flat',
+];
 
 /** `m/u1.chorus_flag_3` lines → wire names (`u1.chorus_flag_3`), Yosys' own `$…` wires left out. */
 export function listedNames(text: string | undefined): string[] {

@@ -1,0 +1,300 @@
+/**
+ * Designs with several clocks (or both edges of one): which flags the single-clock model describes (their cone is one
+ * clock domain), and whether the multi-clock model (clk2fflogic) can be trusted for the others (no clock changes at
+ * another clock's edge because a register updated there: a clock gate on an input clock is recognised).
+ */
+import type { FileTexts } from './worker';
+
+/** A cell or wire as `select -list` names it (`top/name`), its module left out. */
+const listed = (text: string | undefined) =>
+  (text ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.includes('/'))
+    .map((l) => l.slice(l.indexOf('/') + 1));
+
+/** One cell of an RTLIL module: its type, parameters and port connections (as written). */
+interface IlCell {
+  type: string;
+  name: string;
+  params: Map<string, string>;
+  ports: Map<string, string>;
+}
+
+/** The cells, wires (inputs marked) and whole-wire connections of an RTLIL file's modules (one module expected). */
+function parseIl(text: string) {
+  const cells: IlCell[] = [];
+  const inputs = new Set<string>();
+  const parent = new Map<string, string>();
+  const find = (n: string): string => {
+    let r = n;
+    while (parent.has(r) && parent.get(r) !== r) r = parent.get(r)!;
+    return r;
+  };
+  const plain = (sig: string) => /^[\\$]\S+$/.test(sig);
+  /** Names a partial connection (a bit, a concatenation) mentions: they may be read or driven unseen. */
+  const partial = new Set<string>();
+  let cell: IlCell | undefined;
+  for (const raw of text.split('\n')) {
+    const t = raw.trim().split(/\s+/);
+    if (t[0] === 'cell') {
+      cell = { type: t[1], name: t[2], params: new Map(), ports: new Map() };
+      cells.push(cell);
+    } else if (t[0] === 'end') cell = undefined;
+    else if (cell && t[0] === 'parameter') cell.params.set(t[1], t.slice(2).join(' '));
+    else if (cell && t[0] === 'connect') cell.ports.set(t[1], t.slice(2).join(' '));
+    else if (!cell && t[0] === 'wire' && t.includes('input')) inputs.add(t[t.length - 1]);
+    else if (!cell && t[0] === 'connect' && t.length === 3 && plain(t[1]) && plain(t[2])) {
+      const [a, b] = [find(t[1]), find(t[2])];
+      if (a !== b) parent.set(a, b);
+    } else if (!cell && t[0] === 'connect') for (const n of t.slice(1)) if (/^[\\$]/.test(n)) partial.add(n);
+  }
+  /** The nets a connection mentions, whole or in part. */
+  const nets = (sig: string) =>
+    sig
+      .split(/[\s{}]+/)
+      .filter((n) => /^[\\$]/.test(n))
+      .map(find);
+  return { cells, inputs, find, plain, nets, partial: () => [...partial].map(find) };
+}
+
+/** A parameter's value as a number (`0`, `1'0`, `32'00…01`); NaN when it is not one. */
+function paramBits(v: string | undefined): number {
+  if (v === undefined) return NaN;
+  const m = /^(?:\d+')?([01]+)$/.exec(v.trim());
+  return m ? parseInt(m[1], 2) : NaN;
+}
+
+/**
+ * Why the multi-clock model (clk2fflogic) may miss what the simulator does; undefined when it cannot. The model
+ * samples a register's data in the step before its clock's edge. A clock that changes at an edge of another clock,
+ * because a register updated there (a divided clock, a clock mux a register selects), has its edge after that
+ * update in simulation, and its registers read the updated values; the model gives them the values from before. So
+ * no register may reach a clock through logic, nor a latch, but for a clock gate: `clk_o = clk_i & en_q` with
+ * `en_q` a latch open while `clk_i` is low, `clk_i` an input. `en_q` is then constant while `clk_i` is high,
+ * `clk_o` is 0 while `clk_i` is low, so `clk_o` changes only when `clk_i` does (an input), as in the model.
+ */
+export function clockModelProblem(files: FileTexts): string | undefined {
+  const sources = listed(files['clocksources.txt']);
+  const names = (l: string[]) => `${l.slice(0, 3).join(', ')}${l.length > 3 ? ', …' : ''}`;
+  if (sources.length)
+    return `a register drives a clock through logic (${names(sources)}): its clock's edges follow that register's update, which the multi-clock model orders the other way, so no proof is claimed on a flag that crosses clock domains`;
+  const latches = listed(files['clocklatches.txt']);
+  if (!latches.length) return undefined;
+  const il = files['clockgates.il'];
+  if (il === undefined)
+    return 'the clock gates were not listed: no proof is claimed on a flag that crosses clock domains';
+  const { cells, inputs, find, plain, nets, partial } = parseIl(il);
+  const outputs = new Set(['Y', 'Q']);
+  const drivers = (net: string) =>
+    cells.filter((c) => [...c.ports].some(([p, v]) => outputs.has(p.slice(1)) && nets(v).includes(net)));
+  const isInput = (net: string) => drivers(net).length === 0 && [...inputs].some((w) => find(w) === net);
+  const gate = (latchName: string): boolean => {
+    const l = cells.find((c) => c.name === latchName || c.name === `\\${latchName}`);
+    if (!l || l.type !== '$dlatch' || paramBits(l.params.get('\\WIDTH')) !== 1) return false;
+    const en = l.ports.get('\\EN');
+    const q = l.ports.get('\\Q');
+    if (!en || !q || !plain(en) || !plain(q)) return false;
+    const pol = paramBits(l.params.get('\\EN_POLARITY'));
+    // The net the latch is open on the low level of.
+    let clock: string | undefined;
+    if (pol === 0) clock = find(en);
+    else if (pol === 1) {
+      const [d] = drivers(find(en));
+      const a = d?.ports.get('\\A');
+      const b = d?.ports.get('\\B');
+      const zero = (v: string | undefined) => v !== undefined && /^\d+'0+$/.test(v);
+      if (d && paramBits(d.params.get('\\A_WIDTH')) !== 1) return false;
+      if (d && ['$not', '$logic_not'].includes(d.type) && a && plain(a)) clock = find(a);
+      else if (d && ['$eq', '$eqx'].includes(d.type) && a && plain(a) && zero(b)) clock = find(a);
+      else if (d && ['$eq', '$eqx'].includes(d.type) && b && plain(b) && zero(a)) clock = find(b);
+    }
+    if (!clock || !isInput(clock)) return false;
+    // Every cell between the latch and a clock that reads it ANDs it with that input.
+    const qNet = find(q);
+    if (partial().includes(qNet) || partial().includes(clock)) return false;
+    const readers = cells.filter((c) =>
+      [...c.ports].some(([p, v]) => !outputs.has(p.slice(1)) && nets(v).includes(qNet)),
+    );
+    return readers.every((c) => {
+      if (!['$and', '$logic_and'].includes(c.type)) return false;
+      const a = c.ports.get('\\A');
+      const b = c.ports.get('\\B');
+      if (!a || !b || !plain(a) || !plain(b)) return false;
+      const ins = [find(a), find(b)];
+      const oneBit = ['\\A_WIDTH', '\\B_WIDTH', '\\Y_WIDTH'].every((k) => paramBits(c.params.get(k)) === 1);
+      return oneBit && ins.includes(qNet) && ins.includes(clock!);
+    });
+  };
+  const other = latches.filter((n) => !gate(n));
+  return other.length
+    ? `a latch drives a clock and is not a clock gate on an input clock (${names(other)}): no proof is claimed on a flag that crosses clock domains`
+    : undefined;
+}
+
+/** A flag's cone of influence through data (not through clock ports), as `flagDomains` finds it. */
+export interface Domain {
+  /** The clock ports' connections of its registers (one entry per distinct net). */
+  clocks: string[];
+  /** Latches, global-clock and SR cells, memories, gate-level cells and anything else with state. */
+  other: number;
+  negedge: number;
+  posedge: number;
+  /** Cells in the cone (a measure of the SAT problem it makes). */
+  cells: number;
+}
+
+/** Ports a cell drives; every other port is one it reads. */
+const OUTPUT_PORTS = new Set(['\\Y', '\\Q', '\\X', '\\CO', '\\RD_DATA']);
+/** Ports that carry a clock: not followed (a flag in one domain depends on its clock's edges, not on what makes them). */
+const CLOCK_PORTS = new Set(['\\CLK', '\\RD_CLK', '\\WR_CLK']);
+const FLIP_FLOPS = new Set([
+  '$dff',
+  '$dffe',
+  '$sdff',
+  '$sdffe',
+  '$sdffce',
+  '$adff',
+  '$adffe',
+  '$aldff',
+  '$aldffe',
+  '$dffsr',
+  '$dffsre',
+]);
+/** Cells the single-clock model does not describe as a register on an edge of one clock. */
+const isOtherState = (type: string) =>
+  type === '$ff' ||
+  type === '$sr' ||
+  type === '$initstate' ||
+  type.includes('latch') ||
+  type.startsWith('$mem') ||
+  type.startsWith('$_') ||
+  // A user module left unflattened (a blackbox): its behaviour is not known.
+  !type.startsWith('$');
+
+/**
+ * For each flag wire, what its cone holds, read from the prepared (async2sync) netlist: the registers reached
+ * backwards through data ports and the logic between them (whole wires: a wire one bit of which a cell reads counts
+ * whole, which can only add to the cone). Clock ports are not followed: registers on one clock behave as one
+ * single-clock design whatever makes that clock's edges. A flag missing from the netlist is left out.
+ */
+export function flagDomains(il: string, wires: string[]): Map<string, Domain> {
+  interface Cell {
+    type: string;
+    polarity: number;
+    clock?: string;
+    reads: string[];
+  }
+  const cells: Cell[] = [];
+  /** wire → the cells and connections that drive it (a connection as the wires it reads). */
+  const drivers = new Map<string, (Cell | string[])[]>();
+  const names = (sig: string) => sig.split(/[\s{}]+/).filter((n) => /^[\\$]/.test(n));
+  const drive = (wire: string, by: Cell | string[]) => {
+    const list = drivers.get(wire);
+    if (list) list.push(by);
+    else drivers.set(wire, [by]);
+  };
+  let cell: (Cell & { outs: string[] }) | undefined;
+  for (const raw of il.split('\n')) {
+    const line = raw.trim();
+    if (line.startsWith('cell ')) {
+      cell = { type: line.split(/\s+/)[1], polarity: NaN, reads: [], outs: [] };
+    } else if (cell && line === 'end') {
+      const { outs, ...c } = cell;
+      cells.push(c);
+      for (const w of outs) drive(w, c);
+      cell = undefined;
+    } else if (cell && line.startsWith('parameter \\CLK_POLARITY ')) cell.polarity = paramBits(line.split(/\s+/)[2]);
+    else if (cell && line.startsWith('connect ')) {
+      const [, port, ...sig] = line.split(/\s+/);
+      const text = sig.join(' ');
+      if (OUTPUT_PORTS.has(port)) cell.outs.push(...names(text));
+      else if (CLOCK_PORTS.has(port)) cell.clock = text;
+      else cell.reads.push(...names(text));
+    } else if (!cell && line.startsWith('connect ')) {
+      // `connect <lhs> <rhs>`: both sides are sigspecs; a side is one token unless it is a concatenation.
+      const rest = line.slice('connect '.length);
+      const split = splitConnect(rest);
+      if (!split) continue;
+      const reads = names(split[1]);
+      for (const w of names(split[0])) drive(w, reads);
+    }
+  }
+  const out = new Map<string, Domain>();
+  for (const flag of wires) {
+    const start = `\\${flag}`;
+    if (!drivers.has(start)) continue;
+    const seenWires = new Set<string>([start]);
+    const seenCells = new Set<Cell>();
+    const stack = [start];
+    const clocks = new Set<string>();
+    const d: Domain = { clocks: [], other: 0, negedge: 0, posedge: 0, cells: 0 };
+    const push = (reads: string[]) => {
+      for (const r of reads)
+        if (!seenWires.has(r)) {
+          seenWires.add(r);
+          stack.push(r);
+        }
+    };
+    while (stack.length) {
+      const w = stack.pop()!;
+      for (const by of drivers.get(w) ?? []) {
+        if (Array.isArray(by)) {
+          push(by);
+          continue;
+        }
+        if (seenCells.has(by)) continue;
+        seenCells.add(by);
+        if (FLIP_FLOPS.has(by.type)) {
+          clocks.add(by.clock ?? '');
+          if (by.polarity === 0) d.negedge++;
+          else if (by.polarity === 1) d.posedge++;
+          else d.other++;
+        } else if (isOtherState(by.type)) d.other++;
+        push(by.reads);
+      }
+    }
+    d.clocks = [...clocks];
+    d.cells = seenCells.size;
+    out.set(flag, d);
+  }
+  return out;
+}
+
+/** A module-level connection's two sides (`\\a [3:0]`, `{ \\b 1'0 }`); undefined when it cannot be split. */
+function splitConnect(text: string): [string, string] | undefined {
+  const tokens: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] === ' ') {
+      i++;
+      continue;
+    }
+    let j = i;
+    if (text[i] === '{') {
+      let depth = 0;
+      for (; j < text.length; j++) {
+        if (text[j] === '{') depth++;
+        else if (text[j] === '}' && --depth === 0) break;
+      }
+      j++;
+    } else {
+      while (j < text.length && text[j] !== ' ') j++;
+      // A bit or part select belongs to the name before it.
+      while (text[j] === ' ' && text[j + 1] === '[') {
+        j = text.indexOf(']', j) + 1;
+        if (j === 0) return undefined;
+      }
+    }
+    tokens.push(text.slice(i, j));
+    i = j;
+  }
+  return tokens.length === 2 ? [tokens[0], tokens[1]] : undefined;
+}
+
+/**
+ * Whether a flag's cone is one clock domain, which the single-clock model describes: registers on one clock net and
+ * one edge, no latch, memory or other state.
+ */
+export const isSingleDomain = (d: Domain | undefined): boolean =>
+  d !== undefined && d.clocks.length <= 1 && d.other === 0 && !(d.negedge > 0 && d.posedge > 0);
