@@ -383,6 +383,13 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     return undefined;
   };
   try {
+    /** Every point unknown with why: the design (or its model) could not be read. */
+    const unreadable = (reason: string): ProveResult => ({
+      verdicts: unknownAll(targets, reason),
+      yosysMs: Date.now() - started,
+      failure: reason,
+      prover: proverVersion(frontEnd),
+    });
     const prepInput = {
       files: names,
       top: req.top,
@@ -431,12 +438,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       );
       if ('failure' in found) {
         failure = found.failure;
-        return {
-          verdicts: unknownAll(targets, failure),
-          yosysMs: Date.now() - started,
-          failure,
-          prover: proverVersion(frontEnd),
-        };
+        return unreadable(failure);
       }
       isolation = { reads: found.reads, dropped: found.dropped.size, ms: Date.now() - isolateStart };
       logger.warn(
@@ -455,12 +457,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       const model = multiClockOf(again);
       if ('failure' in model) {
         failure = model.failure;
-        return {
-          verdicts: unknownAll(targets, failure),
-          yosysMs: Date.now() - started,
-          failure,
-          prover: proverVersion(frontEnd),
-        };
+        return unreadable(failure);
       }
       logger.info(
         `formal: ${clocking.replace(/: only single-clock designs are modelled|: not modelled/, '')}; proofs only, each flag in its clock domain's model or in the multi-clock one${model.problem ? ` (not trusted: ${model.problem})` : ''}`,
