@@ -1,8 +1,8 @@
 // Decides, by running them, which test files `npm run test:fast` lists: every test file (the e2e suite aside,
 // which drives the whole product) is run alone with the Verilator of scripts/no-build-verilator.mjs, which answers
 // probes and refuses to build; a file that passes with it builds nothing and is listed in test/fast-files.json with
-// its measured time; the other files are listed with what they ran. Run it after adding or changing test files: `node scripts/mark-fast.mjs [suite...]` (suites
-// named re-mark only those; the other entries are kept).
+// its measured time; the other files are listed with what they ran. Run it after adding or changing test files: `node scripts/mark-fast.mjs [suite|file...]` (suites
+// or test files named re-mark only those; the other entries are kept).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -11,7 +11,9 @@ import { noBuildVerilatorEnv } from './no-build-verilator.mjs';
 
 const root = process.cwd();
 const manifest = join(root, 'test', 'fast-files.json');
-const only = process.argv.slice(2);
+const args = process.argv.slice(2);
+const onlyFiles = args.filter((a) => a.endsWith('.test.ts')).map((a) => relative(root, join(root, a)));
+const only = args.filter((a) => !a.endsWith('.test.ts'));
 const PER_FILE_LIMIT_S = 300;
 
 function testFiles(dir) {
@@ -26,16 +28,18 @@ function testFiles(dir) {
 const suites = readdirSync(join(root, 'test')).filter(
   (d) => statSync(join(root, 'test', d)).isDirectory() && !['fixtures', 'helpers', 'e2e'].includes(d),
 );
-const chosen = only.length ? suites.filter((s) => only.includes(s)) : suites;
+const chosen = only.length ? suites.filter((s) => only.includes(s)) : onlyFiles.length ? [] : suites;
 const previous = existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')).files : [];
-const kept = previous.filter((f) => !chosen.includes(f.file.split('/')[1]) && existsSync(join(root, f.file)));
+const kept = previous.filter(
+  (f) => !chosen.includes(f.file.split('/')[1]) && !onlyFiles.includes(f.file) && existsSync(join(root, f.file)),
+);
 const log = join(root, '.cache', 'no-build-verilator', 'refused.log');
 const { env: shimEnv, unset } = noBuildVerilatorEnv(root, log);
 const env = { ...process.env, ...shimEnv, CHORUS_TEST: '1', CHORUS_THREADS: process.env.CHORUS_THREADS ?? '1' };
 for (const k of [...unset, 'NODE_TEST_CONTEXT']) delete env[k];
 
 const marked = [];
-for (const file of chosen.flatMap((s) => testFiles(join(root, 'test', s)))) {
+for (const file of [...chosen.flatMap((s) => testFiles(join(root, 'test', s))), ...onlyFiles]) {
   rmSync(log, { force: true });
   const started = Date.now();
   const r = spawnSync('timeout', [String(PER_FILE_LIMIT_S), process.execPath, '--import', 'tsx', '--test', file], {
