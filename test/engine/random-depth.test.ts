@@ -58,14 +58,15 @@ const cases: { name: string; deepest: number }[] = [
 ];
 
 for (const { name, deepest } of cases) {
-  // The safety net is wide: these close in 10-35 s on a loaded 2-core machine, mostly the harness build.
+  // The safety nets are wide: these close in 10-35 s on a quiet 2-core machine, mostly the harness build, and in
+  // over 60 s under CI's load (the deep holds are sized by the measured speed); a run that closes ends at its targets.
   test(
     `${name}: every line and branch point is closed, and the testbench alone reaches the same points`,
-    { timeout: 240_000 },
+    { timeout: 600_000 },
     async () => {
       const file = deep(name);
       const outcome = await generateToEnd(
-        { rtlFiles: [file], engine: 'random', targets: { line: 100, branch: 100 }, seed: 1, budgetSeconds: 60 },
+        { rtlFiles: [file], engine: 'random', targets: { line: 100, branch: 100 }, seed: 1, budgetSeconds: 240 },
         { logger: silentLogger, signal: new AbortController().signal },
         () => {},
       );
@@ -105,12 +106,12 @@ for (const { name, deepest } of cases) {
 
 test(
   'without a reset input, the testbench still reaches every point its sequences reached',
-  { timeout: 240_000 },
+  { timeout: 600_000 },
   async () => {
     // Each sequence was found from power-up; in the testbench all but the first start where the previous one ended.
     const file = deep('load_timer');
     const outcome = await generateToEnd(
-      { rtlFiles: [file], engine: 'random', targets: { line: 100, branch: 100 }, seed: 1, budgetSeconds: 60 },
+      { rtlFiles: [file], engine: 'random', targets: { line: 100, branch: 100 }, seed: 1, budgetSeconds: 240 },
       { logger: silentLogger, signal: new AbortController().signal },
       () => {},
     );

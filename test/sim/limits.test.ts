@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { biggestConstruct, describeConstruct, evaluate } from '../../src/sim/verilator/bigDeclarations';
-import { rejectedUnrolling } from '../../src/sim/verilator/compile';
+import { rejectedUnrolling, serialRetry } from '../../src/sim/verilator/compile';
 import { formatBytes, killedBy, limitFromExit, parseByteSize, toolMemoryBytes } from '../../src/sim/process/limits';
 import { edaBullets, nextInstruction } from '../../src/engine/llm/feedback';
 import { emptySummary } from '../../src/sim';
@@ -90,6 +90,19 @@ test("only Verilator's own unrolling diagnostic retries the build; a killed Veri
   );
   assert.equal(rejectedUnrolling({ code: null, signal: 'SIGKILL', output: own }), false);
   assert.equal(rejectedUnrolling({ code: 1, signal: null, output: own, limit: { resource: 'memory' } }), false);
+});
+
+test('a parallel C++ compile stopped at the tree memory limit runs again one compiler at a time, nothing else does', () => {
+  const sampled = { code: null, timedOut: false, limit: { resource: 'memory' as const, peakBytes: 5 * GiB } };
+  // Several compilers together passed the limit: one alone may fit.
+  assert.equal(serialRetry(sampled, 2), true);
+  // Already one at a time: the compile itself needs more than the limit.
+  assert.equal(serialRetry(sampled, 1), false);
+  // A compiler that ran out of its own address space (bad_alloc), a CPU limit, a time-out, a compile error: no.
+  assert.equal(serialRetry({ code: 1, timedOut: false }, 2), false);
+  assert.equal(serialRetry({ code: null, timedOut: false, limit: { resource: 'cpu' } }, 2), false);
+  assert.equal(serialRetry({ ...sampled, timedOut: true }, 2), false);
+  assert.equal(serialRetry({ code: 0, timedOut: false }, 2), false);
 });
 
 test('a constant function whose loop 5.006 will not unroll (a package function sizing a port) retries the build', () => {

@@ -198,6 +198,7 @@ function limitOutcome(
   hit: LimitHit,
   run: GroupRunResult,
   notes: string[],
+  serial = false,
 ): CompileOutcome {
   const memoryBytes = memoryLimitBytes(job.opts.memoryLimitBytes);
   const cpuSeconds = Math.ceil(Math.max(1, job.deadline - Date.now() + run.ms) / 1000);
@@ -208,7 +209,7 @@ function limitOutcome(
     hit.resource === 'memory'
       ? `Make its arrays and loops smaller, or raise the limit (--memory-limit; now ${formatBytes(memoryBytes)}).`
       : 'Make its arrays and loops smaller.';
-  const message = `The testbench ${limitPhrase(hit, { memoryBytes, cpuSeconds })} ${what}${cause}; the build was stopped and not retried. ${fix}`;
+  const message = `The testbench ${limitPhrase(hit, { memoryBytes, cpuSeconds })} ${what}${cause}; the build was stopped${serial ? ', also compiling one file at a time' : ' and not retried'}. ${fix}`;
   const diag: Diagnostic = { file: job.tb.absolute, line: big?.line ?? 0, column: 0, severity: 'error', message };
   job.logger.info(
     `Build step '${step}' stopped at the ${hit.resource} limit${run.peakRssBytes ? ` (peak ${formatBytes(run.peakRssBytes)} resident)` : ''}.`,
@@ -380,15 +381,27 @@ async function makeSimulator(
   const makesPch =
     !large && !runtime.pchHeader && runtime.wantsPch && cacheMaxBytes(job.opts.cacheMaxBytes) >= PCH_MIN_CACHE_BYTES;
   if (makesPch) goals.push(`${PCH_HEADER}.gch`);
-  const args = ['-f', CHORUS_MAKEFILE, `-j${jobs}`, ...vars, ...goals];
-  const run = await limitedStep(job, toolchain.make, args, { cwd: ctx.objDir, env: ctx.env });
+  const makeArgs = (j: number) => ['-f', CHORUS_MAKEFILE, `-j${j}`, ...vars, ...goals];
+  let run = await limitedStep(job, toolchain.make, makeArgs(jobs), { cwd: ctx.objDir, env: ctx.env });
+  const serial = serialRetry(run, jobs);
+  if (serial) {
+    // The compilers make ran side by side held more together than the limit; one of them alone may fit, and the
+    // objects already compiled stay, so make goes on where it stopped.
+    logger.info(
+      `The parallel C++ compile (${jobs} jobs) reached the memory limit${run.peakRssBytes ? ` (peak ${formatBytes(run.peakRssBytes)} resident)` : ''}; compiling one file at a time.`,
+    );
+    ctx.notes.push(
+      `The C++ compile ran one file at a time: ${jobs} compilers at once needed more than the memory limit.`,
+    );
+    run = await limitedStep(job, toolchain.make, makeArgs(1), { cwd: ctx.objDir, env: ctx.env });
+  }
   if (run.timedOut) return timedOut(job);
   logger.debug(
     `make finished in ${run.ms} ms (exit ${run.code ?? run.signal}${run.peakRssBytes ? `, peak ${formatBytes(run.peakRssBytes)} resident` : ''}).`,
   );
   if (run.code !== 0) {
     const hit = limitFromExit(run);
-    if (hit) return limitOutcome(job, 'compile', hit, run, ctx.notes);
+    if (hit) return limitOutcome(job, 'compile', hit, run, ctx.notes, serial);
     if (missingCompiler(run.output)) throw missingCompilerError();
     const fault = await toolFault(run.output, ctx.objDir);
     if (fault) throw infrastructureError(fault, cachePlace(layout.root));
@@ -425,6 +438,17 @@ async function makeSimulator(
   });
   await leaseEntry(dirname(binary));
   return { status: 'ok', binary, diagnostics: ctx.diagnostics, notes: ctx.notes };
+}
+
+/**
+ * Whether a make stopped by the memory limit of its process tree (the sampler's verdict, not one compiler's own
+ * address-space limit) is worth running again one compiler at a time: only when it ran several at once.
+ */
+export function serialRetry(
+  run: { code: number | null; timedOut?: boolean; limit?: LimitHit | undefined },
+  jobs: number,
+): boolean {
+  return jobs > 1 && run.code !== 0 && !run.timedOut && run.limit?.resource === 'memory';
 }
 
 /** Above this much generated C++ (default 1 MiB; CHORUS_SIM_LARGE_MODEL_BYTES), the model is compiled without optimisation. */
