@@ -13,10 +13,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { generateToEnd } from '../src/engine';
 import { isFormalKind } from '../src/engine/closure/ledger';
-import { itemDesign } from '../src/cli/bench/run';
-import { parseItems } from '../src/cli/bench/schema';
 import { silentLogger, type Hole } from '../src/protocol';
 import { samePlace } from './formal-soundness';
+import { designItem } from './item';
 
 interface Listed {
   file: string;
@@ -54,10 +53,7 @@ async function main(): Promise<void> {
   const budget = Number(opt('--budget') ?? 60);
   const variantBudget = Number(opt('--variant-budget') ?? 30);
   const seed = Number(opt('--seed') ?? 1);
-  const parsed = parseItems(readFileSync(resolve(items), 'utf8'), dirname(resolve(items)));
-  const item = parsed.flatMap((l) => (l.ok && l.item.id === id && l.item.design ? [l.item] : []))[0];
-  if (!item?.design) throw new Error(`${id}: no such filelist item in ${items}`);
-  const design = await itemDesign(item.design);
+  const { item, design } = await designItem(items, id);
   const signal = new AbortController().signal;
   const run = (parameters: Record<string, string>, budgetSeconds: number) =>
     generateToEnd(

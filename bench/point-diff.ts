@@ -6,13 +6,12 @@
  *
  * Usage: npx tsx bench/point-diff.ts <items.jsonl> <item id> [--seed 1] [--budget-seconds 60]
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
-import { itemDesign } from '../src/cli/bench/run';
-import { parseItems } from '../src/cli/bench/schema';
+import { basename, join } from 'node:path';
 import { generateToEnd } from '../src/engine';
-import { silentLogger, type CoveragePoint } from '../src/protocol';
+import { pointId, silentLogger, type CoveragePoint } from '../src/protocol';
+import { designItem } from './item';
 import { plainRandomInBudget } from './real-ip-plain';
 
 function option(name: string, fallback: string): string {
@@ -20,34 +19,31 @@ function option(name: string, fallback: string): string {
   return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
 }
 
-/** A point's identity across the two runs: file, line, column, kind, comment and instance below the top. */
-function key(p: CoveragePoint): string {
+/** How a point reads in the list: file, line, column, kind, Verilator's comment, the instance below the harness. */
+function label(p: CoveragePoint): string {
   const below = p.hierarchy.split('.').slice(3).join('.');
   return `${basename(p.file)}:${p.line}:${p.column} ${p.kind} ${p.comment} ${below}`;
 }
 
+/** The points a run reached, by their identity (both sides run the same harness, so hierarchies agree). */
 function hit(points: readonly CoveragePoint[]): Map<string, CoveragePoint> {
   const out = new Map<string, CoveragePoint>();
-  for (const p of points) if (p.count > 0) out.set(key(p), p);
+  for (const p of points) if (p.count > 0) out.set(pointId(p), p);
   return out;
 }
 
 function report(title: string, only: CoveragePoint[]): void {
-  const listed = only.filter((p) => p.kind !== 'toggle').sort((a, b) => key(a).localeCompare(key(b)));
+  const listed = only.filter((p) => p.kind !== 'toggle').sort((a, b) => label(a).localeCompare(label(b)));
   const toggles = only.length - listed.length;
   process.stdout.write(`${title}: ${listed.length} line/branch point(s), ${toggles} toggle point(s)\n`);
-  for (const p of listed) process.stdout.write(`  ${key(p)}\n`);
+  for (const p of listed) process.stdout.write(`  ${label(p)}\n`);
 }
 
 async function main(): Promise<void> {
   const [input, id] = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && !all[i - 1]?.startsWith('--'));
   if (!input || !id)
     throw new Error('usage: npx tsx bench/point-diff.ts <items.jsonl> <item id> [--seed 1] [--budget-seconds 60]');
-  const item = parseItems(readFileSync(input, 'utf8'), dirname(input)).flatMap((l) =>
-    l.ok && l.item.id === id && l.item.design ? [l.item] : [],
-  )[0];
-  if (!item?.design) throw new Error(`${input}: no item '${id}' with a design`);
-  const design = await itemDesign(item.design);
+  const { item, design } = await designItem(input, id);
   const seed = Number(option('--seed', '1'));
   const t0 = Date.now();
   const search = await generateToEnd(
@@ -71,7 +67,7 @@ async function main(): Promise<void> {
       defines: design.defines,
       parameters: design.parameters,
       seed,
-      budgetMs: wallMs,
+      budgetMs: 0,
       wallMs,
     },
     { signal: new AbortController().signal },

@@ -5,13 +5,12 @@
  *
  * Usage: npx tsx bench/trace-item.ts <items.jsonl> <item id> [--seed 1] [--budget-seconds 60] [--warm-cache dir]
  */
-import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { itemDesign } from '../src/cli/bench/run';
-import { parseItems } from '../src/cli/bench/schema';
+import { join } from 'node:path';
 import { generateToEnd } from '../src/engine';
 import type { Logger } from '../src/protocol';
+import { designItem } from './item';
 
 function option(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);
@@ -24,11 +23,7 @@ async function main(): Promise<void> {
     throw new Error(
       'usage: npx tsx bench/trace-item.ts <items.jsonl> <item id> [--seed 1] [--budget-seconds 60] [--warm-cache dir]',
     );
-  const item = parseItems(readFileSync(input, 'utf8'), dirname(input)).flatMap((l) =>
-    l.ok && l.item.id === id && l.item.design ? [l.item] : [],
-  )[0];
-  if (!item?.design) throw new Error(`${input}: no item '${id}' with a design`);
-  const design = await itemDesign(item.design);
+  const { item, design } = await designItem(input, id);
   const cacheDir = mkdtempSync(join(tmpdir(), 'chorus-trace-cache-'));
   const warm = option('--warm-cache', '');
   if (warm) cpSync(warm, cacheDir, { recursive: true });

@@ -2,8 +2,9 @@
  * The model-free search on designs of the shapes where plain random and a search that stalls fall short: a core
  * that traps on a bad instruction (only a reset leaves it), a watchdog armed by an input and then left alone for a
  * million cycles, a UART receiver whose 16-bit prescale must be small, an open-drain bus master that reads its
- * line back (arbitration lost, acknowledge). Each closes for seeds 1-3 (within 60 s on a quiet machine), and its emitted testbench alone reaches what the run reported. Also: the budget counts the build, and plain
- * random segments the testbench regenerates from their seed drive exactly the values the search ran.
+ * line back (arbitration lost, acknowledge). Each closes for seeds 1-3 (within 60 s on a quiet machine), and its
+ * emitted testbench alone reaches what the run reported. Also: the budget counts the build, and plain random segments
+ * the testbench regenerates from their seed drive exactly the values the search ran.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
