@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { readFilelist, type Filelist } from '../../src/hdl';
 import { ChorusError, designFileKind, parseDesignSettings } from '../../src/protocol';
+import { corpusPath } from '../helpers/corpus';
 
 const FIX = resolve(__dirname, '../fixtures/projects');
 const DEPS = resolve(__dirname, '../fixtures/projects-bender-deps');
-const CORPUS = resolve(__dirname, '../../../shared/corpus');
 
 /** The design without Bender's TARGET_* macros, which a hand-written list does not carry. */
 function build(fl: Filelist): { files: string[]; includeDirs: string[]; defines: Record<string, string | undefined> } {
@@ -165,7 +165,7 @@ test('the upstream manifests of the corpus: cv32e40p (one source group) and comm
     const lock = (names: string[]) =>
       `packages:\n${names.map((n) => `  ${n}:\n    revision: null\n    version: null\n    source:\n      Path: deps/${n}\n    dependencies: []\n`).join('')}`;
     const cv = join(dir, 'cv32e40p');
-    standIn(join(CORPUS, 'real-ip-2/cv32e40p/Bender.yml'), cv);
+    standIn(corpusPath('real-ip-2', 'cv32e40p', 'Bender.yml'), cv);
     mkdirSync(join(cv, 'rtl/include'), { recursive: true });
     const cvDeps = ['fpnew', 'common_cells', 'tech_cells_generic'];
     writeFileSync(join(cv, 'Bender.lock'), lock(cvDeps));
@@ -179,7 +179,7 @@ test('the upstream manifests of the corpus: cv32e40p (one source group) and comm
     assert.deepEqual(fl.includeDirs, [join(cv, 'rtl/include')]);
 
     const cc = join(dir, 'common_cells');
-    standIn(join(CORPUS, 'real-ip/common_cells/Bender.yml'), cc);
+    standIn(corpusPath('real-ip', 'common_cells', 'Bender.yml'), cc);
     mkdirSync(join(cc, 'include'), { recursive: true });
     writeFileSync(join(cc, 'Bender.lock'), lock(['common_verification', 'tech_cells_generic']));
     for (const n of ['common_verification', 'tech_cells_generic']) scratchPackage(join(cc, 'deps', n), n);
