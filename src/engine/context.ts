@@ -20,6 +20,9 @@ import { FormalLedger } from './closure/ledger';
 import { designNames } from './names';
 import { selectDut, type DutSelection } from './plan';
 import { findSpecFiles } from './llm/specFiles';
+import { checkOutputTarget } from './outputs';
+import { readWaiverFile } from './waivers/run';
+import { NO_WAIVERS, standingWaivers, type WaiverOf } from './waivers/standing';
 
 /** The DUT's instance name in CHORUS's testbench when the request names none (`--instance`). */
 export const DEFAULT_INSTANCE = 'uut';
@@ -44,6 +47,8 @@ export interface RunContext {
   formal: FormalLedger;
   /** The user's regression (`--merge`), read once: its files and merged DUT points, named below the DUT. */
   regression?: { files: string[]; points: CoveragePoint[] };
+  /** The waiver file's entries that stand as the run starts (`--waivers`): what they waive counts as excluded. */
+  waiverOf: WaiverOf;
 }
 
 /**
@@ -102,8 +107,21 @@ export async function prepareRun(req: GenerateRequest, planned?: DutSelection): 
   const regression = req.regression?.length
     ? { files: req.regression, points: (await readRegression(req.regression, rtlFiles, top.name)).merged }
     : undefined;
-  const workDir = req.workDir ?? (await mkdtemp(join(tmpdir(), 'chorus-run-')));
   const instance = req.instanceName ?? DEFAULT_INSTANCE;
+  // The waiver file too: one CHORUS may not write back is refused now, not after the run.
+  let waiverOf = NO_WAIVERS;
+  if (req.waivers) {
+    const file = resolve(req.waivers.file);
+    await checkOutputTarget({
+      path: file,
+      option: '--waivers',
+      kind: 'waivers',
+      force: Boolean(req.waivers.force),
+      inputs: [...rtlFiles, ...specFiles],
+    });
+    waiverOf = await standingWaivers(file, await readWaiverFile(file), instance);
+  }
+  const workDir = req.workDir ?? (await mkdtemp(join(tmpdir(), 'chorus-run-')));
   return {
     rtlFiles,
     specFiles,
@@ -119,5 +137,6 @@ export async function prepareRun(req: GenerateRequest, planned?: DutSelection): 
     design: { includeDirs: req.includeDirs, defines: req.defines, parameters: req.parameters },
     formal: new FormalLedger(instance),
     ...(regression ? { regression } : {}),
+    waiverOf,
   };
 }

@@ -38,12 +38,26 @@ export function judge(input: VerdictInput): Verdict {
   const excluded: Verdict['excluded'] = {};
   for (const h of input.holes) {
     if (!isExcluded(h) || h.kind === 'user') continue;
-    const kind = h.kind as ReportedKind;
-    const e = (excluded[kind] ??= { proven: 0, waived: 0 });
     // A proof wins over a waiver: the count says which exclusions a reviewer needs to read.
-    if (h.proof) e.proven++;
-    else e.waived++;
+    countExclusion(excluded, h.kind as ReportedKind, h.proof ? 'proven' : 'waived');
   }
+  const closed = input.holes.every((h) => !closureKind(h.kind, input.targets) || isExcluded(h));
+  return judgeExclusions({ ...input, excluded, closed });
+}
+
+/** Adds one excluded point of `kind` to the counts. */
+export function countExclusion(excluded: Verdict['excluded'], kind: ReportedKind, by: 'proven' | 'waived'): void {
+  (excluded[kind] ??= { proven: 0, waived: 0 })[by]++;
+}
+
+/**
+ * `judge` on counts already taken: the excluded points per kind, and whether every line and branch point (FSM
+ * point, when targeted) is covered or excluded. A run that is still going is judged this way on its points.
+ */
+export function judgeExclusions(
+  input: Omit<VerdictInput, 'holes'> & { excluded: Verdict['excluded']; closed: boolean },
+): Verdict {
+  const { excluded } = input;
   const counting = input.requireRaw ? 'raw' : 'signoff';
   const coverage = { ...input.coverage };
   if (counting === 'signoff') {
@@ -58,7 +72,7 @@ export function judge(input: VerdictInput): Verdict {
     .map((metric) => ({ metric, pct: metricPct(coverage, metric), target: input.targets[metric] ?? 0 }))
     .filter((u) => !input.ran || u.pct + 1e-9 < u.target);
   const met = input.ran && unmet.length === 0;
-  const closed = input.ran && input.holes.every((h) => !closureKind(h.kind, input.targets) || isExcluded(h));
+  const closed = input.ran && input.closed;
   const exitCode = input.cancelled ? 130 : met ? 0 : 1;
   return { counting, coverage, excluded, met, unmet, closed, exitCode };
 }

@@ -22,6 +22,7 @@ export function llmGenerator(settings: RunSettings, from?: Outcome): Generator {
           candidates: settings.candidates,
           contextSize: settings.contextSize,
           sampling: settings.sampling,
+          requireRaw: settings.requireRaw,
         },
         emit,
       ),

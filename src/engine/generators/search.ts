@@ -15,6 +15,7 @@ export function searchGenerator(settings: RunSettings): Generator {
           ...(settings.budgetMs ? { budgetMs: settings.budgetMs } : {}),
           ...(settings.startedAt !== undefined ? { startedAt: settings.startedAt } : {}),
           simTimeoutMs: settings.simTimeoutMs,
+          requireRaw: Boolean(settings.requireRaw),
           formal: settings.formal ? formalBounds(settings.budgetMs ?? DEFAULT_SEARCH.budgetMs) : null,
         },
         emit,

@@ -33,6 +33,7 @@ import { DEFAULT_TEMPLATES, loadTemplates } from './templates';
 import { candidateRuns, cleanReply, roundFeedback, roundSummary } from './roundRecord';
 import { runSignal } from './runSignal';
 import { systemClock } from '../clock';
+import { standingVerdict } from '../standing';
 import { stopAfterRound, stopBeforeRound, type StopLimits, type StopReason } from './stopRules';
 
 export interface LlmLoopOptions extends StopLimits {
@@ -61,6 +62,8 @@ export interface LlmLoopOptions extends StopLimits {
   parseRetries?: number | undefined;
   /** Candidate testbenches per round, spread over the experts; default `defaultCandidates`. */
   candidates?: number | undefined;
+  /** Stop on raw coverage (`--require-raw`): points proven or waived are not left out of the targets. */
+  requireRaw?: boolean | undefined;
 }
 
 const DEFAULT_PARSE_RETRIES = 1;
@@ -129,7 +132,8 @@ export async function runLlmLoop(
   if (from?.report) {
     best = seedAttempt(from.result.testbench, from.filename, from.report, ctx.targets, ctx.displayName, templates);
     bestPoints = from.points;
-    if (meetsTargets(from.report.coverage, ctx.targets)) stopReason = 'targets met';
+    if (from.report.status === 'ok' && standingVerdict(ctx, from.points, opts.requireRaw).met)
+      stopReason = 'targets met';
     else if (templatesError) failAfterBest('error', `${errorMessage(templatesError)}`);
   }
 
@@ -323,7 +327,8 @@ export async function runLlmLoop(
 
       const improved = best === attempt && report?.status === 'ok' && coveredGain(before, report.coverage) > 0;
       stall = improved ? 0 : stall + 1;
-      const stop = stopAfterRound({ best: best ?? attempt, stall, tokensUsed }, opts, ctx.targets);
+      const met = standingVerdict(ctx, best ? bestPoints : [], opts.requireRaw).met;
+      const stop = stopAfterRound({ best: best ?? attempt, stall, tokensUsed }, opts, met);
       if (stop) {
         stopReason = stop;
         break;

@@ -1,5 +1,5 @@
 /** When the loop stops: before a round (cancelled, out of time) and after one (targets met, stalled, out of tokens). */
-import { meetsTargets, type StopReason as WireStopReason, type Targets } from '../../protocol';
+import type { StopReason as WireStopReason } from '../../protocol';
 import type { Attempt } from './attempt';
 
 /**
@@ -39,9 +39,9 @@ export interface LoopProgress {
   tokensUsed: number;
 }
 
-export function stopAfterRound(progress: LoopProgress, limits: StopLimits, targets: Targets): StopReason | null {
-  const best = progress.best.report;
-  if (best?.status === 'ok' && meetsTargets(best.coverage, targets)) return 'targets met';
+/** `met`: the verdict's rule on the best testbench's points (src/engine/standing.ts). */
+export function stopAfterRound(progress: LoopProgress, limits: StopLimits, met: boolean): StopReason | null {
+  if (progress.best.report?.status === 'ok' && met) return 'targets met';
   if (progress.stall >= limits.stallRounds) return 'stalled';
   if (limits.tokenBudget !== undefined && progress.tokensUsed >= limits.tokenBudget) return 'budget';
   return null;

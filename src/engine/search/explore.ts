@@ -6,12 +6,12 @@
  * beside the search from its first holes where there is a core for it, else when progress stops, the search
  * waiting for it; its witnesses come back as candidates.
  */
-import { countersOf, unreachableDefaults } from '../../hdl';
-import { summarize, type SimOptions } from '../../sim';
+import { countersOf } from '../../hdl';
+import type { SimOptions } from '../../sim';
 import type { CoveragePoint, Logger, StopReason } from '../../protocol';
 import type { RunContext } from '../context';
 import { closureKind } from '../closure/ledger';
-import { meetsTargets } from '../targets';
+import { exclusionOf, standingVerdict } from '../standing';
 import { DEEP_RUN_SHARE, type SearchBudget } from './budget';
 import { deepCandidate, deepPlans, enableHolds, type DeepPlan } from './deep';
 import { hasStructuralHoles } from './formal';
@@ -103,18 +103,16 @@ export interface SearchParts {
 
 /** Whether only points proven unreachable (by analysis or by the formal stage) are left of line/branch/FSM targets. */
 export function closureCheck(ctx: RunContext): (pts: CoveragePoint[]) => boolean {
-  const unreachable = new Set(unreachableDefaults(ctx.analysis).map((u) => `${u.file}:${u.line}`));
   const structuralTargets = Object.keys(ctx.targets).every(
     (k) => k === 'line' || k === 'branch' || k === 'fsm_state' || k === 'fsm_arc',
   );
-  const proven = (p: CoveragePoint) =>
-    unreachable.has(`${p.file}:${p.line}`) || ctx.formal.provenDepth(p) !== undefined;
+  const excludedBy = exclusionOf(ctx);
   // FSM points count only when targeted (a line/branch run does not wait for FSM proofs).
   const awaited = (p: CoveragePoint) => closureKind(p.kind, ctx.targets);
   return (pts) =>
     structuralTargets &&
     hasStructuralHoles(pts, ctx.targets) &&
-    pts.every((p) => p.count > 0 || !awaited(p) || proven(p));
+    pts.every((p) => p.count > 0 || !awaited(p) || excludedBy(p) === 'proven');
 }
 
 interface Scheduled {
@@ -301,7 +299,8 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
       continue;
     }
     if (stop) return { stopReason: stop, phaseMs };
-    if (progress.merged.length && meetsTargets(summarize(progress.merged), ctx.targets))
+    // The verdict's own rule: points proven or waived are left out, as the result will count them.
+    if (progress.merged.length && standingVerdict(ctx, progress.merged, opts.requireRaw).met)
       return { stopReason: 'targets met', phaseMs };
     const next = scheduled.shift();
     if (next && next.phase === 'deep' && runner.estimateMs(totalCycles(next.candidate.rows)) > deepLimit()) {

@@ -35,6 +35,8 @@ export interface SearchOptions {
    * beside wherever there is more than one core.
    */
   formalBeside: boolean;
+  /** Stop on raw coverage (`--require-raw`): points proven or waived are not left out of the targets. */
+  requireRaw: boolean;
 }
 
 export const DEFAULT_SEARCH: SearchOptions = {
@@ -48,4 +50,5 @@ export const DEFAULT_SEARCH: SearchOptions = {
   rebuildTestbench: false,
   formal: null,
   formalBeside: availableParallelism() > 1,
+  requireRaw: false,
 };

@@ -42,6 +42,31 @@ export const holeOf = (h: Hole, p: CoveragePoint) =>
   (h.hierarchy ?? '') === p.hierarchy &&
   h.detail.startsWith(holeDetail(p));
 
+/** The point an entry names at a line: file, line, kind, point name, and its instance (`*`: every one). */
+export function namesPoint(
+  e: Pick<WaiverEntry, 'kind' | 'point' | 'instance'>,
+  file: string,
+  line: number,
+  instanceOf: (p: CoveragePoint) => string,
+): (p: CoveragePoint) => boolean {
+  return (p) =>
+    resolve(p.file) === file &&
+    p.line === line &&
+    p.kind === e.kind &&
+    p.comment === e.point &&
+    (e.instance === '*' || instanceOf(p) === e.instance);
+}
+
+/**
+ * Where an entry's text stands now: its line re-anchored by its fingerprint (a person's new entry takes the
+ * fingerprint of the text at the line it names), or undefined when the text changed.
+ */
+export function anchorEntry(e: WaiverEntry, lines: readonly string[]): number | undefined {
+  const offsets = spanOffsets(e.line, e.span);
+  if (!e.fingerprint) e.fingerprint = fingerprintAt(lines, e.line, offsets) ?? '';
+  return reanchor(lines, e.line, offsets, e.fingerprint);
+}
+
 export async function checkWaivers(run: WaiverRun): Promise<WaiverOutcome> {
   const base = dirname(run.file);
   const texts = new Map<string, string[] | undefined>();
@@ -51,14 +76,7 @@ export async function checkWaivers(run: WaiverRun): Promise<WaiverOutcome> {
   };
   const instanceOf = (p: CoveragePoint) => instanceBelow(p.hierarchy, run.dutInstance) ?? p.hierarchy;
   const pointsAt = (file: string, line: number, e: WaiverEntry) =>
-    run.points.filter(
-      (p) =>
-        resolve(p.file) === file &&
-        p.line === line &&
-        p.kind === e.kind &&
-        p.comment === e.point &&
-        (e.instance === '*' || instanceOf(p) === e.instance),
-    );
+    run.points.filter(namesPoint(e, file, line, instanceOf));
   const holes = run.holes.map((h) => ({ ...h }));
   const report: WaiverReport = { file: run.file, entries: 0, applied: 0, added: 0, moved: 0, reproven: 0, stale: [] };
   const claimed = new Set<Hole>();
@@ -111,10 +129,7 @@ export async function checkWaivers(run: WaiverRun): Promise<WaiverOutcome> {
       e.stale = `${e.file} cannot be read: restore it, or delete the entry`;
       continue;
     }
-    const offsets = spanOffsets(e.line, e.span);
-    // A person's new entry has no fingerprint yet: it is taken from the text at the line the person named.
-    if (!e.fingerprint) e.fingerprint = fingerprintAt(lines, e.line, offsets) ?? '';
-    const at = reanchor(lines, e.line, offsets, e.fingerprint);
+    const at = anchorEntry(e, lines);
     if (at !== undefined) {
       if (at !== e.line) {
         report.moved++;

@@ -1,0 +1,46 @@
+/**
+ * The verdict on a run's points as they stand, while the run goes on: `judge`'s rule on the points, with the same
+ * exclusions its result will get (proven by the analysis or the formal engine, waived by a standing entry). The
+ * search and the model loop stop on it, so a run never spends its budget on points its verdict leaves out.
+ */
+import { unreachableDefaults } from '../hdl';
+import type { CoveragePoint, ReportedKind, Verdict } from '../protocol';
+import { isCovered, summarize } from '../sim';
+import { closureKind } from './closure/ledger';
+import type { RunContext } from './context';
+import { countExclusion, judgeExclusions } from './verdict';
+
+/** Why an uncovered point is left out of its kind's total; undefined when it counts (a hole). */
+export type Exclusion = 'proven' | 'waived' | undefined;
+
+/** How `explainHoles` labels a hole, on a point: a proof (analysis or formal) wins over a waiver. */
+export function exclusionOf(ctx: RunContext): (p: CoveragePoint) => Exclusion {
+  const unreachable = new Set(unreachableDefaults(ctx.analysis).map((u) => `${u.file}\u0000${u.line}`));
+  return (p) => {
+    if (isCovered(p)) return undefined;
+    if (ctx.formal.provenDepth(p) !== undefined) return 'proven';
+    if (p.kind !== 'toggle' && unreachable.has(`${p.file}\u0000${p.line}`)) return 'proven';
+    return ctx.waiverOf(p) ? 'waived' : undefined;
+  };
+}
+
+export function standingVerdict(ctx: RunContext, points: CoveragePoint[], requireRaw?: boolean): Verdict {
+  const excludedBy = exclusionOf(ctx);
+  const excluded: Verdict['excluded'] = {};
+  let closed = true;
+  for (const p of points) {
+    if (isCovered(p)) continue;
+    const by = excludedBy(p);
+    if (by && p.kind !== 'user') countExclusion(excluded, p.kind as ReportedKind, by);
+    if (!by && closureKind(p.kind, ctx.targets)) closed = false;
+  }
+  return judgeExclusions({
+    coverage: summarize(points),
+    excluded,
+    closed,
+    targets: ctx.targets,
+    ran: points.length > 0,
+    cancelled: false,
+    requireRaw,
+  });
+}
