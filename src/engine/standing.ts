@@ -4,7 +4,7 @@
  * search and the model loop stop on it, so a run never spends its budget on points its verdict leaves out.
  */
 import { unreachableDefaults } from '../hdl';
-import type { CoveragePoint, ReportedKind, Verdict } from '../protocol';
+import { OVERALL_KINDS, type CoverageKind, type CoveragePoint, type ReportedKind, type Verdict } from '../protocol';
 import { isCovered, summarize } from '../sim';
 import { closureKind } from './closure/ledger';
 import type { RunContext } from './context';
@@ -43,4 +43,19 @@ export function standingVerdict(ctx: RunContext, points: CoveragePoint[], requir
     cancelled: false,
     requireRaw,
   });
+}
+
+/**
+ * Whether a next generator (the model after the search) has a point to chase: one neither covered nor excluded, of a
+ * kind whose target the standing verdict has unmet. A run with no points (a failed build) has everything to chase.
+ */
+export function leftToChase(ctx: RunContext, points: CoveragePoint[], requireRaw?: boolean): boolean {
+  if (!points.length) return true;
+  const verdict = standingVerdict(ctx, points, requireRaw);
+  if (verdict.met) return false;
+  const kinds = new Set<CoverageKind>(
+    verdict.unmet.flatMap((u) => (u.metric === 'overall' ? [...OVERALL_KINDS] : [u.metric])),
+  );
+  const excludedBy = exclusionOf(ctx);
+  return points.some((p) => !isCovered(p) && kinds.has(p.kind) && !excludedBy(p));
 }

@@ -4,7 +4,17 @@ import assert from 'node:assert/strict';
 import { generatorFor, runSettings, type Generator, type Outcome } from '../../src/engine/generators';
 import { sequence } from '../../src/engine/generators/sequence';
 import type { RunContext } from '../../src/engine/context';
-import { ChorusError, emptySummary, silentLogger, type EngineName, type LoopEvent } from '../../src/protocol';
+import { FormalLedger } from '../../src/engine/closure/ledger';
+import type { WaiverEntry } from '../../src/engine/waivers/file';
+import {
+  ChorusError,
+  emptySummary,
+  silentLogger,
+  type CoveragePoint,
+  type CoverageReport,
+  type EngineName,
+  type LoopEvent,
+} from '../../src/protocol';
 
 function outcome(engine: EngineName, pass: boolean, testbench: string): Outcome {
   return {
@@ -74,6 +84,54 @@ test('a sequence stops after the first generator when it met the targets or the 
     assert.equal(seen.length, 1);
     assert.equal(out.result.testbench, 'search tb');
     assert.equal(out.result.engine, 'hybrid');
+  }
+});
+
+test('a sequence stops when all the first generator left is waived or proven, and goes on for a hole neither', async () => {
+  const point = (line: number, kind: CoveragePoint['kind'], count: number): CoveragePoint => ({
+    file: '/d/m.sv',
+    line,
+    column: 1,
+    kind,
+    comment: kind === 'branch' ? 'if' : 'block',
+    hierarchy: 'TOP.tb.uut',
+    module: 'm',
+    count,
+  });
+  const waiver: WaiverEntry = {
+    file: 'm.sv',
+    line: 7,
+    column: 1,
+    kind: 'branch',
+    point: 'if',
+    instance: '',
+    module: 'm',
+    category: 'LOW_RISK',
+    reason: 'debug only',
+    who: 'Ana Reviewer',
+    fingerprint: '',
+  };
+  const waivedCtx = {
+    analysis: { modules: [] },
+    targets: { line: 100, branch: 100 },
+    formal: new FormalLedger('uut'),
+    waiverOf: (p: CoveragePoint) => (p.line === 7 && p.count === 0 ? waiver : undefined),
+  } as unknown as RunContext;
+  for (const [points, continues] of [
+    [[point(5, 'line', 3), point(7, 'branch', 0)], false],
+    [[point(5, 'line', 3), point(7, 'branch', 0), point(9, 'branch', 0)], true],
+  ] as const) {
+    const seen: (Outcome | undefined)[] = [];
+    const first: Outcome = {
+      ...outcome('random', false, 'search tb'),
+      report: {} as CoverageReport,
+      points: [...points],
+    };
+    const composed = sequence('hybrid', standIn('random', first, seen), (prior) =>
+      standIn('llm', outcome('llm', true, 'model tb'), seen, prior),
+    );
+    await composed.generate(waivedCtx, { logger: silentLogger, signal: new AbortController().signal }, () => {});
+    assert.equal(seen.length, continues ? 2 : 1, `the model runs only for a hole neither waived nor proven`);
   }
 });
 

@@ -18,5 +18,10 @@ export function hybridGenerator(settings: RunSettings): Generator {
   // The model gets what the search left of the run's budget (at least a second to say why it stopped).
   const modelBudget = () =>
     settings.budgetMs === undefined ? undefined : Math.max(1_000, settings.budgetMs - (Date.now() - created));
-  return sequence('hybrid', search, (prior) => llmGenerator({ ...settings, budgetMs: modelBudget() }, prior));
+  return sequence(
+    'hybrid',
+    search,
+    (prior) => llmGenerator({ ...settings, budgetMs: modelBudget() }, prior),
+    Boolean(settings.requireRaw),
+  );
 }

@@ -1,28 +1,19 @@
 /**
  * Two generators in a row: the second continues from the first's outcome unless that already met the targets,
- * or all that keeps it from them is proven unreachable (nothing is left for the second to chase).
+ * or all that keeps it from them is proven unreachable or waived (nothing is left for the second to chase: the
+ * verdict's own exclusions, src/engine/standing.ts).
  */
-import {
-  isProven,
-  OVERALL_KINDS,
-  unmetTargets,
-  type CoverageKind,
-  type EngineName,
-  type GenerateResult,
-  type Targets,
-} from '../../protocol';
+import type { EngineName } from '../../protocol';
+import { leftToChase } from '../standing';
 import type { Generator, Outcome } from './types';
 
-/** True when every hole of a kind whose target is unmet is proven unreachable. */
-export function nothingLeftToChase(result: GenerateResult, targets: Targets): boolean {
-  const unmet = unmetTargets(result.coverage, targets);
-  if (!unmet.length) return true;
-  const kinds = new Set<CoverageKind>(unmet.flatMap((m) => (m === 'overall' ? [...OVERALL_KINDS] : [m])));
-  // A run with no measurement (a failed build) has no holes yet everything to chase.
-  return result.holes.length > 0 && result.holes.every((h) => !kinds.has(h.kind) || isProven(h));
-}
-
-export function sequence(name: EngineName, first: Generator, next: (prior: Outcome) => Generator): Generator {
+/** `requireRaw`: the verdict judges raw counts, so only a proof or a waiver leaves a hole nothing to chase. */
+export function sequence(
+  name: EngineName,
+  first: Generator,
+  next: (prior: Outcome) => Generator,
+  requireRaw = false,
+): Generator {
   return {
     name,
     async generate(ctx, services, emit) {
@@ -30,7 +21,7 @@ export function sequence(name: EngineName, first: Generator, next: (prior: Outco
       const done =
         prior.result.pass ||
         services.signal.aborted ||
-        (prior.report !== null && nothingLeftToChase(prior.result, ctx.targets));
+        (prior.report !== null && !leftToChase(ctx, prior.points, requireRaw));
       const outcome = done ? prior : await next(prior).generate(ctx, services, emit);
       return { ...outcome, result: { ...outcome.result, engine: name } };
     },
