@@ -21,7 +21,7 @@ import { designNames } from './names';
 import { selectDut, type DutSelection } from './plan';
 import { findSpecFiles } from './llm/specFiles';
 import { checkOutputTarget } from './outputs';
-import { readWaiverFile } from './waivers/run';
+import { readWaiverFile } from './waivers/file';
 import { NO_WAIVERS, standingWaivers, type WaiverOf } from './waivers/standing';
 
 /** The DUT's instance name in CHORUS's testbench when the request names none (`--instance`). */

@@ -3,7 +3,7 @@ export { systemClock, type Clock } from './clock';
 export { generate, generateToEnd, DEFAULT_ROUNDS } from './generate';
 export { parseTargets, meetsTargets, overallPct, formatSummary, formatTargets } from './targets';
 export { judge, isExcluded, type VerdictInput } from './verdict';
-export { readWaiverFile } from './waivers/run';
+export { readWaiverFile } from './waivers/file';
 export { toVlt, lcovWithoutExcluded, coberturaWithoutExcluded, excludedPoints } from './waivers/exports';
 export { toUrgEl, toImcTcl, type SignoffPlace } from './waivers/signoffExports';
 export { DEFAULT_INSTANCE } from './context';

@@ -4,6 +4,7 @@
  * order so a review diff shows each change once. Documented in docs/waivers.md.
  */
 import { ChorusError, type CoverageKind, type WaiverCategory } from '../../protocol';
+import { readUserText, UserFileError } from '../../protocol/userFile';
 
 /** How every waiver file CHORUS writes begins (the output rule's signature, src/engine/outputs.ts). */
 export const WAIVER_HEADER = '# CHORUS waivers';
@@ -164,4 +165,14 @@ export function parseWaivers(text: string, file: string): WaiverEntry[] {
   });
   finish();
   return entries;
+}
+
+/** The entries of a waiver file; none when it does not exist yet. */
+export async function readWaiverFile(file: string): Promise<WaiverEntry[]> {
+  try {
+    return parseWaivers(await readUserText(file, { what: 'waiver file' }), file);
+  } catch (err) {
+    if (err instanceof UserFileError && err.problem === 'missing') return [];
+    throw err;
+  }
 }

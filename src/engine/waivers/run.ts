@@ -6,13 +6,12 @@
 import { readSourceText } from '../../hdl';
 import { proverVersion } from '../../formal';
 import type { CoveragePoint, Hole, WaiverReport } from '../../protocol';
-import { readUserText, UserFileError } from '../../protocol/userFile';
 import type { EngineServices } from '../api';
 import type { RunContext } from '../context';
 import { writeOutput } from '../outputs';
 import { provePoints } from '../closure/provePoints';
 import { checkWaivers } from './check';
-import { formatWaivers, parseWaivers, type WaiverEntry } from './file';
+import { formatWaivers, readWaiverFile } from './file';
 
 export interface WaiverFileOptions {
   /** The waiver file (absolute). */
@@ -21,16 +20,6 @@ export interface WaiverFileOptions {
   force: boolean;
   /** The run's inputs: never the waiver file. */
   inputs: string[];
-}
-
-/** The entries of a waiver file; none when it does not exist yet. */
-export async function readWaiverFile(file: string): Promise<WaiverEntry[]> {
-  try {
-    return parseWaivers(await readUserText(file, { what: 'waiver file' }), file);
-  } catch (err) {
-    if (err instanceof UserFileError && err.problem === 'missing') return [];
-    throw err;
-  }
 }
 
 /** Checks the file against the run, writes it back, and returns the holes as waived and what changed. */
