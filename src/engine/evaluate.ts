@@ -4,6 +4,7 @@ import { findSite, fsmModels, unreachableDefaults } from '../hdl';
 import { holesFeedback, measureCoverage, type SimOptions } from '../sim';
 import type { CoveragePoint, CoverageReport, Hole } from '../protocol';
 import { writeFileAtomic } from './fs';
+import { holeOf, holeWaiver } from './waivers/check';
 import type { RunContext } from './context';
 
 export interface Evaluation {
@@ -39,11 +40,12 @@ export function formalRan(ctx: RunContext): boolean {
 /**
  * Adds what analysis and the formal engine know to each hole: the source site it stands for, and the proof that
  * it cannot be reached (k-induction first, else the state-register/enum rule) or why the formal engine could not
- * decide it.
+ * decide it; and, given the holes' points, the waiver entry that stands for one not proven (`ctx.waiverOf`), so a
+ * waived hole reads as waived in every round, as the verdict counts it.
  */
-export function explainHoles(ctx: RunContext, holes: Hole[]): Hole[] {
+export function explainHoles(ctx: RunContext, holes: Hole[], points: readonly CoveragePoint[] = []): Hole[] {
   const unreachable = unreachableDefaults(ctx.analysis);
-  return holes.map((h) => {
+  const explained = holes.map((h) => {
     const site = findSite(ctx.analysis, h.file, h.line);
     const why = unreachable.find((u) => u.line === h.line && u.file === h.file);
     let out: Hole = { ...h };
@@ -55,6 +57,13 @@ export function explainHoles(ctx: RunContext, holes: Hole[]): Hole[] {
     }
     return out;
   });
+  for (const p of points) {
+    const entry = ctx.waiverOf(p);
+    if (!entry) continue;
+    const hole = explained.find((h) => !h.proof && holeOf(h, p));
+    if (hole) hole.waiver = holeWaiver(entry);
+  }
+  return explained;
 }
 
 export async function evaluateTestbench(
@@ -77,20 +86,23 @@ export async function evaluateTestbench(
     opts.sim,
   );
   const { points, ...report } = measured;
-  report.holes = explainHoles(ctx, report.holes);
+  report.holes = explainHoles(ctx, report.holes, points);
   return { report, points, testbenchPath };
 }
 
 /**
- * The holes worth reaching, for the model: proven-unreachable ones are counted, never listed (the model is not to
- * chase them). `name` renders a file (the run's `displayName`; default: the base name).
+ * The holes worth reaching, for the model: proven-unreachable and waived ones are counted, never listed (the model
+ * is not to chase them). `name` renders a file (the run's `displayName`; default: the base name).
  */
 export function holesForModel(holes: Hole[], maxLines = 40, name: (file: string) => string = basename): string {
-  const reachable = holes.filter((h) => !h.unreachable);
-  const proven = holes.length - reachable.length;
+  const reachable = holes.filter((h) => !h.unreachable && !h.waiver);
+  const proven = holes.filter((h) => h.unreachable).length;
+  const waived = holes.length - reachable.length - proven;
+  const excluded = waived ? `${proven ? `proven unreachable or ` : ''}waived` : 'proven unreachable';
   if (!reachable.length)
-    return `No coverage holes left to reach: the ${proven} uncovered point(s) are proven unreachable.`;
+    return `No coverage holes left to reach: the ${holes.length} uncovered point(s) are ${excluded}.`;
   let text = holesFeedback(reachable, maxLines, name);
-  if (proven) text += `\n(${proven} more point(s) are proven unreachable and left out.)`;
+  if (holes.length > reachable.length)
+    text += `\n(${holes.length - reachable.length} more point(s) are ${excluded} and left out.)`;
   return text;
 }

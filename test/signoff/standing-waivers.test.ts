@@ -10,7 +10,11 @@ import { join } from 'node:path';
 import { anchorEntry } from '../../src/engine/waivers/check';
 import { standingWaivers } from '../../src/engine/waivers/standing';
 import type { WaiverEntry } from '../../src/engine/waivers/file';
-import type { CoveragePoint } from '../../src/protocol';
+import type { CoveragePoint, Hole } from '../../src/protocol';
+import { explainHoles, holesForModel } from '../../src/engine/evaluate';
+import { FormalLedger } from '../../src/engine/closure/ledger';
+import type { RunContext } from '../../src/engine/context';
+import { findHoles } from '../../src/sim';
 
 const design = [
   'module m(input logic clk, input logic d, output logic q, output logic bad);',
@@ -77,4 +81,46 @@ test('a standing entry waives its uncovered point after lines move; a changed te
   writeFileSync(file, design.replace("d === 1'bx", "d === 1'b1"));
   const changed = await standingWaivers(waivers, [fingerprinted], 'uut');
   assert.equal(changed(point(file, {})), undefined);
+});
+
+test('the model is never pointed at a waived hole: it is counted with the proven ones and left out', () => {
+  const base = { kind: 'branch' as const, file: '/d/m.sv', hierarchy: 'TOP.tb.uut' };
+  const open: Hole = { ...base, line: 3, detail: 'if arm never taken (condition never true here)' };
+  const proven: Hole = {
+    ...base,
+    line: 4,
+    detail: 'else arm never taken (condition never false here)',
+    unreachable: 'k-induction, depth 1',
+    proof: { method: 'induction', depth: 1 },
+  };
+  const waived: Hole = {
+    ...base,
+    line: 9,
+    detail: 'if arm never taken (condition never true here)',
+    waiver: { category: 'LOW_RISK', reason: 'debug only', who: 'Ana Reviewer' },
+  };
+  const text = holesForModel([open, proven, waived]);
+  assert.match(text, /m\.sv:3 branch/);
+  assert.doesNotMatch(text, /m\.sv:9/);
+  assert.match(text, /\(2 more point\(s\) are proven unreachable or waived and left out\.\)/);
+  assert.equal(holesForModel([waived]), 'No coverage holes left to reach: the 1 uncovered point(s) are waived.');
+});
+
+test('a measurement labels the hole of a waived point as waived, as the verdict counts it', () => {
+  const file = '/d/m.sv';
+  const waived = entry({ line: 9 });
+  const ctx = {
+    analysis: { modules: [] },
+    formal: new FormalLedger('uut'),
+    waiverOf: (p: CoveragePoint) => (p.line === 9 && p.count === 0 ? waived : undefined),
+  } as unknown as RunContext;
+  const points = [point(file, { line: 3 }), point(file, { line: 9 }), point(file, { line: 12, count: 4 })];
+  const holes = explainHoles(ctx, findHoles(points, new Map()), points);
+  assert.deepEqual(
+    holes.map((h) => [h.line, h.waiver?.who]),
+    [
+      [3, undefined],
+      [9, 'Ana Reviewer'],
+    ],
+  );
 });

@@ -89,6 +89,6 @@ async function proveAtEnd(
     return;
   await proveSearchHoles(ctx, services, outcome.points, formalBounds(settings.budgetMs ?? 60_000));
   ctx.formal.takeWitnesses();
-  outcome.result.holes = explainHoles(ctx, outcome.result.holes);
+  outcome.result.holes = explainHoles(ctx, outcome.result.holes, outcome.points);
   if (outcome.report) outcome.report.holes = outcome.result.holes;
 }

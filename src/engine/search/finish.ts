@@ -59,7 +59,7 @@ export async function measureTable(
     status: run.status === 'ok' ? 'ok' : run.status === 'timeout' ? 'timeout' : 'sim_error',
     coverage: summarize(points),
     instances: summarizeByInstance(points),
-    holes: explainHoles(ctx, findHoles(points, await dutSources(ctx))),
+    holes: explainHoles(ctx, findHoles(points, await dutSources(ctx)), points),
     diagnostics: [],
     ms: { build: 0, sim: run.ms },
   };
@@ -114,7 +114,7 @@ export async function onRegression(
     ...tb.report,
     coverage: summarize(points),
     instances: summarizeByInstance(points),
-    holes: explainHoles(ctx, findHoles(points, await dutSources(ctx))),
+    holes: explainHoles(ctx, findHoles(points, await dutSources(ctx)), points),
   };
   return {
     report,

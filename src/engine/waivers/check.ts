@@ -42,6 +42,24 @@ export const holeOf = (h: Hole, p: CoveragePoint) =>
   (h.hierarchy ?? '') === p.hierarchy &&
   h.detail.startsWith(holeDetail(p));
 
+/** What a hole carries of the entry that waives it. */
+export function holeWaiver(e: WaiverEntry): NonNullable<Hole['waiver']> {
+  return {
+    category: e.category,
+    reason: e.reason,
+    ...(e.who ? { who: e.who } : {}),
+    ...(e.category === 'UNR' && e.proofMethod
+      ? {
+          proof: {
+            method: e.proofMethod,
+            ...(e.proofDepth !== undefined ? { depth: e.proofDepth } : {}),
+            ...(e.proofTool ? { tool: e.proofTool } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
 /** The point an entry names at a line: file, line, kind, point name, and its instance (`*`: every one). */
 export function namesPoint(
   e: Pick<WaiverEntry, 'kind' | 'point' | 'instance'>,
@@ -101,20 +119,7 @@ export async function checkWaivers(run: WaiverRun): Promise<WaiverOutcome> {
           e.reason = h.unreachable ?? e.reason;
           continue;
         }
-        h.waiver = {
-          category: e.category,
-          reason: e.reason,
-          ...(e.who ? { who: e.who } : {}),
-          ...(e.category === 'UNR' && e.proofMethod
-            ? {
-                proof: {
-                  method: e.proofMethod,
-                  ...(e.proofDepth !== undefined ? { depth: e.proofDepth } : {}),
-                  ...(e.proofTool ? { tool: e.proofTool } : {}),
-                },
-              }
-            : {}),
-        };
+        h.waiver = holeWaiver(e);
         report.applied++;
       }
     }
