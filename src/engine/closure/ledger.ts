@@ -47,6 +47,8 @@ export class FormalLedger {
   private readonly witnessPoints = new Set<string>();
   ms = 0;
   runs = 0;
+  /** Verdicts recorded so far: what a cached judgement on the ledger is keyed by. */
+  version = 0;
 
   constructor(private readonly dutInstance: string) {}
 
@@ -65,6 +67,7 @@ export class FormalLedger {
     const entries = (this.byLine.get(key) ?? []).filter((e) => e.detail !== detail);
     entries.push({ kind: point.kind, detail, verdict });
     this.byLine.set(key, entries);
+    this.version++;
     if (verdict.status === 'witness') {
       this.pendingWitnesses.push({ witness: verdict.witness, point });
       this.witnessPoints.add(this.pointKey(point));

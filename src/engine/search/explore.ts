@@ -207,6 +207,15 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
   const { ctx, opts, budget, runner, progress, formal, strategies, signal, logger } = parts;
   const phaseMs: PhaseMs = { plain: 0, deep: 0, search: 0, formal: 0, shrink: 0, final: 0 };
   const closed = closureCheck(ctx);
+  // The verdict changes only with the points covered and the proofs recorded: judged again only when one did.
+  let unmetAt = '';
+  const targetsMet = (): boolean => {
+    const at = `${progress.covered.size}:${ctx.formal.version}`;
+    if (!progress.merged.length || at === unmetAt) return false;
+    const met = standingVerdict(ctx, progress.merged, opts.requireRaw).met;
+    if (!met) unmetAt = at;
+    return met;
+  };
   const { scheduled, onStall } = schedule(parts);
   const deepLimit = () => budget.runAllowance(parts.reserve(), DEEP_RUN_SHARE);
 
@@ -300,8 +309,7 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
     }
     if (stop) return { stopReason: stop, phaseMs };
     // The verdict's own rule: points proven or waived are left out, as the result will count them.
-    if (progress.merged.length && standingVerdict(ctx, progress.merged, opts.requireRaw).met)
-      return { stopReason: 'targets met', phaseMs };
+    if (targetsMet()) return { stopReason: 'targets met', phaseMs };
     const next = scheduled.shift();
     if (next && next.phase === 'deep' && runner.estimateMs(totalCycles(next.candidate.rows)) > deepLimit()) {
       logger.debug(
