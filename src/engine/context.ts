@@ -20,7 +20,6 @@ import { FormalLedger } from './closure/ledger';
 import { designNames } from './names';
 import { selectDut, type DutSelection } from './plan';
 import { findSpecFiles } from './llm/specFiles';
-import { checkOutputTarget } from './outputs';
 import { readWaiverFile } from './waivers/file';
 import { NO_WAIVERS, standingWaivers, type WaiverOf } from './waivers/standing';
 
@@ -108,19 +107,10 @@ export async function prepareRun(req: GenerateRequest, planned?: DutSelection): 
     ? { files: req.regression, points: (await readRegression(req.regression, rtlFiles, top.name)).merged }
     : undefined;
   const instance = req.instanceName ?? DEFAULT_INSTANCE;
-  // The waiver file too: one CHORUS may not write back is refused now, not after the run.
-  let waiverOf = NO_WAIVERS;
-  if (req.waivers) {
-    const file = resolve(req.waivers.file);
-    await checkOutputTarget({
-      path: file,
-      option: '--waivers',
-      kind: 'waivers',
-      force: Boolean(req.waivers.force),
-      inputs: [...rtlFiles, ...specFiles],
-    });
-    waiverOf = await standingWaivers(file, await readWaiverFile(file), instance);
-  }
+  // The waiver file too: a malformed one is refused now, naming its line, not after the run. Whether CHORUS may
+  // write it back is the adapter's to check before the run (it knows every input and names its own option).
+  const waivers = req.waivers ? resolve(req.waivers.file) : undefined;
+  const waiverOf = waivers ? await standingWaivers(waivers, await readWaiverFile(waivers), instance) : NO_WAIVERS;
   const workDir = req.workDir ?? (await mkdtemp(join(tmpdir(), 'chorus-run-')));
   return {
     rtlFiles,

@@ -25,24 +25,7 @@ export function exclusionOf(ctx: RunContext): (p: CoveragePoint) => Exclusion {
 }
 
 export function standingVerdict(ctx: RunContext, points: CoveragePoint[], requireRaw?: boolean): Verdict {
-  const excludedBy = exclusionOf(ctx);
-  const excluded: Verdict['excluded'] = {};
-  let closed = true;
-  for (const p of points) {
-    if (isCovered(p)) continue;
-    const by = excludedBy(p);
-    if (by && p.kind !== 'user') countExclusion(excluded, p.kind as ReportedKind, by);
-    if (!by && closureKind(p.kind, ctx.targets)) closed = false;
-  }
-  return judgeExclusions({
-    coverage: summarize(points),
-    excluded,
-    closed,
-    targets: ctx.targets,
-    ran: points.length > 0,
-    cancelled: false,
-    requireRaw,
-  });
+  return standing(ctx, points, requireRaw).verdict;
 }
 
 /**
@@ -51,11 +34,34 @@ export function standingVerdict(ctx: RunContext, points: CoveragePoint[], requir
  */
 export function leftToChase(ctx: RunContext, points: CoveragePoint[], requireRaw?: boolean): boolean {
   if (!points.length) return true;
-  const verdict = standingVerdict(ctx, points, requireRaw);
+  const { verdict, open } = standing(ctx, points, requireRaw);
   if (verdict.met) return false;
-  const kinds = new Set<CoverageKind>(
-    verdict.unmet.flatMap((u) => (u.metric === 'overall' ? [...OVERALL_KINDS] : [u.metric])),
-  );
+  return verdict.unmet.some((u) => (u.metric === 'overall' ? OVERALL_KINDS : [u.metric]).some((k) => open.has(k)));
+}
+
+/** The verdict, and the kinds that have a point neither covered nor excluded. */
+function standing(
+  ctx: RunContext,
+  points: CoveragePoint[],
+  requireRaw?: boolean,
+): { verdict: Verdict; open: Set<CoverageKind> } {
   const excludedBy = exclusionOf(ctx);
-  return points.some((p) => !isCovered(p) && kinds.has(p.kind) && !excludedBy(p));
+  const excluded: Verdict['excluded'] = {};
+  const open = new Set<CoverageKind>();
+  for (const p of points) {
+    if (isCovered(p)) continue;
+    const by = excludedBy(p);
+    if (!by) open.add(p.kind);
+    else if (p.kind !== 'user') countExclusion(excluded, p.kind as ReportedKind, by);
+  }
+  const verdict = judgeExclusions({
+    coverage: summarize(points),
+    excluded,
+    closed: ![...open].some((k) => closureKind(k, ctx.targets)),
+    targets: ctx.targets,
+    ran: points.length > 0,
+    cancelled: false,
+    requireRaw,
+  });
+  return { verdict, open };
 }

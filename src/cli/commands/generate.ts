@@ -8,7 +8,6 @@ import {
   generateToEnd,
   parseTargets,
   planRun,
-  readWaiverFile,
   writeTestbench,
   formatSummary,
   overallPct,
@@ -230,8 +229,6 @@ async function action(files: string[], flags: GenerateFlags, ctx: CliContext): P
       force: Boolean(flags.force),
       inputs,
     });
-    // A malformed file is refused now, naming its line, not after the run.
-    await readWaiverFile(waivers);
   }
   const models = cliModels(flags, ctx);
   let result: GenerateResult;
