@@ -1,14 +1,17 @@
 // `npm test`: format, lint, type check, then every test suite. Suites are folders under test/; a new folder runs
-// here, never beside it. `npm test -- unit sim` runs only those suites (after format, lint and types).
+// here, never beside it. `npm test -- unit sim` runs only those suites (after format, lint and types); the files
+// run two at a time in lanes with their own build caches (scripts/test-lanes.mjs), and `-- --durations` records
+// each file's measured time in test/durations.json, the order the lanes take them in.
 // `npm run test:fast` (`--fast`): only the test files test/fast-files.json marks as building nothing, with a
 // Verilator that refuses to build (scripts/no-build-verilator.mjs), two at a time, no format, lint or types.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { noBuildVerilatorEnv } from './no-build-verilator.mjs';
+import { LANES, runLanes } from './test-lanes.mjs';
 
 const root = process.cwd();
-// Cheap suites first so a broken basic fails fast.
+// Suites in this order on a first run; later runs go longest file first (scripts/test-lanes.mjs).
 const order = [
   'unit',
   'protocol',
@@ -27,13 +30,11 @@ const order = [
   'webview',
   'e2e',
 ];
-// Suites whose files may run two at a time: they build no simulator (no shared build cache to size or evict),
-// count no processes, listen on port 0 only, write only their own temp folders, and none rebuilds dist/ (built once
-// below, so ensureFreshCli finds it fresh). Measured: docs/architecture.md, "Tests".
-const PARALLEL_SUITES = ['unit', 'protocol', 'hdl', 'llm'];
+// `--fast` runs its files two at a time in one cache: they build nothing.
 const CONCURRENCY = 2;
 const fast = process.argv.includes('--fast');
-const only = process.argv.slice(2).filter((a) => a !== '--fast');
+const writeDurations = process.argv.includes('--durations');
+const only = process.argv.slice(2).filter((a) => a !== '--fast' && a !== '--durations');
 
 // Each step's wall time is printed, so a slow run (a busy CI machine) shows where the time went.
 function step(name, cmd, argv, env = {}) {
@@ -120,11 +121,15 @@ if (fast) {
   process.exit(0);
 }
 
-step('format', 'npm', ['run', '--silent', 'format:check']);
-step('lint', 'npx', ['eslint', '--max-warnings=0', '.']);
-step('typecheck', 'npx', ['tsc', '--noEmit', '-p', '.']);
-step('typecheck (noUncheckedIndexedAccess: wire and adapters)', process.execPath, [
-  join('scripts', 'typecheck-indexed.mjs'),
+await checks([
+  ['format', 'npm', ['run', '--silent', 'format:check']],
+  ['lint', 'npx', ['eslint', '--max-warnings=0', '.']],
+  ['typecheck', 'npx', ['tsc', '--noEmit', '-p', '.']],
+  [
+    'typecheck (noUncheckedIndexedAccess: wire and adapters)',
+    process.execPath,
+    [join('scripts', 'typecheck-indexed.mjs')],
+  ],
 ]);
 
 const chosen = only.length ? suites.filter((s) => only.includes(s)) : suites;
@@ -146,22 +151,16 @@ if (chosen.includes('e2e')) {
 }
 ensureCorpus();
 step('build (dist/, once for every test file)', process.execPath, [join('scripts', 'build.mjs')]);
-const parallel = chosen.filter((s) => PARALLEL_SUITES.includes(s));
-const serial = chosen.filter((s) => !PARALLEL_SUITES.includes(s));
-const filesOf = (group) => files.filter((f) => group.includes(f.split('/')[1]));
-if (parallel.length)
-  runTests(`tests (${parallel.join(', ')}; ${CONCURRENCY} files at a time)`, filesOf(parallel), testEnv, CONCURRENCY);
-if (serial.length) runTests(`tests (${serial.join(', ')})`, filesOf(serial), testEnv);
-
-// The Verilator version matrix: the simulation layer's files and the engine files that drive the
-// harness on deep and FSM designs run once more on every other Verilator test/helpers/verilators.ts finds (5.050
-// from ../shared/tools when its tarball is there), selected by CHORUS_VERILATOR, the product's own default.
-// test/engine/random.test.ts (the examples and held-out designs: about 380 s of test time at load 20) stays on the
-// system Verilator to keep npm test under 30 min; the rest of the suites do not depend on the Verilator version.
+// The Verilator version matrix: the simulation layer's files and the engine files that drive the harness on deep and
+// FSM designs run once more on every other Verilator test/helpers/verilators.ts finds (5.050 from ../shared/tools
+// when its tarball is there), selected by CHORUS_VERILATOR, the product's own default. test/engine/random.test.ts
+// (the examples and held-out designs) stays on the system Verilator; the rest of the suites do not depend on the
+// Verilator version.
 const MATRIX_ENGINE_FILES = ['random-depth.test.ts', 'unreachable.test.ts'];
 const matrixFiles = files.filter(
   (f) => f.startsWith(join('test', 'sim') + '/') || MATRIX_ENGINE_FILES.some((n) => f === join('test', 'engine', n)),
 );
+const jobs = files.map((file) => ({ file, label: file, key: file, env: {} }));
 if (matrixFiles.length) {
   const listed = spawnSync(process.execPath, ['--import', 'tsx', join('test', 'helpers', 'verilators.ts')], {
     encoding: 'utf8',
@@ -171,11 +170,27 @@ if (matrixFiles.length) {
     process.stderr.write(`\nListing the Verilators to test failed (exit ${listed.status ?? listed.signal}).\n`);
     process.exit(listed.status || 1);
   }
-  for (const v of JSON.parse(listed.stdout).filter((v) => v.name !== 'system')) {
-    runTests(`tests on Verilator ${v.name} (${matrixFiles.length} files)`, matrixFiles, {
-      ...testEnv,
-      CHORUS_VERILATOR: v.path,
-      CHORUS_TEST_VERILATOR: v.name,
-    });
-  }
+  for (const v of JSON.parse(listed.stdout).filter((v) => v.name !== 'system'))
+    for (const file of matrixFiles)
+      jobs.push({
+        file,
+        label: `${file} on Verilator ${v.name}`,
+        key: `${file} @${v.name}`,
+        env: { CHORUS_VERILATOR: v.path, CHORUS_TEST_VERILATOR: v.name },
+      });
 }
+
+process.stderr.write(`\n== tests (${chosen.join(', ')}): ${jobs.length} runs, ${LANES} at a time\n`);
+const started = Date.now();
+const failed = await runLanes(jobs, {
+  baseEnv: testEnv,
+  durationsFile: join(root, 'test', 'durations.json'),
+  measuredFile: writeDurations ? join(root, 'test', 'durations.json') : join(root, '.cache', 'test-times.json'),
+});
+const took = `${((Date.now() - started) / 1000).toFixed(0)} s`;
+if (failed.length) {
+  process.stderr.write(`\n${failed.length} of ${jobs.length} test runs failed after ${took}:\n`);
+  for (const job of failed) process.stderr.write(`  ${job.label}\n`);
+  process.exit(1);
+}
+process.stderr.write(`== tests: ${jobs.length} runs passed in ${took}\n`);
