@@ -4,6 +4,7 @@ import prettier from 'eslint-config-prettier';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import { builtinModules } from 'node:module';
+import globals from 'globals';
 
 const layers = {
   protocol: [],
@@ -85,6 +86,12 @@ export default tseslint.config(
   },
   // Formatting is prettier's (`npm run format`); no lint rule argues with it.
   prettier,
+  {
+    // Plain JavaScript (the scripts) has no type check behind it: an undefined name fails here, not in CI.
+    files: ['**/*.mjs'],
+    languageOptions: { globals: globals.node },
+    rules: { 'no-undef': 'error' },
+  },
   {
     // Tests, scripts and benchmarks print; entry points write through the logger.
     files: ['test/**', 'scripts/**', 'bench/**', '**/*.mjs'],

@@ -121,15 +121,11 @@ if (fast) {
   process.exit(0);
 }
 
-await checks([
-  ['format', 'npm', ['run', '--silent', 'format:check']],
-  ['lint', 'npx', ['eslint', '--max-warnings=0', '.']],
-  ['typecheck', 'npx', ['tsc', '--noEmit', '-p', '.']],
-  [
-    'typecheck (noUncheckedIndexedAccess: wire and adapters)',
-    process.execPath,
-    [join('scripts', 'typecheck-indexed.mjs')],
-  ],
+step('format', 'npm', ['run', '--silent', 'format:check']);
+step('lint', 'npx', ['eslint', '--max-warnings=0', '.']);
+step('typecheck', 'npx', ['tsc', '--noEmit', '-p', '.']);
+step('typecheck (noUncheckedIndexedAccess: wire and adapters)', process.execPath, [
+  join('scripts', 'typecheck-indexed.mjs'),
 ]);
 
 const chosen = only.length ? suites.filter((s) => only.includes(s)) : suites;
