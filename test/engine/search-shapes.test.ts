@@ -63,7 +63,8 @@ test('the budget counts the build: a run that cannot close ends within 1.1x its 
   const events: LoopEvent[] = [];
   const budgetSeconds = 15;
   const debug: string[] = [];
-  const logger = { ...silentLogger, debug: (m: string) => debug.push(m) };
+  const warnings: string[] = [];
+  const logger = { ...silentLogger, debug: (m: string) => debug.push(m), warn: (m: string) => warnings.push(m) };
   const t0 = Date.now();
   const result = await generateToEnd(
     {
@@ -78,19 +79,25 @@ test('the budget counts the build: a run that cannot close ends within 1.1x its 
     (e) => events.push(e),
   );
   const wall = Date.now() - t0;
-  // The time the finish has left after shrinking goes to a plain random tail, measured with the testbench.
+  // The time the finish has left after shrinking goes to a plain random tail, measured with the testbench; on a
+  // machine busy enough that shrinking took that time, the finish says there was none to fill.
   const tail = debug.find((m) => /a plain random tail of \d+ cycles/.test(m));
-  assert.ok(tail, `no plain random tail in the finish:\n${debug.filter((m) => m.startsWith('search:')).join('\n')}`);
-  assert.match(result.testbench, /chorus_play_random\(/);
+  const none = debug.find((m) => /no plain random tail: -?\d+ ms spare holds fewer than/.test(m));
+  assert.ok(
+    tail || none,
+    `the finish neither added a tail nor said why not:\n${debug.filter((m) => m.startsWith('search:')).join('\n')}`,
+  );
+  if (tail) assert.match(result.testbench, /chorus_play_random\(/);
   const own = await resimulate([fixture('slow_count')], 'slow_count', result.testbench);
   assert.equal(own.status, 'ok');
   assert.deepEqual(own.coverage, result.coverage, 'the testbench with its tail alone reaches the reported points');
   assert.equal(result.stopReason, 'budget');
-  const build = events.find((e) => e.type === 'build');
-  const buildMs = build?.type === 'build' ? build.ms : 0;
-  // A build that takes more than half the budget gives the search half the budget after it (SearchBudget).
-  const bound = 1.1 * Math.max(budgetSeconds * 1000, buildMs + (budgetSeconds * 1000) / 2);
-  assert.ok(wall <= bound, `ran ${wall} ms, bound ${Math.round(bound)} ms (build ${buildMs} ms)`);
+  // A build that leaves less than half the budget gives the search half the budget after it, and the run says
+  // when it will end (SearchBudget.afterBuild): that is the end it must keep, within 10%.
+  const promised = warnings.map((m) => /this run ends about (\d+) s after it started/.exec(m)).find(Boolean);
+  const endMs = Math.max(budgetSeconds, promised ? Number(promised[1]) : 0) * 1000;
+  const bound = 1.1 * endMs;
+  assert.ok(wall <= bound, `ran ${wall} ms, bound ${Math.round(bound)} ms (${promised?.[0] ?? 'no slow build'})`);
   assert.ok(wall >= budgetSeconds * 1000 * 0.7, `ran ${wall} ms: it should use its budget, not stop early`);
 });
 

@@ -38,12 +38,13 @@ const TAIL_MIN_CYCLES = 1_000;
 const TAIL_MAX_CYCLES = 200_000;
 
 /** Plain random for what is left of the budget beyond the final measurement's need, or none. */
-function plainTail(parts: SearchParts, finalMs: number): Candidate | undefined {
+function plainTail(parts: SearchParts, finalMs: number): { candidate: Candidate | undefined; spareMs: number } {
   const { budget, runner, gen } = parts;
-  const spare = budget.finalSpare(finalMs);
+  const spareMs = budget.finalSpare(finalMs);
   // The tail runs in the same simulation as the table: cycles only, no run start of its own.
-  const cycles = Math.min(TAIL_MAX_CYCLES, Math.floor(spare / runner.perCycleMs(true)));
-  return cycles >= TAIL_MIN_CYCLES ? gen.plain(cycles, gen.hasReset ? PLAIN_RESET_RATE : 0) : undefined;
+  const cycles = Math.min(TAIL_MAX_CYCLES, Math.floor(spareMs / runner.perCycleMs(true)));
+  const candidate = cycles >= TAIL_MIN_CYCLES ? gen.plain(cycles, gen.hasReset ? PLAIN_RESET_RATE : 0) : undefined;
+  return { candidate, spareMs };
 }
 
 export async function conclude(
@@ -107,7 +108,12 @@ export async function conclude(
   const ordered = order.map((i) => ({ sequence: sequences[i], chosen: chosen[i] }));
   // A search stopped by its budget has time left here that the final measurement can still use: a plain random
   // tail fills it, measured with the rest, so the run's last seconds find points instead of waiting.
-  const tail = meta.stopReason === 'budget' && !opts.rebuildTestbench ? plainTail(parts, finalEstimate()) : undefined;
+  const spare = meta.stopReason === 'budget' && !opts.rebuildTestbench ? plainTail(parts, finalEstimate()) : undefined;
+  const tail = spare?.candidate;
+  if (spare && !tail)
+    logger.debug(
+      `search: no plain random tail: ${Math.round(spare.spareMs)} ms spare holds fewer than ${TAIL_MIN_CYCLES} cycles`,
+    );
   if (tail) {
     logger.debug(`search: a plain random tail of ${totalCycles(tail.rows)} cycles fills the time left`);
     ordered.push({
