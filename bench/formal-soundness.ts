@@ -107,7 +107,15 @@ export async function checkDesignItem(
   if (proven.length) {
     // The baseline's harness instantiates the DUT as the run's does (`uut`).
     const plain = await plainRandomInBudget(
-      { ...design, top, seed: opts.seed + 1, budgetMs: opts.randomSeconds * 1000, cycles: opts.randomCycles },
+      // With the FSM probe: the run's FSM holes are proven too, and checked like the others.
+      {
+        ...design,
+        top,
+        seed: opts.seed + 1,
+        budgetMs: opts.randomSeconds * 1000,
+        cycles: opts.randomCycles,
+        fsm: proven.some((h) => h.kind === 'fsm_state' || h.kind === 'fsm_arc'),
+      },
       { logger: silentLogger, signal },
     );
     violations = provenHits(proven, plain.points, 'uut', 'uut');

@@ -15,7 +15,16 @@ import { Rng } from '../src/engine/search/rng';
 import { HarnessRunner } from '../src/engine/search/runner';
 import { StimulusGenerator, totalCycles } from '../src/engine/search/stimulus';
 import { writeFileAtomic } from '../src/engine/fs';
-import { buildSimulation, lintDesign, mergePoints, scopeToTop, summarize, type SimOptions } from '../src/sim';
+import { fsmModels } from '../src/hdl';
+import {
+  buildSimulation,
+  buildWithFsm,
+  lintDesign,
+  mergePoints,
+  scopeToTop,
+  summarize,
+  type SimOptions,
+} from '../src/sim';
 import { silentLogger, type CoveragePoint, type CoverageSummary } from '../src/protocol';
 
 /** Cycles of one plain run: long enough that the run's start is a small share, short enough to stop near the budget. */
@@ -36,6 +45,8 @@ export interface PlainBudgetRequest {
   wallMs?: number | undefined;
   /** Instead: run until this many cycles are simulated, however long that takes (the soundness check's 10^6). */
   cycles?: number | undefined;
+  /** With CHORUS's FSM probe, as the search builds it: the runs' points include FSM states and arcs. */
+  fsm?: boolean | undefined;
 }
 
 export interface PlainBudgetOutcome {
@@ -73,10 +84,14 @@ export async function plainRandomInBudget(req: PlainBudgetRequest, sim: SimOptio
     const harness = join(workDir, 'chorus_vector_harness.sv');
     await writeFileAtomic(harness, harnessSource(plan, tbName));
     const simOpts: SimOptions = { ...sim, design: ctx.design, workspaceRoot: workDir };
-    const build = await buildSimulation(
-      { dutFiles: ctx.rtlFiles, testbench: harness, tbTop: tbName, ownHarness: true },
-      simOpts,
-    );
+    const input = { dutFiles: ctx.rtlFiles, testbench: harness, tbTop: tbName, ownHarness: true };
+    const { build, plan: fsmPlan } = req.fsm
+      ? await buildWithFsm(
+          input,
+          fsmModels(ctx.rtlFiles.map((f) => ({ name: f, content: ctx.sources.get(f) ?? '' }))),
+          simOpts,
+        )
+      : { build: await buildSimulation(input, simOpts), plan: { flags: [] } };
     if (build.status !== 'ok' || !build.binary)
       throw new Error(`plain random: the harness does not build: ${build.diagnostics[0]?.message ?? build.status}`);
     // The engine's own runner over the harness binary: the same stimulus file, bounds and coverage reading.
@@ -84,7 +99,7 @@ export async function plainRandomInBudget(req: PlainBudgetRequest, sim: SimOptio
       binary: build.binary,
       workDir,
       rtlFiles: ctx.rtlFiles,
-      fsmPlan: { flags: [] },
+      fsmPlan,
       sim: simOpts,
       simTimeoutMs: 60_000,
       logger: silentLogger,

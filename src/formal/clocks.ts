@@ -4,6 +4,7 @@
  * another clock's edge because a register updated there: a clock gate on an input clock is recognised).
  */
 import type { FileTexts } from './worker';
+import { LOCAL_LAYERS } from './yosys';
 
 /** A cell or wire as `select -list` names it (`top/name`), its module left out. */
 const listed = (text: string | undefined) =>
@@ -65,36 +66,38 @@ function paramBits(v: string | undefined): number {
   return m ? parseInt(m[1], 2) : NaN;
 }
 
+/** A clock gate: `output = clock & en_q`, `en_q` a latch open while the input clock `clock` is low. */
+export interface ClockGate {
+  /** The latch's cell name. */
+  latch: string;
+  /** The input clock (a net name as the netlist writes it). */
+  clock: string;
+  /** The gated clocks: the outputs of the ANDs that read the latch (net names as written). */
+  outputs: string[];
+}
+
 /**
- * Why the multi-clock model (clk2fflogic) may miss what the simulator does; undefined when it cannot. The model
- * samples a register's data in the step before its clock's edge. A clock that changes at an edge of another clock,
- * because a register updated there (a divided clock, a clock mux a register selects), has its edge after that
- * update in simulation, and its registers read the updated values; the model gives them the values from before. So
- * no register may reach a clock through logic, nor a latch, but for a clock gate: `clk_o = clk_i & en_q` with
- * `en_q` a latch open while `clk_i` is low, `clk_i` an input. `en_q` is then constant while `clk_i` is high,
- * `clk_o` is 0 while `clk_i` is low, so `clk_o` changes only when `clk_i` does (an input), as in the model.
+ * The latches on a clock's path (`clocklatches.txt`) that are clock gates on an input clock, and the others. A gate:
+ * `clk_o = clk_i & en_q` with `en_q` a latch open while `clk_i` is low, `clk_i` an input. `en_q` is then constant
+ * while `clk_i` is high, `clk_o` is 0 while `clk_i` is low, so `clk_o` rises only when `clk_i` does, with `en_q` set
+ * before that edge.
  */
-export function clockModelProblem(files: FileTexts): string | undefined {
-  const sources = listed(files['clocksources.txt']);
-  const names = (l: string[]) => `${l.slice(0, 3).join(', ')}${l.length > 3 ? ', …' : ''}`;
-  if (sources.length)
-    return `a register drives a clock through logic (${names(sources)}): its clock's edges follow that register's update, which the multi-clock model orders the other way, so no proof is claimed on a flag that crosses clock domains`;
+export function clockGates(files: FileTexts): { gates: ClockGate[]; others: string[] } | { unlisted: true } {
   const latches = listed(files['clocklatches.txt']);
-  if (!latches.length) return undefined;
+  if (!latches.length) return { gates: [], others: [] };
   const il = files['clockgates.il'];
-  if (il === undefined)
-    return 'the clock gates were not listed: no proof is claimed on a flag that crosses clock domains';
+  if (il === undefined) return { unlisted: true };
   const { cells, inputs, find, plain, nets, partial } = parseIl(il);
   const outputs = new Set(['Y', 'Q']);
   const drivers = (net: string) =>
     cells.filter((c) => [...c.ports].some(([p, v]) => outputs.has(p.slice(1)) && nets(v).includes(net)));
-  const isInput = (net: string) => drivers(net).length === 0 && [...inputs].some((w) => find(w) === net);
-  const gate = (latchName: string): boolean => {
+  const inputNamed = (net: string) => [...inputs].find((w) => find(w) === net);
+  const gate = (latchName: string): ClockGate | undefined => {
     const l = cells.find((c) => c.name === latchName || c.name === `\\${latchName}`);
-    if (!l || l.type !== '$dlatch' || paramBits(l.params.get('\\WIDTH')) !== 1) return false;
+    if (!l || l.type !== '$dlatch' || paramBits(l.params.get('\\WIDTH')) !== 1) return undefined;
     const en = l.ports.get('\\EN');
     const q = l.ports.get('\\Q');
-    if (!en || !q || !plain(en) || !plain(q)) return false;
+    if (!en || !q || !plain(en) || !plain(q)) return undefined;
     const pol = paramBits(l.params.get('\\EN_POLARITY'));
     // The net the latch is open on the low level of.
     let clock: string | undefined;
@@ -104,31 +107,60 @@ export function clockModelProblem(files: FileTexts): string | undefined {
       const a = d?.ports.get('\\A');
       const b = d?.ports.get('\\B');
       const zero = (v: string | undefined) => v !== undefined && /^\d+'0+$/.test(v);
-      if (d && paramBits(d.params.get('\\A_WIDTH')) !== 1) return false;
+      if (d && paramBits(d.params.get('\\A_WIDTH')) !== 1) return undefined;
       if (d && ['$not', '$logic_not'].includes(d.type) && a && plain(a)) clock = find(a);
       else if (d && ['$eq', '$eqx'].includes(d.type) && a && plain(a) && zero(b)) clock = find(a);
       else if (d && ['$eq', '$eqx'].includes(d.type) && b && plain(b) && zero(a)) clock = find(b);
     }
-    if (!clock || !isInput(clock)) return false;
+    const clockInput = clock !== undefined && drivers(clock).length === 0 ? inputNamed(clock) : undefined;
+    if (!clock || !clockInput) return undefined;
     // Every cell between the latch and a clock that reads it ANDs it with that input.
     const qNet = find(q);
-    if (partial().includes(qNet) || partial().includes(clock)) return false;
+    if (partial().includes(qNet) || partial().includes(clock)) return undefined;
     const readers = cells.filter((c) =>
       [...c.ports].some(([p, v]) => !outputs.has(p.slice(1)) && nets(v).includes(qNet)),
     );
-    return readers.every((c) => {
+    const ands = readers.every((c) => {
       if (!['$and', '$logic_and'].includes(c.type)) return false;
       const a = c.ports.get('\\A');
       const b = c.ports.get('\\B');
-      if (!a || !b || !plain(a) || !plain(b)) return false;
+      const y = c.ports.get('\\Y');
+      if (!a || !b || !y || !plain(a) || !plain(b) || !plain(y)) return false;
       const ins = [find(a), find(b)];
       const oneBit = ['\\A_WIDTH', '\\B_WIDTH', '\\Y_WIDTH'].every((k) => paramBits(c.params.get(k)) === 1);
-      return oneBit && ins.includes(qNet) && ins.includes(clock!);
+      return oneBit && ins.includes(qNet) && ins.includes(clock);
     });
+    if (!ands || !readers.length) return undefined;
+    return { latch: l.name, clock: clockInput, outputs: readers.map((c) => c.ports.get('\\Y')!) };
   };
-  const other = latches.filter((n) => !gate(n));
-  return other.length
-    ? `a latch drives a clock and is not a clock gate on an input clock (${names(other)}): no proof is claimed on a flag that crosses clock domains`
+  const gates: ClockGate[] = [];
+  const others: string[] = [];
+  for (const name of latches) {
+    const g = gate(name);
+    if (g) gates.push(g);
+    else others.push(name);
+  }
+  return { gates, others };
+}
+
+/**
+ * Why the multi-clock model (clk2fflogic) may miss what the simulator does; undefined when it cannot. The model
+ * samples a register's data in the step before its clock's edge. A clock that changes at an edge of another clock,
+ * because a register updated there (a divided clock, a clock mux a register selects), has its edge after that
+ * update in simulation, and its registers read the updated values; the model gives them the values from before. So
+ * no register may reach a clock through logic, nor a latch, but for a clock gate on an input clock (`clockGates`),
+ * whose output changes only when its input clock does (an input), as in the model.
+ */
+export function clockModelProblem(files: FileTexts): string | undefined {
+  const sources = listed(files['clocksources.txt']);
+  const names = (l: string[]) => `${l.slice(0, 3).join(', ')}${l.length > 3 ? ', …' : ''}`;
+  if (sources.length)
+    return `a register drives a clock through logic (${names(sources)}): its clock's edges follow that register's update, which the multi-clock model orders the other way, so no proof is claimed on a flag that crosses clock domains`;
+  const found = clockGates(files);
+  if ('unlisted' in found)
+    return 'the clock gates were not listed: no proof is claimed on a flag that crosses clock domains';
+  return found.others.length
+    ? `a latch drives a clock and is not a clock gate on an input clock (${names(found.others)}): no proof is claimed on a flag that crosses clock domains`
     : undefined;
 }
 
@@ -142,12 +174,19 @@ export interface Domain {
   posedge: number;
   /** Cells in the cone (a measure of the SAT problem it makes). */
   cells: number;
+  /**
+   * The size of the cone cut `LOCAL_LAYERS` registers back (`cutCone` in yosys.ts), in bits of logic, a multiplier
+   * or divider as the product of its operands' widths: about what a SAT problem of it holds.
+   */
+  localBits: number;
 }
 
 /** Ports a cell drives; every other port is one it reads. */
 const OUTPUT_PORTS = new Set(['\\Y', '\\Q', '\\X', '\\CO', '\\RD_DATA']);
 /** Ports that carry a clock: not followed (a flag in one domain depends on its clock's edges, not on what makes them). */
 const CLOCK_PORTS = new Set(['\\CLK', '\\RD_CLK', '\\WR_CLK']);
+/** Cells whose SAT encoding grows with the product of their operands' widths. */
+const ARITHMETIC = new Set(['$mul', '$div', '$mod', '$divfloor', '$modfloor', '$pow']);
 const FLIP_FLOPS = new Set([
   '$dff',
   '$dffe',
@@ -184,6 +223,8 @@ export function flagDomains(il: string, wires: string[]): Map<string, Domain> {
     polarity: number;
     clock?: string;
     reads: string[];
+    /** Bits of logic it stands for (`localBits`). */
+    bits: number;
   }
   const cells: Cell[] = [];
   /** wire → the cells and connections that drive it (a connection as the wires it reads). */
@@ -195,17 +236,24 @@ export function flagDomains(il: string, wires: string[]): Map<string, Domain> {
     else drivers.set(wire, [by]);
   };
   let cell: (Cell & { outs: string[] }) | undefined;
+  let widths: { A_WIDTH?: number; B_WIDTH?: number; Y_WIDTH?: number; WIDTH?: number } = {};
   for (const raw of il.split('\n')) {
     const line = raw.trim();
     if (line.startsWith('cell ')) {
-      cell = { type: line.split(/\s+/)[1], polarity: NaN, reads: [], outs: [] };
+      cell = { type: line.split(/\s+/)[1], polarity: NaN, reads: [], outs: [], bits: 1 };
     } else if (cell && line === 'end') {
+      const { A_WIDTH: a = 1, B_WIDTH: b = 1, Y_WIDTH: y = 1, WIDTH: w = 1 } = widths;
+      cell.bits = ARITHMETIC.has(cell.type) ? a * b : Math.max(a, b, y, w);
+      widths = {};
       const { outs, ...c } = cell;
       cells.push(c);
       for (const w of outs) drive(w, c);
       cell = undefined;
     } else if (cell && line.startsWith('parameter \\CLK_POLARITY ')) cell.polarity = paramBits(line.split(/\s+/)[2]);
-    else if (cell && line.startsWith('connect ')) {
+    else if (cell && /^parameter \\(A_WIDTH|B_WIDTH|Y_WIDTH|WIDTH) \d+$/.test(line)) {
+      const [, name, value] = line.split(/\s+/);
+      widths[name.slice(1) as keyof typeof widths] = Number(value);
+    } else if (cell && line.startsWith('connect ')) {
       const [, port, ...sig] = line.split(/\s+/);
       const text = sig.join(' ');
       if (OUTPUT_PORTS.has(port)) cell.outs.push(...names(text));
@@ -220,6 +268,37 @@ export function flagDomains(il: string, wires: string[]): Map<string, Domain> {
       for (const w of names(split[0])) drive(w, reads);
     }
   }
+  /** The bits of the cone `cutCone` selects: logic up to registers, `LOCAL_LAYERS` registers deep. */
+  const localBits = (start: string): number => {
+    const seenWires = new Set<string>([start]);
+    const seenCells = new Set<Cell>();
+    let bits = 0;
+    let frontier = [start];
+    for (let layer = 1; frontier.length; layer++) {
+      const next: string[] = [];
+      const stack = [...frontier];
+      while (stack.length) {
+        const w = stack.pop()!;
+        for (const by of drivers.get(w) ?? []) {
+          const reads = Array.isArray(by) ? by : seenCells.has(by) ? [] : by.reads;
+          if (!Array.isArray(by)) {
+            if (seenCells.has(by)) continue;
+            seenCells.add(by);
+            bits += by.bits;
+          }
+          const state = !Array.isArray(by) && (FLIP_FLOPS.has(by.type) || isOtherState(by.type));
+          if (state && layer >= LOCAL_LAYERS) continue;
+          for (const r of reads)
+            if (!seenWires.has(r)) {
+              seenWires.add(r);
+              (state ? next : stack).push(r);
+            }
+        }
+      }
+      frontier = next;
+    }
+    return bits;
+  };
   const out = new Map<string, Domain>();
   for (const flag of wires) {
     const start = `\\${flag}`;
@@ -228,7 +307,7 @@ export function flagDomains(il: string, wires: string[]): Map<string, Domain> {
     const seenCells = new Set<Cell>();
     const stack = [start];
     const clocks = new Set<string>();
-    const d: Domain = { clocks: [], other: 0, negedge: 0, posedge: 0, cells: 0 };
+    const d: Domain = { clocks: [], other: 0, negedge: 0, posedge: 0, cells: 0, localBits: 0 };
     const push = (reads: string[]) => {
       for (const r of reads)
         if (!seenWires.has(r)) {
@@ -256,6 +335,7 @@ export function flagDomains(il: string, wires: string[]): Map<string, Domain> {
     }
     d.clocks = [...clocks];
     d.cells = seenCells.size;
+    d.localBits = localBits(start);
     out.set(flag, d);
   }
   return out;

@@ -7,7 +7,8 @@
 import { basename, dirname } from 'node:path';
 import { analyzeSources } from '../hdl';
 import { ChorusError, silentLogger, type Logger, type ModuleInfo } from '../protocol';
-import { clockModelProblem, flagDomains, isSingleDomain } from './clocks';
+import { clockGates, clockModelProblem, flagDomains, isSingleDomain, type Domain } from './clocks';
+import { GATED_PREP_SCRIPT, gatedNetlist } from './gatedModel';
 import { searchFromStarts, type DeepCall, type DeepSearch } from './deepWitness';
 import { headerTexts as textsOf, includeTree } from './includeTree';
 import { instrument } from './instrument';
@@ -23,11 +24,13 @@ import {
   listedNames,
   parseProof,
   parseWitness,
+  MULTI_CLOCK_SCRIPT,
   prepScript,
   proofScript,
   type PrepInput,
   witnessScript,
   type ProofOutcome,
+  LOCAL_LAYERS,
 } from './yosys';
 
 export interface ProveServices {
@@ -44,6 +47,14 @@ const DEEP_BATCH = 6;
  * there, 77 s and 1.6 GiB for 4.
  */
 const MULTI_CLOCK_MAX_CELLS = 1000;
+/**
+ * Cones cut a few registers back (`cutCone` in yosys.ts): the largest tried, in bits of logic (`Domain.localBits`; about 20
+ * SAT variables a bit on cv32e40p_core, where a cut cone with the multiplier is 18,000 bits, 300,000 variables and
+ * 5 s), how many go to Yosys at once (its read of the netlist, 1 s on the core, is shared), and the induction depth.
+ */
+const LOCALIZED_MAX_BITS = 10_000;
+const LOCALIZED_BATCH = 16;
+const LOCALIZED_DEPTH = 1;
 /** Longest script passed as a `-p` argument; a longer one goes as a file (`-s`). */
 const INLINE_SCRIPT_MAX = 32 * 1024;
 /** The first induction pass stops at this length: most proofs close within it, and a deep point cannot hold the rest up. */
@@ -69,6 +80,9 @@ function clockProblem(files: FileTexts): string | undefined {
 /** Why a flag the multi-clock model reaches is not a witness. */
 export const MULTI_CLOCK_REACHED =
   'reachable in the multi-clock model (clocks as free inputs); witnesses are not searched on designs with several clocks: simulation decides it';
+/** Why a flag the gated-clock model reaches (and no other model decides) is not a witness. */
+export const GATED_REACHED =
+  "reachable in the gated-clock model (the registers behind a clock gate updated at a free choice of its input clock's edges); witnesses are not searched on designs with several clocks: simulation decides it";
 /** Why a flag its clock domain's model reaches (in a design with several clocks) is not a witness. */
 export const DOMAIN_REACHED =
   "reachable from the start state in its clock domain's model; witnesses are not searched on designs with several clocks: simulation decides it";
@@ -81,14 +95,8 @@ function unknownAll(targets: FormalTarget[], reason: string): TargetVerdict[] {
  * Reads and prepares one copy of the design (the instrumented sources in `tree`): the one place the front end is
  * invoked.
  */
-function readDesign(
-  worker: YosysWorker,
-  input: Omit<PrepInput, 'mapMemories'>,
-  tree: FileTree,
-  mapMemories: boolean,
-  multiClock = false,
-) {
-  return worker.run(['-p', prepScript({ ...input, mapMemories, ...(multiClock ? { multiClock } : {}) })], tree);
+function readDesign(worker: YosysWorker, input: Omit<PrepInput, 'mapMemories'>, tree: FileTree, mapMemories: boolean) {
+  return worker.run(['-p', prepScript({ ...input, mapMemories })], tree);
 }
 
 /** The multi-clock model of a design: its netlist and why it is not trusted, if it is not. */
@@ -97,14 +105,43 @@ interface MultiClock {
   problem: string | undefined;
 }
 
-/** The multi-clock model from a read made with `multiClock`, or why there is none. */
-function multiClockOf(out: YosysOutput): (MultiClock & { prepared: string; files: FileTexts }) | { failure: string } {
-  const netlist = out.files['multiclock.il'];
-  if (out.code !== 0 || !netlist || !out.files['prepared.il'])
+/** The multi-clock model of a read (from its `flat.il`), or why there is none. */
+async function multiClockOf(
+  worker: YosysWorker,
+  read: YosysOutput,
+): Promise<(MultiClock & { prepared: string; files: FileTexts }) | { failure: string }> {
+  const flat = read.files['flat.il'];
+  const out = flat ? await worker.run(['-q', '-p', MULTI_CLOCK_SCRIPT], { 'flat.il': flat }) : undefined;
+  const netlist = out?.files['multiclock.il'];
+  if (read.code !== 0 || !out || out.code !== 0 || !netlist || !read.files['prepared.il'])
     return {
-      failure: `several clocks, and Yosys could not build their model (clk2fflogic): ${lastError(out.log) ?? `exit ${out.code}`}`,
+      failure: `several clocks, and Yosys could not build their model (clk2fflogic): ${lastError(out?.log ?? read.log) ?? `exit ${out?.code ?? read.code}`}`,
     };
-  return { netlist, problem: clockModelProblem(out.files), prepared: out.files['prepared.il'], files: out.files };
+  return { netlist, problem: clockModelProblem(read.files), prepared: read.files['prepared.il'], files: read.files };
+}
+
+/**
+ * The gated-clock model (gatedModel.ts) of a read, prepared as `prepared.il` is; undefined
+ * where the design has no register behind a clock gate on an input clock, or Yosys could not prepare it (logged).
+ */
+async function gatedModelOf(worker: YosysWorker, files: FileTexts, logger: Logger): Promise<string | undefined> {
+  const found = clockGates(files);
+  const flat = files['flat.il'];
+  if ('unlisted' in found || !found.gates.length || !flat) return undefined;
+  const gated = gatedNetlist(flat, found.gates);
+  if (!gated) return undefined;
+  const out = await worker.run(['-q', '-p', GATED_PREP_SCRIPT], { 'gated_flat.il': gated.netlist });
+  const netlist = out.files['gated.il'];
+  if (out.code !== 0 || !netlist) {
+    logger.warn(
+      `formal: the gated-clock model could not be prepared (${lastError(out.log) ?? `exit ${out.code}`}): the flags across clock domains go to the multi-clock model alone`,
+    );
+    return undefined;
+  }
+  logger.debug(
+    `formal: gated-clock model: ${gated.moved.reduce((a, b) => a + b, 0)} register(s) behind ${found.gates.length} clock gate(s) moved onto their input clocks with a free enable`,
+  );
+  return netlist;
 }
 
 /** A flag's name inside its module from a name that may start with instance paths (see localflags.txt). */
@@ -449,12 +486,11 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       tree = treeOf(inst.render(found.enabled));
     }
     noteFrontEnd(frontEnd);
-    // Several clocks, or both edges of one: the design is read again for the multi-clock model (proofs only).
+    // Several clocks, or both edges of one: the multi-clock model from the flattened design (proofs only).
     let multi: MultiClock | undefined;
     const clocking = clockProblem(prep.files);
     if (clocking) {
-      const again = await readDesign(worker, { ...prepInput, frontEnd }, tree, false, true);
-      const model = multiClockOf(again);
+      const model = await multiClockOf(worker, prep);
       if ('failure' in model) {
         failure = model.failure;
         return unreadable(failure);
@@ -462,7 +498,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       logger.info(
         `formal: ${clocking.replace(/: only single-clock designs are modelled|: not modelled/, '')}; proofs only, each flag in its clock domain's model or in the multi-clock one${model.problem ? ` (not trusted: ${model.problem})` : ''}`,
       );
-      [prep, multi] = [again, model];
+      multi = model;
     }
     const prepared = prep.files['prepared.il']!;
 
@@ -532,7 +568,12 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
      * Flags whose cone crosses clock domains, with the multi-clock model they are proven in: decided after every
      * other flag (one induction of a whole core in that model can pass the memory bound, which ends the run).
      */
-    const crossingJobs: { calls: { flag: string; wire: string }[]; model: MultiClock; prepFiles: FileTexts }[] = [];
+    const crossingJobs: {
+      calls: { flag: string; wire: string }[];
+      model: MultiClock;
+      prepFiles: FileTexts;
+      domains: Map<string, Domain>;
+    }[] = [];
     /** Proofs of a netlist's flags; with several clocks, those in one clock domain now, the others queued. */
     const proveSet = async (
       proofCalls: { flag: string; wire: string }[],
@@ -562,14 +603,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       await proveOn(single, base, passes, true);
       for (const c of single)
         if (proofs.get(c.wire)?.kind === 'reachable') proofs.set(c.wire, { kind: 'unknown', reason: DOMAIN_REACHED });
-      const large = crossing.filter((c) => (domains.get(c.wire)?.cells ?? Infinity) > MULTI_CLOCK_MAX_CELLS);
-      for (const c of large)
-        proofs.set(c.wire, {
-          kind: 'unknown',
-          reason: `its cone crosses clock domains and holds ${domains.get(c.wire)?.cells ?? 'an unknown number of'} cells: in the multi-clock model (clocks as free inputs) a cone over ${MULTI_CLOCK_MAX_CELLS} cells takes seconds to a gigabyte a step, so no proof is tried; simulation decides it`,
-        });
-      const tried = crossing.filter((c) => !large.includes(c));
-      if (tried.length) crossingJobs.push({ calls: tried, model: multiModel, prepFiles });
+      if (crossing.length) crossingJobs.push({ calls: crossing, model: multiModel, prepFiles, domains });
     };
     const decideCalls = async (
       proofCalls: { flag: string; wire: string }[],
@@ -616,7 +650,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     );
     const memoryCalls = calls.filter((c) => inMemoryCone.has(c.wire));
     if (memoryCalls.length && multi) {
-      const mapped = multiClockOf(await readDesign(worker, { ...prepInput, frontEnd }, tree, true, true));
+      const mapped = await multiClockOf(worker, await readDesign(worker, { ...prepInput, frontEnd }, tree, true));
       if ('failure' in mapped)
         for (const c of memoryCalls) proofs.set(c.wire, { kind: 'unknown', reason: mapped.failure });
       else await decideCalls(memoryCalls, { 'prepared.il': mapped.prepared }, mapped.files, mapped);
@@ -631,20 +665,72 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
         for (const c of memoryCalls) proofs.set(c.wire, { kind: 'unknown', reason: why ?? 'not decided' });
       else await decideCalls(memoryCalls, { 'prepared.il': netlist }, mapped.files);
     }
-    // Last, the flags across clock domains: proofs in the multi-clock model, where a clock cycle is two steps or more
-    // (the depths doubled); no group (a joint cone of a whole core is the largest problem of all, and a parameter's
-    // arm, constant, is in one domain anyway).
+    // Last, the flags across clock domains. First the gated-clock model, where the domains behind clock gates are
+    // one with their input clock's: a single-clock problem, with groups, for each flag whose cone is one domain there.
+    // Then the multi-clock model for what it left, where a clock cycle is two steps or more (the depths doubled); no
+    // group there (a joint cone of a whole core is the largest problem of all).
     for (const job of crossingJobs) {
+      const gatedReached = new Set<string>();
+      const gated = await gatedModelOf(worker, job.prepFiles, logger);
+      if (gated) {
+        const domains = flagDomains(
+          gated,
+          job.calls.map((c) => c.wire),
+        );
+        const inGated = job.calls.filter((c) => isSingleDomain(domains.get(c.wire)));
+        // A cone of a few hundred cells is proven whole; a larger one (every cone of a core is most of the core, a
+        // multiplier included) is cut a few registers back (`cutCone` in yosys.ts), smallest first, its largest left out.
+        const whole = inGated.filter((c) => domains.get(c.wire)!.cells <= MULTI_CLOCK_MAX_CELLS);
+        const bits = (c: { wire: string }) => domains.get(c.wire)!.localBits;
+        const cut = inGated
+          .filter((c) => !whole.includes(c) && bits(c) <= LOCALIZED_MAX_BITS)
+          .sort((a, b) => bits(a) - bits(b));
+        await proveOn(whole, { 'prepared.il': gated }, passes, true);
+        for (let i = 0; i < cut.length; i += LOCALIZED_BATCH) {
+          const batch = cut.slice(i, i + LOCALIZED_BATCH).map((c, j) => ({ ...c, log: `l${i + j}.log` }));
+          const out = await worker.run(['-q', '-p', proofScript(batch, LOCALIZED_DEPTH, pointTimeout, true)], {
+            'prepared.il': gated,
+          });
+          // Only a proof counts: what the cut leaves free can reach a flag no state of the design reaches.
+          for (const c of batch) {
+            const p = parseProof(out.files[c.log], LOCALIZED_DEPTH);
+            if (p.kind === 'proven') proofs.set(c.wire, p);
+          }
+        }
+        let proven = 0;
+        for (const c of inGated) {
+          const p = proofs.get(c.wire);
+          if (p?.kind === 'proven') proven++;
+          else {
+            if (p?.kind === 'reachable') gatedReached.add(c.wire);
+            proofs.delete(c.wire);
+          }
+        }
+        logger.debug(
+          `formal: ${proven} of ${job.calls.length} flag(s) across clock domains proven in the gated-clock model (${inGated.length} in its one domain: ${whole.length} whole, ${cut.length} cut ${LOCAL_LAYERS} registers back)`,
+        );
+      }
+      const open = job.calls.filter((c) => !proofs.has(c.wire));
+      const large = open.filter((c) => (job.domains.get(c.wire)?.cells ?? Infinity) > MULTI_CLOCK_MAX_CELLS);
+      for (const c of large)
+        proofs.set(c.wire, {
+          kind: 'unknown',
+          reason: gatedReached.has(c.wire)
+            ? GATED_REACHED
+            : `its cone crosses clock domains and holds ${job.domains.get(c.wire)?.cells ?? 'an unknown number of'} cells: in the multi-clock model (clocks as free inputs) a cone over ${MULTI_CLOCK_MAX_CELLS} cells takes seconds to a gigabyte a step, so no proof is tried; simulation decides it`,
+        });
+      const tried = open.filter((c) => !large.includes(c));
       if (job.model.problem)
-        for (const c of job.calls) proofs.set(c.wire, { kind: 'unknown', reason: job.model.problem });
+        for (const c of tried)
+          proofs.set(c.wire, { kind: 'unknown', reason: gatedReached.has(c.wire) ? GATED_REACHED : job.model.problem });
       else
         await proveOn(
-          job.calls,
+          tried,
           { 'prepared.il': job.model.netlist },
           passes.map((d) => 2 * d),
           false,
         );
-      for (const c of job.calls) {
+      for (const c of tried) {
         const p = proofs.get(c.wire);
         if (p?.kind === 'reachable') proofs.set(c.wire, { kind: 'unknown', reason: MULTI_CLOCK_REACHED });
         else if (p?.kind === 'unknown')

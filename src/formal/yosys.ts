@@ -29,13 +29,6 @@ export interface PrepInput {
    * parameters set afterwards (`chparam`).
    */
   frontEnd: 'slang' | 'verilog';
-  /**
-   * Several clocks (or both edges of one): the script also writes `multiclock.il`, the flattened design through
-   * `clk2fflogic` instead of `async2sync` (every register and latch a global-clock `$ff` that detects its own clock's
-   * edge, the clocks free inputs), and what the clocks are driven by (`clocksources.txt`, `clocklatches.txt`,
-   * `clockgates.il`: see `clockModelProblem` in clocks.ts). `prepared.il` and the lists are what they are without it.
-   */
-  multiClock?: boolean;
 }
 
 /** The command that reads the design's files (in the order Verilator reads them). */
@@ -58,6 +51,19 @@ export function readCommands(p: Omit<PrepInput, 'mapMemories'>): string[] {
 
 const STATEFUL =
   '$dff,$dffe,$adff,$adffe,$sdff,$sdffe,$sdffce,$aldff,$aldffe,$dffsr,$dffsre,$dlatch,$adlatch,$dlatchsr,$sr,$ff,$mem_v2';
+
+/** Registers a cut cone (`cutCone`) keeps between the flag and the free values it is cut at. */
+export const LOCAL_LAYERS = 2;
+/**
+ * A flag's cone cut `LOCAL_LAYERS` registers back, as a Yosys selection: its logic up to the registers it reads,
+ * those registers, their logic up to the registers before them, and so on. What drives the cut is left out of the
+ * problem, so `sat` takes those values as free at every step: a flag proven 0 there is 0 in the whole design.
+ */
+function cutCone(wire: string): string {
+  const layer = `%ci1 %ci*:-${STATEFUL} %ci1`;
+  return [`w:${arg(wire)} %ci*:-${STATEFUL} %ci1`, ...Array.from({ length: LOCAL_LAYERS - 1 }, () => layer)].join(' ');
+}
+
 /**
  * The registers whose output reaches an asynchronous control (a reset, set or load) through logic alone. Such a
  * control can change at a clock edge: the registers it resets then hold their clocked values for an instant (a
@@ -88,7 +94,9 @@ export function prepScript(p: PrepInput): string {
     // other registers), and every flag downstream of them (see ASYNC_CONTROL_SOURCES).
     `tee -q -o asyncsources.txt select -list ${ASYNC_CONTROL_SOURCES} %x:+[Q] t:* %d`,
     `tee -q -o asyncflags.txt select -list ${ASYNC_CONTROL_SOURCES} %co* w:*chorus_flag_* %i`,
-    ...(p.multiClock ? CLOCK_SOURCES : []),
+    // What the clocks are driven by, and the flattened design as it is here: a design with several clocks gets its
+    // multi-clock and gated-clock models from it (`MULTI_CLOCK_SCRIPT`, gatedModel.ts) without a second read.
+    ...CLOCK_SOURCES,
     'async2sync',
     'opt_clean',
     'tee -q -o flags.txt select -list w:*chorus_flag_*',
@@ -99,17 +107,21 @@ export function prepScript(p: PrepInput): string {
     'tee -q -o posedge.txt select -list t:* r:CLK_POLARITY=1 %i',
     'write_rtlil prepared.il',
   );
-  if (p.multiClock)
-    lines.push(
-      'design -load chorus_flat',
-      // clk2fflogic takes no clocked read port: its register goes back to being an ordinary one first.
-      'memory_nordff',
-      'clk2fflogic',
-      'opt_clean',
-      'write_rtlil multiclock.il',
-    );
   return lines.join('\n');
 }
+
+/**
+ * The multi-clock model from the flattened design (`flat.il`): every register and latch a global-clock `$ff` that
+ * detects its own clock's edge, the clocks free inputs (`multiclock.il`).
+ */
+export const MULTI_CLOCK_SCRIPT = [
+  'read_rtlil flat.il',
+  // clk2fflogic takes no clocked read port: its register goes back to being an ordinary one first.
+  'memory_nordff',
+  'clk2fflogic',
+  'opt_clean',
+  'write_rtlil multiclock.il',
+].join('\n');
 
 const LATCHES = '$dlatch,$adlatch,$dlatchsr,$sr';
 const EDGE_STATEFUL = STATEFUL.split(',')
@@ -118,10 +130,10 @@ const EDGE_STATEFUL = STATEFUL.split(',')
 /** The nets on clock ports (memories' included), and everything between them and the state elements driving them. */
 const CLOCK_CONE = `@chorus_clocks %ci*:-${STATEFUL} %ci1`;
 /**
- * Before `async2sync`, for the multi-clock model: the registers whose output reaches a clock through logic alone
- * (`clocksources.txt`), the latches that do (`clocklatches.txt`), and that logic with the cells driving those
- * latches' enables (`clockgates.il`), to tell a clock gate from a latch that passes a register's update on to a
- * clock. The design is then saved for `clk2fflogic`.
+ * Before `async2sync`, for the multi-clock and gated-clock models: the registers whose output reaches a clock through
+ * logic alone (`clocksources.txt`), the latches that do (`clocklatches.txt`), and that logic with the cells driving
+ * those latches' enables (`clockgates.il`), to tell a clock gate from a latch that passes a register's update on to a
+ * clock; then the flattened design (`flat.il`).
  */
 const CLOCK_SOURCES = [
   'select -set chorus_clocks t:* %x:+[CLK,RD_CLK,WR_CLK] t:* %d',
@@ -132,7 +144,7 @@ const CLOCK_SOURCES = [
   `select ${CLOCK_CONE} ${CLOCK_CONE} t:$dlatch t:$adlatch t:$dlatchsr t:$sr %u %u %u %i %ci1:+[EN] %ci1 %u`,
   'write_rtlil -selected clockgates.il',
   'select -clear',
-  'design -save chorus_flat',
+  'write_rtlil flat.il',
 ];
 
 /** `m/u1.chorus_flag_3` lines → wire names (`u1.chorus_flag_3`), Yosys' own `$…` wires left out. */
@@ -154,13 +166,14 @@ export interface ProofCall {
  * k-induction for each flag wire, from Verilator's start state (zeros, initializers kept): undriven wires and x
  * constants become free values, so a proof holds whatever value the simulator picks for them.
  */
-export function proofScript(calls: ProofCall[], maxDepth: number, timeoutS: number): string {
+export function proofScript(calls: ProofCall[], maxDepth: number, timeoutS: number, cut = false): string {
   const lines = ['read_rtlil prepared.il', 'setundef -undriven -anyseq'];
   // Each problem holds only the flag's cone of influence (`%ci*` follows inputs through registers): what lies
-  // outside cannot change the flag, and hundreds of flags stay cheap.
+  // outside cannot change the flag, and hundreds of flags stay cheap. `cut`: the cone cut a few registers back
+  // (`cutCone`), for a design whose every cone is most of it.
   for (const c of calls) {
     lines.push(
-      `tee -q -o ${c.log} sat -tempinduct -prove ${arg(c.wire)} 0 -set-init-zero -maxsteps ${maxDepth} -timeout ${timeoutS} w:${arg(c.wire)} %ci*`,
+      `tee -q -o ${c.log} sat -tempinduct -prove ${arg(c.wire)} 0 -set-init-zero -maxsteps ${maxDepth} -timeout ${timeoutS} ${cut ? cutCone(c.wire) : `w:${arg(c.wire)} %ci*`}`,
     );
   }
   return lines.join('\n');

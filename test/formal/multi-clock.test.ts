@@ -44,6 +44,8 @@ type ProvePointsResult = Awaited<ReturnType<typeof provePoints>>;
 
 async function decide(name: string, top: string, clocks: string[], parameters: Record<string, string> = {}) {
   const file = fixture(name);
+  const log: string[] = [];
+  const note = (m: string) => void log.push(m);
   const mod = topOf([{ file, content: readFileSync(file, 'utf8') }], top);
   // No cycle: every point is a hole.
   const points = await measureTestbench([file], top, randomTestbench(mod, 0, 3));
@@ -51,10 +53,10 @@ async function decide(name: string, top: string, clocks: string[], parameters: R
     points,
     { rtlFiles: [file], top },
     { timeoutSeconds: 240, ...(Object.keys(parameters).length ? { parameters } : {}) },
-    services(),
+    { ...services(), logger: { debug: note, info: note, warn: note, error: note } },
   );
   const long = await measureTestbench([file], top, multiClockTestbench(mod, clocks, 20_000, 11));
-  return { file, result, long };
+  return { file, result, long, log };
 }
 
 /** The verdicts of the holes at a line (its line and branch points); at least one. */
@@ -115,12 +117,19 @@ test(
   'a latch-based clock gate: arms behind the gated clock proven where nothing reaches them, the reachable one hit',
   { timeout: 400_000 },
   async () => {
-    const { file, result, long } = await decide('gated_clock.sv', 'gated_clock', ['clk']);
+    const { file, result, long, log } = await decide('gated_clock.sv', 'gated_clock', ['clk']);
     checked(result, long);
     // Behind the gated clock: the domain's own arms in the single-clock model (the gated clock's edges are its
-    // domain's cycles), the arm that reads the ungated count in the multi-clock one.
+    // domain's cycles), the arm that reads the ungated count across the domains, in the gated-clock model (the
+    // gated registers on the input clock with a free enable).
     for (const text of ['if (PARITY && r0', "else if (d == 4'd3 && !d[0])", "else if (n > 4'd13 && n < 4'd2)"])
       allAt(result, lineOf(file, text), 'unreachable');
+    const gatedLine = log.find((l) => /flag\(s\) across clock domains proven in the gated-clock model/.test(l));
+    assert.match(gatedLine ?? log.join('\n'), /^formal: [1-9]\d* of \d+ flag\(s\) across clock domains proven/);
+    // Reached only when the gate holds an edge back: a model without the gate's enable would prove it.
+    const held = lineOf(file, 'else if (g != m)');
+    assert.ok(hitAt(result, held, long), 'the random run never holds the gate back');
+    for (const v of at(result, held)) assert.notEqual(v.verdict.status, 'unreachable');
     const domain = lineOf(file, "else if (r0 == 4'd5)");
     allAt(result, domain, 'unknown', /clock domain's model/);
     assert.ok(hitAt(result, domain, long), 'the random run never reaches the reachable arm');
