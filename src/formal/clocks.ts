@@ -22,17 +22,30 @@ interface IlCell {
   ports: Map<string, string>;
 }
 
-/** The cells, wires (inputs marked) and whole-wire connections of an RTLIL file's modules (one module expected). */
-function parseIl(text: string) {
-  const cells: IlCell[] = [];
-  const inputs = new Set<string>();
+/** A whole net name (`\\a`, `$b`), not a bit, a part or a concatenation. */
+export const isPlainNet = (sig: string) => /^[\\$]\S+$/.test(sig);
+
+/** Whole-wire aliases (`connect \\a \\b` in a module): `join` records one, `find` names each net by one of them. */
+export function netAliases() {
   const parent = new Map<string, string>();
   const find = (n: string): string => {
     let r = n;
     while (parent.has(r) && parent.get(r) !== r) r = parent.get(r)!;
     return r;
   };
-  const plain = (sig: string) => /^[\\$]\S+$/.test(sig);
+  const join = (x: string, y: string) => {
+    const [a, b] = [find(x), find(y)];
+    if (a !== b) parent.set(a, b);
+  };
+  return { find, join };
+}
+
+/** The cells, wires (inputs marked) and whole-wire connections of an RTLIL file's modules (one module expected). */
+function parseIl(text: string) {
+  const cells: IlCell[] = [];
+  const inputs = new Set<string>();
+  const { find, join } = netAliases();
+  const plain = isPlainNet;
   /** Names a partial connection (a bit, a concatenation) mentions: they may be read or driven unseen. */
   const partial = new Set<string>();
   let cell: IlCell | undefined;
@@ -45,10 +58,8 @@ function parseIl(text: string) {
     else if (cell && t[0] === 'parameter') cell.params.set(t[1], t.slice(2).join(' '));
     else if (cell && t[0] === 'connect') cell.ports.set(t[1], t.slice(2).join(' '));
     else if (!cell && t[0] === 'wire' && t.includes('input')) inputs.add(t[t.length - 1]);
-    else if (!cell && t[0] === 'connect' && t.length === 3 && plain(t[1]) && plain(t[2])) {
-      const [a, b] = [find(t[1]), find(t[2])];
-      if (a !== b) parent.set(a, b);
-    } else if (!cell && t[0] === 'connect') for (const n of t.slice(1)) if (/^[\\$]/.test(n)) partial.add(n);
+    else if (!cell && t[0] === 'connect' && t.length === 3 && plain(t[1]) && plain(t[2])) join(t[1], t[2]);
+    else if (!cell && t[0] === 'connect') for (const n of t.slice(1)) if (/^[\\$]/.test(n)) partial.add(n);
   }
   /** The nets a connection mentions, whole or in part. */
   const nets = (sig: string) =>
@@ -176,7 +187,7 @@ export interface Domain {
   cells: number;
   /**
    * The size of the cone cut `LOCAL_LAYERS` registers back (`cutCone` in yosys.ts), in bits of logic, a multiplier
-   * or divider as the product of its operands' widths: about what a SAT problem of it holds.
+   * or divider as the product of its operands' widths: about what a SAT problem of it holds (0 unless asked for).
    */
   localBits: number;
 }
@@ -217,7 +228,7 @@ const isOtherState = (type: string) =>
  * whole, which can only add to the cone). Clock ports are not followed: registers on one clock behave as one
  * single-clock design whatever makes that clock's edges. A flag missing from the netlist is left out.
  */
-export function flagDomains(il: string, wires: string[]): Map<string, Domain> {
+export function flagDomains(il: string, wires: string[], withLocalBits = false): Map<string, Domain> {
   interface Cell {
     type: string;
     polarity: number;
@@ -335,7 +346,7 @@ export function flagDomains(il: string, wires: string[]): Map<string, Domain> {
     }
     d.clocks = [...clocks];
     d.cells = seenCells.size;
-    d.localBits = localBits(start);
+    if (withLocalBits) d.localBits = localBits(start);
     out.set(flag, d);
   }
   return out;

@@ -9,7 +9,7 @@
  * model's single clock domain (`flagDomains`), so it is never decided there. Proofs only: the free enable is not an
  * input the harness drives.
  */
-import type { ClockGate } from './clocks';
+import { isPlainNet, netAliases, type ClockGate } from './clocks';
 
 /** Flip-flop types moved onto the input clock, and the type that adds an enable to each. */
 const WITH_ENABLE: Record<string, string> = {
@@ -76,13 +76,8 @@ export function gatedNetlist(flat: string, gates: readonly ClockGate[]): GatedNe
   if (!top || !gates.length) return undefined;
   // Whole-wire aliases of the top module (`connect \a \b`): a register's clock port may name the gate's output
   // through any of them.
-  const parent = new Map<string, string>();
-  const find = (n: string): string => {
-    let r = n;
-    while (parent.has(r) && parent.get(r) !== r) r = parent.get(r)!;
-    return r;
-  };
-  const plain = (sig: string) => /^[\\$]\S+$/.test(sig);
+  const { find, join } = netAliases();
+  const plain = isPlainNet;
   const cells: Cell[] = [];
   let cell: Cell | undefined;
   for (let i = top.from + 1; i < top.to; i++) {
@@ -95,10 +90,7 @@ export function gatedNetlist(flat: string, gates: readonly ClockGate[]): GatedNe
       cell = undefined;
     } else if (cell && t[0] === 'parameter') cell.params.set(t[1], t.slice(2).join(' '));
     else if (cell && t[0] === 'connect') cell.ports.set(t[1], t.slice(2).join(' '));
-    else if (!cell && t[0] === 'connect' && t.length === 3 && plain(t[1]) && plain(t[2])) {
-      const [a, b] = [find(t[1]), find(t[2])];
-      if (a !== b) parent.set(a, b);
-    }
+    else if (!cell && t[0] === 'connect' && t.length === 3 && plain(t[1]) && plain(t[2])) join(t[1], t[2]);
   }
   const gateOf = new Map<string, number>();
   gates.forEach((g, i) => {

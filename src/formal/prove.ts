@@ -676,6 +676,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
         const domains = flagDomains(
           gated,
           job.calls.map((c) => c.wire),
+          true,
         );
         const inGated = job.calls.filter((c) => isSingleDomain(domains.get(c.wire)));
         // A cone of a few hundred cells is proven whole; a larger one (every cone of a core is most of the core, a
