@@ -29,7 +29,18 @@ export type ArmPlan =
       module: string;
       label: string;
     }
-  | { kind: 'initial'; file: string; start: number; end: number; module: string; label: string; condition: string }
+  | {
+      /** A wire of the path's parameter-only conditions (an initial block's arm, an arm of an asynchronous reset branch). */
+      kind: 'initial';
+      file: string;
+      start: number;
+      end: number;
+      module: string;
+      label: string;
+      condition: string;
+      /** Why the wire at 1 is not a witness (it holds whenever the conditions do, not only when the arm runs). */
+      noWitness?: string;
+    }
   | {
       kind: 'function';
       file: string;

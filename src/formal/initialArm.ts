@@ -79,20 +79,18 @@ const truth = (condition: string, negated: boolean) =>
   `((${condition}) ? 1'b${negated ? 0 : 1} : 1'b${negated ? 1 : 0})`;
 
 /**
- * An arm of an `initial` block. The block runs once, at time zero, whatever the stimulus: the arm runs only if every
- * if condition on its path holds. The conditions that read only parameters are elaboration constants; their
- * conjunction (the others left out, so the wire is true whenever the arm runs) is the flag, a wire at the module's
- * end that Yosys folds with the run's parameters. Constant 0 means no simulation of this elaboration runs the arm.
+ * The parameter-only conditions on an arm's path inside `block` (an initial block, an always block), as one
+ * expression: every if condition on the path that reads only parameters, an else's negated. The arm runs only where
+ * all of them hold, so their conjunction is 1 whenever the arm runs; Yosys folds it with the run's parameters, and
+ * constant 0 means no simulation of this elaboration runs the arm. Undefined when no condition on the path is one.
  */
-export function initialArm(src: SourceText, mod: ModuleInfo, arm: Arm, target: FormalTarget): ArmLookup {
-  const notModelled = `the arm at line ${target.line} is not in an always block or an \`initial begin … end\` at module level (an initial block inside a generate region is not modelled)`;
-  const block = initialBlocks(src, mod).find((b) => b.start <= arm.start && arm.end <= b.end);
-  if (!block) return { kind: 'none', reason: notModelled };
-  if (!arm.owner)
-    return {
-      kind: 'none',
-      reason: `the arm at line ${target.line} is in an initial block but not an if arm: not modelled`,
-    };
+export function parameterConditions(
+  src: SourceText,
+  mod: ModuleInfo,
+  arm: Arm,
+  block: { start: number; end: number },
+): string | undefined {
+  if (!arm.owner) return undefined;
   // A name the block declares itself (a variable in a named block) would shadow a parameter's: not a constant.
   const declared = [
     ...src.text
@@ -135,7 +133,25 @@ export function initialArm(src: SourceText, mod: ModuleInfo, arm: Arm, target: F
       chain(s);
     } else if (s.kind === 'else') chain(s);
   }
-  if (!conditions.length) {
+  return conditions.length ? conditions.join(' & ') : undefined;
+}
+
+/**
+ * An arm of an `initial` block. The block runs once, at time zero, whatever the stimulus: the arm runs only if every
+ * if condition on its path holds. Its flag is the conjunction of those that read only parameters
+ * (`parameterConditions`), a wire at the module's end.
+ */
+export function initialArm(src: SourceText, mod: ModuleInfo, arm: Arm, target: FormalTarget): ArmLookup {
+  const notModelled = `the arm at line ${target.line} is not in an always block or an \`initial begin … end\` at module level (an initial block inside a generate region is not modelled)`;
+  const block = initialBlocks(src, mod).find((b) => b.start <= arm.start && arm.end <= b.end);
+  if (!block) return { kind: 'none', reason: notModelled };
+  if (!arm.owner)
+    return {
+      kind: 'none',
+      reason: `the arm at line ${target.line} is in an initial block but not an if arm: not modelled`,
+    };
+  const condition = parameterConditions(src, mod, arm, block);
+  if (!condition) {
     return {
       kind: 'none',
       reason: `the arm at line ${target.line} is in an initial block, and no condition on its path reads only parameters: not modelled`,
@@ -148,6 +164,6 @@ export function initialArm(src: SourceText, mod: ModuleInfo, arm: Arm, target: F
     end: arm.end,
     module: mod.name,
     label: arm.label,
-    condition: conditions.join(' & '),
+    condition,
   };
 }

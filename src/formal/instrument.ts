@@ -219,7 +219,7 @@ export function instrument(
       flag,
       module: arm.module,
       label: arm.label,
-      ...(arm.kind === 'function' && arm.noWitness ? { noWitness: arm.noWitness } : {}),
+      ...((arm.kind === 'function' || arm.kind === 'initial') && arm.noWitness ? { noWitness: arm.noWitness } : {}),
     });
   }
 
