@@ -4,6 +4,7 @@
  * another clock's edge because a register updated there: a clock gate on an input clock is recognised).
  */
 import type { FileTexts } from './worker';
+import { sigTokens } from './rtlilBits';
 import { LOCAL_LAYERS } from './yosys';
 
 /** A cell or wire as `select -list` names it (`top/name`), its module left out. */
@@ -273,8 +274,8 @@ export function flagDomains(il: string, wires: string[], withLocalBits = false):
     } else if (!cell && line.startsWith('connect ')) {
       // `connect <lhs> <rhs>`: both sides are sigspecs; a side is one token unless it is a concatenation.
       const rest = line.slice('connect '.length);
-      const split = splitConnect(rest);
-      if (!split) continue;
+      const split = sigTokens(rest);
+      if (split.length !== 2) continue;
       const reads = names(split[1]);
       for (const w of names(split[0])) drive(w, reads);
     }
@@ -350,37 +351,6 @@ export function flagDomains(il: string, wires: string[], withLocalBits = false):
     out.set(flag, d);
   }
   return out;
-}
-
-/** A module-level connection's two sides (`\\a [3:0]`, `{ \\b 1'0 }`); undefined when it cannot be split. */
-function splitConnect(text: string): [string, string] | undefined {
-  const tokens: string[] = [];
-  let i = 0;
-  while (i < text.length) {
-    if (text[i] === ' ') {
-      i++;
-      continue;
-    }
-    let j = i;
-    if (text[i] === '{') {
-      let depth = 0;
-      for (; j < text.length; j++) {
-        if (text[j] === '{') depth++;
-        else if (text[j] === '}' && --depth === 0) break;
-      }
-      j++;
-    } else {
-      while (j < text.length && text[j] !== ' ') j++;
-      // A bit or part select belongs to the name before it.
-      while (text[j] === ' ' && text[j + 1] === '[') {
-        j = text.indexOf(']', j) + 1;
-        if (j === 0) return undefined;
-      }
-    }
-    tokens.push(text.slice(i, j));
-    i = j;
-  }
-  return tokens.length === 2 ? [tokens[0], tokens[1]] : undefined;
 }
 
 /**

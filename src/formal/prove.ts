@@ -8,7 +8,7 @@ import { basename, dirname } from 'node:path';
 import { analyzeSources } from '../hdl';
 import { ChorusError, silentLogger, type Logger, type ModuleInfo } from '../protocol';
 import { clockGates, clockModelProblem, flagDomains, isSingleDomain, type Domain } from './clocks';
-import { constantFlags } from './constantRegisters';
+import { registerValues } from './registerValues';
 import { GATED_PREP_SCRIPT, gatedNetlist } from './gatedModel';
 import { searchFromStarts, type DeepCall, type DeepSearch } from './deepWitness';
 import { headerTexts as textsOf, includeTree } from './includeTree';
@@ -613,19 +613,19 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       /** Several clocks: the multi-clock model, for the flags whose cone is not one clock domain (proofs only). */
       multiModel?: MultiClock,
     ): Promise<void> => {
-      // Flags the netlist's constant registers hold at 0 are proven at once, whatever their clock domains; the
+      // Flags the values the registers can hold keep at 0 are proven at once, whatever their clock domains; the
       // others go to k-induction.
       const netlist = typeof base['prepared.il'] === 'string' ? base['prepared.il'] : '';
-      const constants = constantFlags(
+      const held = registerValues(
         netlist,
         proofCalls.map((c) => c.wire),
       );
-      for (const c of proofCalls) if (constants.zeroFlags.has(c.wire)) proofs.set(c.wire, { kind: 'proven', depth: 1 });
+      for (const c of proofCalls) if (held.zeroFlags.has(c.wire)) proofs.set(c.wire, { kind: 'proven', depth: 1 });
       logger.debug(
-        `formal: ${constants.zeroFlags.size} of ${proofCalls.length} flag(s) held at 0 by constant registers (${constants.constantBits} of ${constants.registerBits} register bits constant, ${constants.rounds} round(s), ${constants.ms} ms)`,
+        `formal: ${held.zeroFlags.size} of ${proofCalls.length} flag(s) held at 0 by the values registers can hold (${held.constantBits} of ${held.registerBits} register bits constant, ${held.valueSets} register(s) with a set of values, ${held.rounds} round(s), ${held.ms} ms)`,
       );
       await proveSet(
-        proofCalls.filter((c) => !constants.zeroFlags.has(c.wire)),
+        proofCalls.filter((c) => !held.zeroFlags.has(c.wire)),
         base,
         prepFiles,
         multiModel,

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { provePoints } from '../../src/engine';
-import { constantFlags } from '../../src/formal/constantRegisters';
+import { registerValues } from '../../src/formal/registerValues';
 import type { CoveragePoint } from '../../src/protocol';
 import { fixture, hits, lineOf, measureTestbench, randomTestbench, services, topOf } from './support';
 
@@ -27,7 +27,7 @@ const dff = (name: string, d: string, q: string, width = 1) => [
   'end',
 ];
 
-test('constant registers: chains and loops of them are found, a counter, a reset to 1 and an input are not', () => {
+test('register values: constants in chains and loops, a set of codes, not a counter, a reset to 1 or an input', () => {
   const il = module(
     [
       'wire input 1 \\clk',
@@ -50,6 +50,10 @@ test('constant registers: chains and loops of them are found, a counter, a reset
       'wire \\flag_one',
       'wire \\flag_set',
       'wire \\flag_input',
+      'wire width 3 \\op_d',
+      'wire width 3 \\op_q',
+      'wire \\flag_op_unused',
+      'wire \\flag_op_used',
     ],
     [
       // A decoder whose vector mode a parameter turned off: `VEC && go ? op : 0` with VEC folded to 0.
@@ -134,21 +138,51 @@ test('constant registers: chains and loops of them are found, a counter, a reset
       '  connect \\D \\set_q',
       '  connect \\Q \\set_q',
       'end',
+      // An operation register loaded with one of two codes (a decoder's): a third code never appears in it.
+      'cell $mux $opmux',
+      '  parameter \\WIDTH 3',
+      "  connect \\A 3'001",
+      "  connect \\B 3'010",
+      '  connect \\S \\go',
+      '  connect \\Y \\op_d',
+      'end',
+      ...dff('$op', '\\op_d', '\\op_q', 3),
+      ...['unused', 'used'].flatMap((n) => [
+        `cell $eq $is_${n}`,
+        '  parameter \\A_SIGNED 0',
+        '  parameter \\B_SIGNED 0',
+        '  parameter \\A_WIDTH 3',
+        '  parameter \\B_WIDTH 3',
+        '  parameter \\Y_WIDTH 1',
+        '  connect \\A \\op_q',
+        `  connect \\B ${n === 'unused' ? "3'011" : "3'010"}`,
+        `  connect \\Y \\flag_op_${n}`,
+        'end',
+      ]),
       'connect \\flag_set \\set_q',
       'connect \\flag_input \\go',
     ],
   );
-  const flags = ['flag_mode', 'flag_loop', 'flag_count', 'flag_one', 'flag_set', 'flag_input'];
-  const r = constantFlags(il, flags);
-  assert.deepEqual([...r.zeroFlags].sort(), ['flag_loop', 'flag_mode', 'flag_one']);
-  // mode_q (2), mode_q2 (2), x, y and one_q; of 12 bits (the counter's 4 and set_q leave).
-  assert.equal(r.constantBits, 7, JSON.stringify(r));
-  assert.equal(r.registerBits, 12);
-  // The counter's low bit leaves in the first round (0 + 1), the others once it is unknown, then nothing changes.
-  assert.equal(r.rounds, 3);
+  const flags = [
+    'flag_mode',
+    'flag_loop',
+    'flag_count',
+    'flag_one',
+    'flag_set',
+    'flag_input',
+    'flag_op_unused',
+    'flag_op_used',
+  ];
+  const r = registerValues(il, flags);
+  assert.deepEqual([...r.zeroFlags].sort(), ['flag_loop', 'flag_mode', 'flag_one', 'flag_op_unused']);
+  // mode_q (2), mode_q2 (2), x, y, one_q, and op_q's top bit (0 in 000, 001 and 010); of 15 bits.
+  assert.equal(r.constantBits, 8, JSON.stringify(r));
+  assert.equal(r.registerBits, 15);
+  // op_q holds a set of three values; the counter's grew a value a round until it was widened to bits.
+  assert.equal(r.valueSets, 1);
 });
 
-test('constant registers: an unknown cell or a connection this cannot read leaves its bits unknown', () => {
+test('register values: an unknown cell leaves its bits unknown', () => {
   const il = module(
     ['wire input 1 \\clk', 'wire \\m', 'wire \\q', 'wire \\flag'],
     [
@@ -160,7 +194,7 @@ test('constant registers: an unknown cell or a connection this cannot read leave
       'connect \\flag \\q',
     ],
   );
-  assert.equal(constantFlags(il, ['flag']).zeroFlags.size, 0);
+  assert.equal(registerValues(il, ['flag']).zeroFlags.size, 0);
 });
 
 async function decide(parameters: Record<string, string>) {
@@ -194,7 +228,7 @@ test(
         assert.equal(v.verdict.status, 'unreachable', `line ${line} ${v.target.comment}: ${JSON.stringify(v.verdict)}`);
     }
     assert.ok(
-      log.some((l) => /\d+ of \d+ flag\(s\) held at 0 by constant registers/.test(l) && !/ 0 of /.test(l)),
+      log.some((l) => /\d+ of \d+ flag\(s\) held at 0 by the values registers can hold/.test(l) && !/ 0 of /.test(l)),
       log.join('\n'),
     );
     // Every proof against 20,000 random cycles with resets.

@@ -1,0 +1,430 @@
+/**
+ * The values registers can hold, and the flags they hold at 0: an abstract evaluation of the prepared netlist from
+ * the start state to a fixpoint. Each register word holds a small set of values (at most `MAX_VALUES`) or, past
+ * that, three-valued bits (0, 1, unknown); inputs, memories and cells this does not model are unknown. One round
+ * evaluates the logic from the registers' values and adds each register's possible next values to its own; rounds go
+ * on until nothing grows. The start values (Verilator's zeros, initializers kept) are in, and from any state the
+ * values cover every update lands in them too, whichever clock ticks and in whatever order, so every state the
+ * simulator reaches is covered. A flag that evaluates to 0 there is 0 in every such state.
+ *
+ * What it proves: code a parameter disables behind register stages. A decoder that never produces a vector-mode
+ * operation leaves the pipeline register holding the mode at its reset value, and the ALU's vector arms are dead; a
+ * decoder that produces only the base ISA's operations leaves the operation register among their codes, and the
+ * ALU's bit-manipulation arms are dead. k-induction on one flag does not see that: a state where the register holds
+ * a value no run reaches, and the flag is 0 because another condition is false, is a counterexample at every
+ * induction length, and on a core those cones cross clock domains and take most of the design.
+ */
+import { CONST_BITS, ONE, OUTPUTS, parseConstant, parseNetlist, X, ZERO, type Cell, type Tri } from './rtlilBits';
+import { bool, evaluate, merge, num } from './threeValued';
+
+/** Values a register word or a cell output keeps as a set; past this it keeps three-valued bits. */
+const MAX_VALUES = 64;
+/** A register whose set grew this many rounds in a row keeps bits instead (a counter would take a round a value). */
+const WIDEN_AFTER = 3;
+/** Unknown bits of a value read bit by bit that are enumerated into a set (2^4 values at most). */
+const ENUMERATE_BITS = 4;
+/**
+ * Bound of the whole evaluation. cv32e40p_core (2,462 register bits): about 40 rounds, well under a second. A set is
+ * proven only at the fixpoint: a netlist that takes longer gets no proof from it.
+ */
+const MAX_MS = 15_000;
+
+/** Registers whose every control this models (async2sync has made asynchronous ones synchronous). */
+const REGISTERS = new Set(['$dff', '$dffe', '$sdff', '$sdffe', '$sdffce', '$ff', '$dlatch']);
+
+/** What a word can be: three-valued bits, and where known, the whole set of values (each `bits.length` wide). */
+interface Value {
+  bits: Tri[];
+  set?: bigint[] | undefined;
+}
+
+const mask = (w: number) => (1n << BigInt(w)) - 1n;
+
+/** Three-valued bits covering every value of a set. */
+function bitsOfSet(set: readonly bigint[], width: number): Tri[] {
+  const out: Tri[] = [];
+  for (let i = 0; i < width; i++) {
+    let bit: Tri | undefined;
+    for (const v of set) {
+      const b: Tri = (v >> BigInt(i)) & 1n ? ONE : ZERO;
+      bit = bit === undefined ? b : merge(bit, b);
+      if (bit === X) break;
+    }
+    out.push(bit ?? X);
+  }
+  return out;
+}
+
+/** A value from bits: a set where at most `ENUMERATE_BITS` are unknown. */
+function fromBits(bits: Tri[]): Value {
+  const unknownAt = bits.flatMap((b, i) => (b === X ? [i] : []));
+  if (unknownAt.length > ENUMERATE_BITS) return { bits };
+  let base = 0n;
+  bits.forEach((b, i) => {
+    if (b === ONE) base |= 1n << BigInt(i);
+  });
+  const set: bigint[] = [];
+  for (let k = 0; k < 1 << unknownAt.length; k++) {
+    let v = base;
+    unknownAt.forEach((at, j) => {
+      if ((k >> j) & 1) v |= 1n << BigInt(at);
+    });
+    set.push(v);
+  }
+  return { bits, set };
+}
+
+function union(a: readonly bigint[], b: readonly bigint[]): bigint[] | undefined {
+  const out = new Set([...a, ...b]);
+  return out.size > MAX_VALUES ? undefined : [...out].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+}
+
+function join(a: Value, b: Value): Value {
+  const bits = a.bits.map((x, i) => merge(x, b.bits[i] ?? X));
+  const set = a.set && b.set ? union(a.set, b.set) : undefined;
+  return set ? { bits: bitsOfSet(set, bits.length), set } : { bits };
+}
+
+const sameValue = (a: Value, b: Value) =>
+  a.bits.every((x, i) => x === b.bits[i]) &&
+  (a.set === undefined) === (b.set === undefined) &&
+  (a.set?.length ?? 0) === (b.set?.length ?? 0);
+
+/** A register word: a register cell's Q port. */
+interface RegisterWord {
+  cell: Cell;
+  q: number[];
+  value: Value;
+  /** Rounds in a row its set grew. */
+  growth: number;
+}
+
+export interface RegisterAnalysis {
+  /** Flags (wire names as `select -list` gives them) that are 0 in every state the simulator reaches. */
+  zeroFlags: Set<string>;
+  /** Register bits whose value never changes, of how many this evaluates. */
+  constantBits: number;
+  registerBits: number;
+  /** Register words left with a set of several values, not every value of their width. */
+  valueSets: number;
+  rounds: number;
+  ms: number;
+}
+
+/**
+ * The flags among `flags` held at 0 in every reachable state of the netlist `il` (an RTLIL module with its
+ * asynchronous controls made synchronous).
+ */
+export function registerValues(il: string, flags: readonly string[]): RegisterAnalysis {
+  const started = Date.now();
+  const net = parseNetlist(il);
+  const { cells, find } = net;
+  // Ports as canonical bits, once.
+  for (const c of cells) for (const [port, bits] of c.ports) c.ports.set(port, bits.map(find));
+  const value = new Uint8Array(net.size).fill(X);
+  [value[0], value[1], value[2]] = [ZERO, ONE, X];
+  /** Where each driven bit comes from: a word (a cell's output port, -1: none) and its place in it. */
+  const originWord = new Int32Array(net.size).fill(-1);
+  const originIndex = new Int32Array(net.size);
+  const wordSets: (bigint[] | undefined)[] = [];
+  const wordOf = new Map<Cell, Map<string, number>>();
+  const driver = new Map<number, Cell>();
+  for (const c of cells) {
+    const ports = new Map<string, number>();
+    for (const [port, bits] of c.ports) {
+      if (!OUTPUTS.has(port)) continue;
+      const w = wordSets.length;
+      wordSets.push(undefined);
+      ports.set(port, w);
+      bits.forEach((b, index) => {
+        if (b < CONST_BITS || originWord[b] >= 0) return;
+        originWord[b] = w;
+        originIndex[b] = index;
+        driver.set(b, c);
+      });
+    }
+    wordOf.set(c, ports);
+  }
+
+  /** What a list of bits holds: its three-valued bits and, where each run of it has one, the set of values. */
+  const read = (bitsIn: readonly number[]): Value => {
+    const bits = bitsIn.map((b) => value[b] as Tri);
+    if (!bits.includes(X)) {
+      let v = 0n;
+      for (let i = bits.length - 1; i >= 0; i--) v = (v << 1n) | BigInt(bits[i]);
+      return { bits, set: [v] };
+    }
+    let set: bigint[] | undefined = [0n];
+    for (let i = 0; i < bitsIn.length && set;) {
+      const word = originWord[bitsIn[i]];
+      const words = word >= 0 ? wordSets[word] : undefined;
+      let run = 1;
+      let values: bigint[];
+      if (words && bits[i] === X) {
+        // The longest run of this word's bits in order: its values are the word's, shifted and cut.
+        const from = originIndex[bitsIn[i]];
+        while (
+          i + run < bitsIn.length &&
+          originWord[bitsIn[i + run]] === word &&
+          originIndex[bitsIn[i + run]] === from + run
+        )
+          run++;
+        const cut = mask(run);
+        const shift = BigInt(from);
+        values = [...new Set(words.map((v) => (v >> shift) & cut))];
+      } else {
+        while (i + run < bitsIn.length && (bits[i + run] !== X || !wordSets[originWord[bitsIn[i + run]]])) run++;
+        const part = fromBits(bits.slice(i, i + run));
+        if (!part.set) return { bits };
+        values = part.set;
+      }
+      if (set.length * values.length > MAX_VALUES) return { bits };
+      const at = BigInt(i);
+      set = set.flatMap((s) => values.map((v) => s | (v << at)));
+      i += run;
+    }
+    return { bits, set: [...new Set(set)] };
+  };
+
+  const bitsAt = (c: Cell, port: string): Tri[] => (c.ports.get(port) ?? []).map((b) => value[b] as Tri);
+  // A port's value is read once a round: every cell is evaluated after the cells it reads (`evaluationOrder`), and the
+  // registers' next values after all of them.
+  let portCache = new Map<Cell, Map<string, Value>>();
+  const portValue = (c: Cell, port: string): Value => {
+    let ports = portCache.get(c);
+    if (!ports) portCache.set(c, (ports = new Map()));
+    let v = ports.get(port);
+    if (!v) ports.set(port, (v = read(c.ports.get(port) ?? [])));
+    return v;
+  };
+
+  /** The refined output of a cell where sets decide more than bits: muxes pass sets on, compares of sets decide. */
+  const refine = (c: Cell): Value | undefined => {
+    const t = c.type;
+    const yw = num(c, '\\Y_WIDTH', num(c, '\\WIDTH', 1));
+    const truth = (v: Value): Tri =>
+      v.set ? (v.set.every((x) => x !== 0n) ? ONE : v.set.every((x) => x === 0n) ? ZERO : X) : bool(v.bits);
+    const one = (b: Tri): Value => ({ bits: [b, ...Array.from({ length: yw - 1 }, () => ZERO as Tri)] });
+    switch (t) {
+      case '$mux': {
+        const s = bitsAt(c, '\\S')[0];
+        const a = portValue(c, '\\A');
+        const b = portValue(c, '\\B');
+        return s === ZERO ? a : s === ONE ? b : join(a, b);
+      }
+      case '$pmux': {
+        const w = num(c, '\\WIDTH', 1);
+        const s = bitsAt(c, '\\S');
+        if (s.filter((b) => b === ONE).length > 1) return undefined;
+        const bBits = c.ports.get('\\B') ?? [];
+        const options: Value[] = [];
+        if (!s.includes(ONE)) options.push(portValue(c, '\\A'));
+        s.forEach((bit, i) => {
+          if (bit !== ZERO) options.push(read(bBits.slice(i * w, (i + 1) * w)));
+        });
+        return options.length ? options.reduce(join) : undefined;
+      }
+      case '$eq':
+      case '$ne':
+      case '$eqx':
+      case '$nex': {
+        const a = portValue(c, '\\A');
+        const b = portValue(c, '\\B');
+        // Values compare as they are only where neither side is sign-extended.
+        const signed = num(c, '\\A_SIGNED') === 1 && num(c, '\\B_SIGNED') === 1;
+        if (!a.set || !b.set || (signed && a.bits.length !== b.bits.length)) return undefined;
+        const bs = new Set(b.set);
+        const equal: Tri = !a.set.some((v) => bs.has(v)) ? ZERO : a.set.length === 1 && b.set.length === 1 ? ONE : X;
+        const neg = t === '$ne' || t === '$nex';
+        return one(equal === X ? X : neg ? ((1 - equal) as Tri) : equal);
+      }
+      case '$logic_not': {
+        const a = truth(portValue(c, '\\A'));
+        return one(a === X ? X : ((1 - a) as Tri));
+      }
+      case '$reduce_or':
+      case '$reduce_bool':
+        return one(truth(portValue(c, '\\A')));
+      case '$logic_and':
+      case '$logic_or': {
+        const a = truth(portValue(c, '\\A'));
+        const b = truth(portValue(c, '\\B'));
+        if (t === '$logic_and') return one(a === ZERO || b === ZERO ? ZERO : a === ONE && b === ONE ? ONE : X);
+        return one(a === ONE || b === ONE ? ONE : a === ZERO && b === ZERO ? ZERO : X);
+      }
+      default:
+        return undefined;
+    }
+  };
+
+  // Register words, each from its start value (per bit: the initializer, else Verilator's zero).
+  const registers: RegisterWord[] = [];
+  const combinational: Cell[] = [];
+  for (const c of cells) {
+    if (!REGISTERS.has(c.type)) {
+      combinational.push(c);
+      continue;
+    }
+    const q = c.ports.get('\\Q') ?? [];
+    const start = fromBits(q.map((b) => net.init.get(find(b)) ?? ZERO));
+    registers.push({ cell: c, q, value: start.set?.length === 1 ? start : { bits: start.bits }, growth: 0 });
+  }
+  const order = evaluationOrder(combinational, driver, find);
+
+  /** Evaluates the logic from the registers' values. */
+  const settle = () => {
+    portCache = new Map();
+    value.fill(X, CONST_BITS);
+    wordSets.fill(undefined);
+    const write = (c: Cell, port: string, v: Value) => {
+      const w = wordOf.get(c)?.get(port);
+      if (w !== undefined) wordSets[w] = v.set;
+      (c.ports.get(port) ?? []).forEach((b, i) => {
+        const t = b;
+        if (t >= CONST_BITS && originWord[t] === w) value[t] = v.bits[i] ?? X;
+      });
+    };
+    for (const r of registers) write(r.cell, '\\Q', r.value);
+    for (const c of order) {
+      const out = evaluate(c, (port) => bitsAt(c, port));
+      // Sets decide more only for a mux (which passes them on) or a compare or test the bits leave open.
+      const open = !out || (out.get('\\Y') ?? []).includes(X);
+      const refined = c.type === '$mux' || c.type === '$pmux' || open ? refine(c) : undefined;
+      if (refined) {
+        // Both are sound: where one decides a bit, it is decided.
+        const bits = out?.get('\\Y');
+        if (bits) refined.bits = refined.bits.map((b, i) => (b === X ? (bits[i] ?? X) : b));
+        // A set keeps only the values the bits allow.
+        if (refined.set)
+          refined.set = refined.set.filter((v) =>
+            refined.bits.every((b, i) => b === X || BigInt(b) === ((v >> BigInt(i)) & 1n)),
+          );
+        write(c, '\\Y', refined.set?.length === 0 ? { bits: refined.bits } : refined);
+        continue;
+      }
+      if (!out) continue;
+      for (const [port, bits] of out) write(c, port, fromBits(bits));
+    }
+  };
+
+  /** A register word's next values, from its inputs and its present values. */
+  const nextOf = (r: RegisterWord): Value => {
+    const c = r.cell;
+    const active = (port: string, polarity: string): Tri => {
+      const v = bitsAt(c, port)[0];
+      return v === X || v === undefined ? X : v === num(c, polarity, 1) ? ONE : ZERO;
+    };
+    const d = portValue(c, '\\D');
+    const width = r.q.length;
+    const srst = c.type.startsWith('$sdff') ? active('\\SRST', '\\SRST_POLARITY') : ZERO;
+    const resetBits = parseConstant(c.params.get('\\SRST_VALUE') ?? '') ?? [];
+    const reset = fromBits(Array.from({ length: width }, (_, i) => resetBits[i] ?? X));
+    const hasEnable = c.type === '$dffe' || c.type === '$sdffe' || c.type === '$sdffce' || c.type === '$dlatch';
+    const enable = hasEnable ? active('\\EN', '\\EN_POLARITY') : ONE;
+    const options: Value[] = [];
+    if (c.type === '$sdffce') {
+      // The reset acts only where the enable does.
+      if (enable !== ZERO) {
+        if (srst !== ZERO) options.push(reset);
+        if (srst !== ONE) options.push(d);
+      }
+      if (enable !== ONE) options.push(r.value);
+    } else {
+      if (srst !== ZERO) options.push(reset);
+      if (srst !== ONE) {
+        if (enable !== ZERO) options.push(d);
+        if (enable !== ONE) options.push(r.value);
+      }
+    }
+    return options.reduce(join);
+  };
+
+  let rounds = 0;
+  for (;;) {
+    rounds++;
+    if (Date.now() - started > MAX_MS)
+      return {
+        zeroFlags: new Set(),
+        constantBits: 0,
+        registerBits: 0,
+        valueSets: 0,
+        rounds,
+        ms: Date.now() - started,
+      };
+    settle();
+    let changed = false;
+    const next = registers.map((r) => join(r.value, nextOf(r)));
+    registers.forEach((r, i) => {
+      let v = next[i];
+      if (sameValue(v, r.value)) {
+        r.growth = 0;
+        return;
+      }
+      changed = true;
+      r.growth = v.set && r.value.set && v.set.length > r.value.set.length ? r.growth + 1 : 0;
+      if (r.growth >= WIDEN_AFTER) v = { bits: v.bits };
+      r.value = v;
+    });
+    if (!changed) break;
+  }
+  const zeroFlags = new Set<string>();
+  for (const f of flags) {
+    const bits = net.wires.get(`\\${f}`);
+    if (bits && bits.every((b) => value[find(b)] === ZERO)) zeroFlags.add(f);
+  }
+  let constantBits = 0;
+  let registerBits = 0;
+  for (const r of registers) {
+    registerBits += r.q.length;
+    constantBits += r.value.bits.filter((b) => b !== X).length;
+  }
+  return {
+    zeroFlags,
+    constantBits,
+    registerBits,
+    valueSets: registers.filter((r) => {
+      const n = r.value.set?.length ?? 0;
+      return n > 1 && (r.q.length >= 30 || n < 2 ** r.q.length);
+    }).length,
+    rounds,
+    ms: Date.now() - started,
+  };
+}
+
+/** Combinational cells in an order where each comes after the cells it reads; a cell on a loop reads unknown there. */
+function evaluationOrder(combinational: Cell[], driver: Map<number, Cell>, find: (b: number) => number): Cell[] {
+  const order: Cell[] = [];
+  const state = new Map<Cell, 1 | 2>();
+  const inputCache = new Map<Cell, number[]>();
+  const inputsOf = (c: Cell): number[] => {
+    let ins = inputCache.get(c);
+    if (!ins) {
+      ins = [...new Set([...c.ports.entries()].filter(([p]) => !OUTPUTS.has(p)).flatMap(([, bits]) => bits.map(find)))];
+      inputCache.set(c, ins);
+    }
+    return ins;
+  };
+  for (const root of combinational) {
+    if (state.has(root)) continue;
+    const stack: [Cell, number][] = [[root, 0]];
+    state.set(root, 1);
+    while (stack.length) {
+      const top = stack[stack.length - 1];
+      const ins = inputsOf(top[0]);
+      let pushed = false;
+      while (top[1] < ins.length) {
+        const d = driver.get(ins[top[1]++]);
+        if (!d || REGISTERS.has(d.type) || state.has(d)) continue;
+        state.set(d, 1);
+        stack.push([d, 0]);
+        pushed = true;
+        break;
+      }
+      if (pushed) continue;
+      state.set(top[0], 2);
+      order.push(top[0]);
+      stack.pop();
+    }
+  }
+  return order;
+}
