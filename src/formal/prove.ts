@@ -56,6 +56,8 @@ const MULTI_CLOCK_MAX_CELLS = 1000;
 const LOCALIZED_MAX_BITS = 10_000;
 const LOCALIZED_BATCH = 16;
 const LOCALIZED_DEPTH = 1;
+/** Longest the register-value fixpoint may take (`registerValues`); past it, its flags go to k-induction. */
+const REGISTER_VALUES_MAX_MS = 15_000;
 /** Longest script passed as a `-p` argument; a longer one goes as a file (`-s`). */
 const INLINE_SCRIPT_MAX = 32 * 1024;
 /** The first induction pass stops at this length: most proofs close within it, and a deep point cannot hold the rest up. */
@@ -616,9 +618,11 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       // Flags the values the registers can hold keep at 0 are proven at once, whatever their clock domains; the
       // others go to k-induction.
       const netlist = typeof base['prepared.il'] === 'string' ? base['prepared.il'] : '';
-      const held = registerValues(
+      // A third of the time left at most: the flags it does not decide still need their inductions.
+      const held = await registerValues(
         netlist,
         proofCalls.map((c) => c.wire),
+        { maxMs: Math.min(REGISTER_VALUES_MAX_MS, (deadline - Date.now()) / 3), signal: services.signal },
       );
       for (const c of proofCalls) if (held.zeroFlags.has(c.wire)) proofs.set(c.wire, { kind: 'proven', depth: 1 });
       logger.debug(

@@ -27,7 +27,7 @@ const dff = (name: string, d: string, q: string, width = 1) => [
   'end',
 ];
 
-test('register values: constants in chains and loops, a set of codes, not a counter, a reset to 1 or an input', () => {
+test('register values: constants in chains and loops, a set of codes, not a counter, a reset to 1 or an input', async () => {
   const il = module(
     [
       'wire input 1 \\clk',
@@ -173,8 +173,13 @@ test('register values: constants in chains and loops, a set of codes, not a coun
     'flag_op_unused',
     'flag_op_used',
   ];
-  const r = registerValues(il, flags);
+  const r = await registerValues(il, flags);
   assert.deepEqual([...r.zeroFlags].sort(), ['flag_loop', 'flag_mode', 'flag_one', 'flag_op_unused']);
+  // Cancelled, or past its bound, it proves nothing (the values are proven only at the fixpoint).
+  const cancelled = new AbortController();
+  cancelled.abort();
+  assert.equal((await registerValues(il, flags, { signal: cancelled.signal })).zeroFlags.size, 0);
+  assert.equal((await registerValues(il, flags, { maxMs: -1 })).zeroFlags.size, 0);
   // mode_q (2), mode_q2 (2), x, y, one_q, and op_q's top bit (0 in 000, 001 and 010); of 15 bits.
   assert.equal(r.constantBits, 8, JSON.stringify(r));
   assert.equal(r.registerBits, 15);
@@ -182,7 +187,7 @@ test('register values: constants in chains and loops, a set of codes, not a coun
   assert.equal(r.valueSets, 1);
 });
 
-test('register values: an unknown cell leaves its bits unknown', () => {
+test('register values: an unknown cell leaves its bits unknown', async () => {
   const il = module(
     ['wire input 1 \\clk', 'wire \\m', 'wire \\q', 'wire \\flag'],
     [
@@ -194,7 +199,7 @@ test('register values: an unknown cell leaves its bits unknown', () => {
       'connect \\flag \\q',
     ],
   );
-  assert.equal(registerValues(il, ['flag']).zeroFlags.size, 0);
+  assert.equal((await registerValues(il, ['flag'])).zeroFlags.size, 0);
 });
 
 async function decide(parameters: Record<string, string>) {
