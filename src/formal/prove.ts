@@ -618,11 +618,12 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       // Flags the values the registers can hold keep at 0 are proven at once, whatever their clock domains; the
       // others go to k-induction.
       const netlist = typeof base['prepared.il'] === 'string' ? base['prepared.il'] : '';
-      // A third of the time left at most: the flags it does not decide still need their inductions.
+      // It decides hundreds of flags in the time one induction takes, so it may use what is left of the run (a second
+      // kept for the verdicts).
       const held = await registerValues(
         netlist,
         proofCalls.map((c) => c.wire),
-        { maxMs: Math.min(REGISTER_VALUES_MAX_MS, (deadline - Date.now()) / 3), signal: services.signal },
+        { maxMs: Math.min(REGISTER_VALUES_MAX_MS, deadline - Date.now() - 1000), signal: services.signal },
       );
       for (const c of proofCalls) if (held.zeroFlags.has(c.wire)) proofs.set(c.wire, { kind: 'proven', depth: 1 });
       logger.debug(
