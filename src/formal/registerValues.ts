@@ -202,8 +202,7 @@ export async function registerValues(
   };
 
   const bitsAt = (c: Cell, port: string): Tri[] => (c.ports.get(port) ?? []).map((b) => value[b] as Tri);
-  // A port's value is read once a round: every cell is evaluated after the cells it reads (`evaluationOrder`), and the
-  // registers' next values after all of them.
+  // A port's value is read once, and again only after one of its bits changed (`write` drops it).
   const portCache = new Map<Cell, Map<string, Value>>();
   const portValue = (c: Cell, port: string): Value => {
     let ports = portCache.get(c);
