@@ -70,6 +70,7 @@ export { machineFault } from '../sim';
 export { killAllGroups } from '../sim';
 // Formal closure (Yosys in WebAssembly): proven-unreachable points, witness traces, `chorus prove`.
 export { proveHoles, type ProveHolesRequest, type ProveHolesReport } from './closure/proveHoles';
+export { proofText } from './closure/ledger';
 export {
   provePoints,
   type FormalOptions,

@@ -319,7 +319,10 @@ function decide(
     (w): ProofOutcome => proofs.get(w) ?? { kind: 'unknown', reason: stopped ?? 'not decided' },
   );
   if (results.every((r) => r.kind === 'proven')) {
-    return { status: 'unreachable', depth: Math.max(...results.map((r) => (r.kind === 'proven' ? r.depth : 0))) };
+    const depth = Math.max(...results.map((r) => (r.kind === 'proven' ? r.depth : 0)));
+    // Every instance by the register values: said so; any by an induction on its flag: the induction's depth.
+    const byValues = results.every((r) => r.kind === 'proven' && r.byRegisterValues);
+    return { status: 'unreachable', depth, ...(byValues ? { byRegisterValues: true as const } : {}) };
   }
   let why: string | undefined;
   for (const w of wires) {
@@ -625,7 +628,8 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
         proofCalls.map((c) => c.wire),
         { maxMs: Math.min(REGISTER_VALUES_MAX_MS, deadline - Date.now() - 1000), signal: services.signal },
       );
-      for (const c of proofCalls) if (held.zeroFlags.has(c.wire)) proofs.set(c.wire, { kind: 'proven', depth: 1 });
+      for (const c of proofCalls)
+        if (held.zeroFlags.has(c.wire)) proofs.set(c.wire, { kind: 'proven', depth: 1, byRegisterValues: true });
       logger.debug(
         `formal: ${held.zeroFlags.size} of ${proofCalls.length} flag(s) held at 0 by the values registers can hold (${held.constantBits} of ${held.registerBits} register bits constant, ${held.valueSets} register(s) with a set of values, ${held.rounds} round(s), ${held.ms} ms)`,
       );

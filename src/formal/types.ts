@@ -35,7 +35,13 @@ export interface Witness {
 }
 
 export type Verdict =
-  | { status: 'unreachable'; /** k-induction length that closed the proof. */ depth: number }
+  | {
+      status: 'unreachable';
+      /** k-induction length that closed the proof. */
+      depth: number;
+      /** Proven by the values its registers can hold (`registerValues.ts`), an invariant of one step. */
+      byRegisterValues?: true;
+    }
   | { status: 'witness'; witness: Witness }
   | { status: 'unknown'; reason: string };
 

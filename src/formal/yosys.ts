@@ -258,7 +258,9 @@ export function deepWitnessScript(
 }
 
 export type ProofOutcome =
-  { kind: 'proven'; depth: number } | { kind: 'reachable'; depth: number } | { kind: 'unknown'; reason: string };
+  | { kind: 'proven'; depth: number; byRegisterValues?: true }
+  | { kind: 'reachable'; depth: number }
+  | { kind: 'unknown'; reason: string };
 
 /** What one `sat -tempinduct` log says. */
 export function parseProof(log: string | undefined, maxDepth: number): ProofOutcome {

@@ -229,8 +229,12 @@ test(
     for (const line of [...arms, resetArm]) {
       const vs = result.verdicts.filter((v) => v.target.line === line);
       assert.ok(vs.length, `no hole at line ${line}`);
-      for (const v of vs.filter((x) => x.target.comment !== 'else'))
+      for (const v of vs.filter((x) => x.target.comment !== 'else')) {
         assert.equal(v.verdict.status, 'unreachable', `line ${line} ${v.target.comment}: ${JSON.stringify(v.verdict)}`);
+        // The case arms by the register values (the reset branch's arm folds to a constant before them).
+        if (line !== resetArm)
+          assert.ok(v.verdict.status === 'unreachable' && v.verdict.byRegisterValues, JSON.stringify(v.verdict));
+      }
     }
     assert.ok(
       log.some((l) => /\d+ of \d+ flag\(s\) held at 0 by the values registers can hold/.test(l) && !/ 0 of /.test(l)),

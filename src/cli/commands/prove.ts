@@ -1,7 +1,7 @@
 /** `chorus prove`: each line/branch hole's formal verdict — proven unreachable, a witness trace, or why neither. */
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { proveHoles, type ProveHolesReport, type TargetVerdict } from '../../engine';
+import { proofText, proveHoles, type ProveHolesReport, type TargetVerdict } from '../../engine';
 import type { CliContext } from '../context';
 import { coverageTable, givenNames } from '../format';
 import { addDesignOptions, designInput, type DesignCliFlags } from '../design';
@@ -21,7 +21,7 @@ interface ProveFlags extends DesignCliFlags {
 
 function verdictText(v: TargetVerdict): string {
   const d = v.verdict;
-  if (d.status === 'unreachable') return `${pc.green('proven unreachable')} (k-induction, depth ${d.depth})`;
+  if (d.status === 'unreachable') return `${pc.green('proven unreachable')} (${proofText(d)})`;
   if (d.status === 'witness') return `${pc.cyan('witness')}: ${d.witness.rows.length} cycle(s) from reset reach it`;
   return `${pc.yellow('unknown')}: ${d.reason}`;
 }

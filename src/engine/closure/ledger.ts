@@ -28,8 +28,12 @@ export function instanceBelow(hierarchy: string | undefined, dutInstance: string
 const lineKey = (file: string, line: number, kind: string, instance: string | undefined) =>
   `${resolve(file)}\u0000${line}\u0000${kind}\u0000${instance ?? '*'}`;
 
-/** The text of a k-induction proof, as a hole's `unreachable` carries it. */
-export const inductionText = (depth: number) => `k-induction, depth ${depth}`;
+/**
+ * How a point was proven, as a hole's `unreachable` carries it (and `chorus prove` prints it). The register values
+ * are an invariant of one step, so that proof is k-induction of depth 1 too (its `proof` says so); the text names it.
+ */
+export const proofText = (v: { depth: number; byRegisterValues?: true | undefined }) =>
+  `k-induction, depth ${v.depth}${v.byRegisterValues ? ' (the values its registers can hold)' : ''}`;
 
 /** The point kinds the formal engine decides: line and branch arms, FSM states and arcs. */
 export const isFormalKind = (kind: CoveragePoint['kind']): kind is FormalTarget['kind'] =>
@@ -101,8 +105,13 @@ export class FormalLedger {
     if (!entries.length) return h;
     if (entries.every((e) => e.verdict.status === 'unreachable')) {
       const depth = Math.max(...entries.map((e) => (e.verdict.status === 'unreachable' ? e.verdict.depth : 0)));
+      const byRegisterValues = entries.every((e) => e.verdict.status === 'unreachable' && e.verdict.byRegisterValues);
       const { formal: _formal, ...rest } = h;
-      return { ...rest, unreachable: inductionText(depth), proof: { method: 'induction', depth } };
+      return {
+        ...rest,
+        unreachable: proofText({ depth, ...(byRegisterValues ? { byRegisterValues } : {}) }),
+        proof: { method: 'induction', depth },
+      };
     }
     const why = entries.map((e) => e.verdict).find((v) => v.status !== 'unreachable');
     const formal =

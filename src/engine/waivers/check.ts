@@ -6,9 +6,15 @@
 import { dirname, relative, resolve, sep } from 'node:path';
 import type { CoveragePoint, Hole, WaiverReport } from '../../protocol';
 import { holeDetail } from '../../sim';
-import { instanceBelow } from '../closure/ledger';
+import { instanceBelow, proofText } from '../closure/ledger';
 import { fingerprintAt, reanchor, spanOffsets } from './fingerprint';
 import type { WaiverEntry } from './file';
+
+/** A point proven again: the induction's depth, and whether the register values decided it (`proofText`). */
+export interface ProofOf {
+  depth: number;
+  byRegisterValues?: true | undefined;
+}
 
 export interface WaiverRun {
   /** The waiver file (absolute): entries name files relative to its folder. */
@@ -21,7 +27,7 @@ export interface WaiverRun {
   /** Source text by absolute path; undefined for a file that cannot be read. */
   source(file: string): Promise<string | undefined>;
   /** Proves points again (those whose waived text changed); the induction depth of each one proven, by point. */
-  reprove?(points: CoveragePoint[]): Promise<Map<CoveragePoint, number>>;
+  reprove?(points: CoveragePoint[]): Promise<Map<CoveragePoint, ProofOf>>;
   /** The prover as a proof records it. */
   proverVersion: string;
 }
@@ -154,17 +160,17 @@ export async function checkWaivers(run: WaiverRun): Promise<WaiverOutcome> {
 
   // Changed UNR entries: the run's own proof, else one more proof of those points alone, else stale.
   const unproven = toReprove.filter((r) => !r.points.every((p) => holes.some((h) => holeOf(h, p) && h.proof)));
-  const depths =
+  const proofs =
     unproven.length && run.reprove
       ? await run.reprove(unproven.flatMap((r) => r.points))
-      : new Map<CoveragePoint, number>();
+      : new Map<CoveragePoint, ProofOf>();
   for (const r of toReprove) {
     for (const p of r.points) {
-      const depth = depths.get(p);
-      if (depth === undefined) continue;
+      const proof = proofs.get(p);
+      if (proof === undefined) continue;
       for (const h of holes.filter((x) => holeOf(x, p) && !x.proof)) {
-        h.unreachable = `k-induction, depth ${depth}`;
-        h.proof = { method: 'induction', depth };
+        h.unreachable = proofText(proof);
+        h.proof = { method: 'induction', depth: proof.depth };
         delete h.formal;
       }
     }

@@ -10,7 +10,7 @@ import type { EngineServices } from '../api';
 import type { RunContext } from '../context';
 import { writeOutput } from '../outputs';
 import { provePoints } from '../closure/provePoints';
-import { checkWaivers } from './check';
+import { checkWaivers, type ProofOf } from './check';
 import { formatWaivers, readWaiverFile } from './file';
 
 export interface WaiverFileOptions {
@@ -49,11 +49,11 @@ export async function applyWaiverFile(
         { includeDirs: ctx.design.includeDirs, defines, parameters: ctx.design.parameters, timeoutSeconds: 60 },
         { logger: services.logger, signal: services.signal },
       );
-      const depths = new Map<CoveragePoint, number>();
+      const proofs = new Map<CoveragePoint, ProofOf>();
       result.verdicts.forEach((v, i) => {
-        if (v.verdict.status === 'unreachable') depths.set(result.points[i], v.verdict.depth);
+        if (v.verdict.status === 'unreachable') proofs.set(result.points[i], v.verdict);
       });
-      return depths;
+      return proofs;
     },
   });
   await writeOutput(
