@@ -1,6 +1,7 @@
 /**
  * The formal engine: for each uncovered line or branch point, an instrumented copy of the DUT is handed to Yosys
- * (k-induction proves the arm unreachable; a bounded search after reset finds a witness trace, and one from a state
+ * (the values its registers can hold, then k-induction, prove the arm unreachable: registerValues.ts; a bounded
+ * search after reset finds a witness trace, and one from a state
  * the simulation reached where that falls short: deepWitness.ts). One prepared netlist serves every point; points go
  * to Yosys in small batches so a stopped run keeps what it decided.
  */
@@ -619,10 +620,9 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       multiModel?: MultiClock,
     ): Promise<void> => {
       // Flags the values the registers can hold keep at 0 are proven at once, whatever their clock domains; the
-      // others go to k-induction.
+      // others go to k-induction. It decides hundreds of flags in the time one induction takes, so it may use what is
+      // left of the run (a second kept for the verdicts).
       const netlist = typeof base['prepared.il'] === 'string' ? base['prepared.il'] : '';
-      // It decides hundreds of flags in the time one induction takes, so it may use what is left of the run (a second
-      // kept for the verdicts).
       const held = await registerValues(
         netlist,
         proofCalls.map((c) => c.wire),
