@@ -84,7 +84,7 @@ const truth = (condition: string, negated: boolean) =>
  * all of them hold, so their conjunction is 1 whenever the arm runs; Yosys folds it with the run's parameters, and
  * constant 0 means no simulation of this elaboration runs the arm. Undefined when no condition on the path is one.
  */
-export function parameterConditions(
+function parameterConditions(
   src: SourceText,
   mod: ModuleInfo,
   arm: Arm,
@@ -150,13 +150,27 @@ export function initialArm(src: SourceText, mod: ModuleInfo, arm: Arm, target: F
       kind: 'none',
       reason: `the arm at line ${target.line} is in an initial block but not an if arm: not modelled`,
     };
-  const condition = parameterConditions(src, mod, arm, block);
-  if (!condition) {
-    return {
+  return (
+    parameterArm(src, mod, arm, block) ?? {
       kind: 'none',
       reason: `the arm at line ${target.line} is in an initial block, and no condition on its path reads only parameters: not modelled`,
-    };
-  }
+    }
+  );
+}
+
+/**
+ * An arm whose flag is the wire of its path's parameter-only conditions inside `block` (`parameterConditions`);
+ * undefined when no condition on the path is one. `noWitness`: why that wire at 1 is not a witness.
+ */
+export function parameterArm(
+  src: SourceText,
+  mod: ModuleInfo,
+  arm: Arm,
+  block: { start: number; end: number },
+  noWitness?: string,
+): ArmLookup | undefined {
+  const condition = parameterConditions(src, mod, arm, block);
+  if (!condition) return undefined;
   return {
     kind: 'initial',
     file: src.file,
@@ -165,5 +179,6 @@ export function initialArm(src: SourceText, mod: ModuleInfo, arm: Arm, target: F
     module: mod.name,
     label: arm.label,
     condition,
+    ...(noWitness ? { noWitness } : {}),
   };
 }

@@ -57,8 +57,6 @@ const MULTI_CLOCK_MAX_CELLS = 1000;
 const LOCALIZED_MAX_BITS = 10_000;
 const LOCALIZED_BATCH = 16;
 const LOCALIZED_DEPTH = 1;
-/** Longest the register-value fixpoint may take (`registerValues`); past it, its flags go to k-induction. */
-const REGISTER_VALUES_MAX_MS = 15_000;
 /** Longest script passed as a `-p` argument; a longer one goes as a file (`-s`). */
 const INLINE_SCRIPT_MAX = 32 * 1024;
 /** The first induction pass stops at this length: most proofs close within it, and a deep point cannot hold the rest up. */
@@ -626,7 +624,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       const held = await registerValues(
         netlist,
         proofCalls.map((c) => c.wire),
-        { maxMs: Math.min(REGISTER_VALUES_MAX_MS, deadline - Date.now() - 1000), signal: services.signal },
+        { maxMs: deadline - Date.now() - 1000, signal: services.signal },
       );
       for (const c of proofCalls)
         if (held.zeroFlags.has(c.wire)) proofs.set(c.wire, { kind: 'proven', depth: 1, byRegisterValues: true });

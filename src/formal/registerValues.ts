@@ -24,8 +24,9 @@ const WIDEN_AFTER = 3;
 /** Unknown bits of a value read bit by bit that are enumerated into a set (2^4 values at most). */
 const ENUMERATE_BITS = 4;
 /**
- * Bound of the whole evaluation when the caller gives none. cv32e40p_core (2,461 register bits): 39 rounds, about
- * 0.4 s. The values are proven only at the fixpoint: a netlist that takes longer gets no proof from it.
+ * Bound of the whole evaluation, and of what a caller's bound may be. cv32e40p_core (2,461 register bits): 39 rounds,
+ * about 0.4 s. The values are proven only at the fixpoint: a netlist that takes longer gets no proof from it, and its
+ * flags go to k-induction.
  */
 const MAX_MS = 15_000;
 
@@ -130,7 +131,7 @@ export async function registerValues(
   flags: readonly string[],
   opts: { maxMs?: number; signal?: AbortSignal } = {},
 ): Promise<RegisterAnalysis> {
-  const maxMs = opts.maxMs ?? MAX_MS;
+  const maxMs = Math.min(MAX_MS, opts.maxMs ?? MAX_MS);
   const started = Date.now();
   const net = parseNetlist(il);
   const { cells, find } = net;
@@ -452,7 +453,7 @@ export async function registerValues(
     registerBits,
     valueSets: registers.filter((r) => {
       const n = r.value.set?.length ?? 0;
-      return n > 1 && (r.q.length >= 30 || n < 2 ** r.q.length);
+      return n > 1 && n < 2 ** r.q.length;
     }).length,
     rounds,
     ms: Date.now() - started,

@@ -5,7 +5,7 @@
  */
 import type { BranchSite, DesignAnalysis, ModuleInfo } from '../protocol';
 import { commentsBlanked, functionSite } from './functionArms';
-import { initialArm, parameterConditions } from './initialArm';
+import { initialArm, parameterArm } from './initialArm';
 import { siteEnd, siteRightAfter, siteStart, type SourceText } from './siteText';
 import { labelColon, levelTested, offsetOf, skipBalanced, skipSpace, wordAt } from './text';
 import type { FormalTarget } from './types';
@@ -316,19 +316,16 @@ export function findArm(
   ) {
     // The conditions on its path that read only parameters hold whenever it runs, at whatever instant: their
     // conjunction, folded with the run's parameters, proves an arm a parameter disables there (`if (FPU == 1)`).
-    const condition = parameterConditions(src, mod, arm, always);
     const why = `the arm at line ${target.line} is inside the asynchronous reset branch of its always block: that branch also runs at the reset's edge, with the registers' values before it, which the formal model (the reset made synchronous) does not see`;
-    if (!condition) return { kind: 'none', reason: `${why} (not modelled)` };
-    return {
-      kind: 'initial',
-      file: src.file,
-      start: arm.start,
-      end: arm.end,
-      module: mod.name,
-      label: arm.label,
-      condition,
-      noWitness: `${why}; only the conditions on its path that read parameters are modelled, and they can hold where the arm does not run`,
-    };
+    return (
+      parameterArm(
+        src,
+        mod,
+        arm,
+        always,
+        `${why}; only the conditions on its path that read parameters are modelled, and they can hold where the arm does not run`,
+      ) ?? { kind: 'none', reason: `${why} (not modelled)` }
+    );
   }
   return {
     kind: arm.implicit ? 'implicit_else' : 'arm',

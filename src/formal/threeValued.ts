@@ -16,14 +16,14 @@ export function merge(a: Tri, b: Tri): Tri {
 }
 
 /** `bits` extended (or cut) to `width`, with the sign bit when `signed`. */
-export function extend(bits: Tri[], width: number, signed: boolean): Tri[] {
+function extend(bits: Tri[], width: number, signed: boolean): Tri[] {
   const fill: Tri = signed && bits.length ? bits[bits.length - 1] : ZERO;
   const out = bits.slice(0, width);
   while (out.length < width) out.push(fill);
   return out;
 }
 
-export function toBigInt(bits: Tri[]): bigint | undefined {
+function toBigInt(bits: Tri[]): bigint | undefined {
   let v = 0n;
   for (let i = bits.length - 1; i >= 0; i--) {
     if (bits[i] === X) return undefined;
@@ -39,7 +39,7 @@ function signedValue(bits: Tri[], signed: boolean): bigint | undefined {
 }
 
 export const bool = (bits: Tri[]): Tri => (bits.includes(ONE) ? ONE : bits.includes(X) ? X : ZERO);
-export const unknown = (n: number): Tri[] => Array.from({ length: n }, () => X as Tri);
+const unknown = (n: number): Tri[] => Array.from({ length: n }, () => X as Tri);
 const word = (v: bigint, n: number): Tri[] => bitsOfInteger(BigInt.asUintN(Math.max(n, 1), v), n);
 
 /** A combinational cell's outputs from its inputs; undefined: a cell this does not evaluate (its outputs unknown). */

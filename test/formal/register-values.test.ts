@@ -6,11 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { provePoints } from '../../src/engine';
 import { registerValues } from '../../src/formal/registerValues';
-import type { CoveragePoint } from '../../src/protocol';
-import { fixture, hits, lineOf, measureTestbench, randomTestbench, services, topOf } from './support';
+import { hits, lineOf, proveFromNothing } from './support';
 
 /** One RTLIL module of the cells and connections given (wires declared first). */
 function module(wires: string[], body: string[]): string {
@@ -202,28 +199,13 @@ test('register values: an unknown cell leaves its bits unknown', async () => {
   assert.equal((await registerValues(il, ['flag'])).zeroFlags.size, 0);
 });
 
-async function decide(parameters: Record<string, string>) {
-  const file = fixture('constant_register.sv');
-  const top = 'constant_register';
-  const mod = topOf([{ file, content: readFileSync(file, 'utf8') }], top);
-  const log: string[] = [];
-  const note = (m: string) => void log.push(m);
-  // No cycle run: every point is a hole.
-  const points = await measureTestbench([file], top, randomTestbench(mod, 0, 3));
-  const result = await provePoints(
-    points,
-    { rtlFiles: [file], top },
-    { timeoutSeconds: 120, ...(Object.keys(parameters).length ? { parameters } : {}) },
-    { ...services(), logger: { debug: note, info: note, warn: note, error: note } },
-  );
-  return { file, mod, result, log };
-}
-
 test(
   'a parameter-disabled mode held by two register stages is proven, checked against random runs; reached with it set',
   { timeout: 300_000 },
   async () => {
-    const { file, mod, result, log } = await decide({});
+    const log: string[] = [];
+    // Every proof against 20,000 random cycles with resets.
+    const { file, result, long } = await proveFromNothing('constant_register.sv', 'constant_register', 20_000, { log });
     const arms = ["2'b01: out", "2'b10: out", 'default: out'].map((t) => lineOf(file, t));
     const resetArm = lineOf(file, "if (VEC) vec_seen <= 1'b0;");
     for (const line of [...arms, resetArm]) {
@@ -240,8 +222,6 @@ test(
       log.some((l) => /\d+ of \d+ flag\(s\) held at 0 by the values registers can hold/.test(l) && !/ 0 of /.test(l)),
       log.join('\n'),
     );
-    // Every proof against 20,000 random cycles with resets.
-    const long: CoveragePoint[] = await measureTestbench([file], 'constant_register', randomTestbench(mod, 20_000, 11));
     for (const v of result.verdicts.filter((x) => x.verdict.status === 'unreachable'))
       assert.ok(!hits(long, v), `line ${v.target.line} (${v.target.comment}) is proven but the random run hits it`);
     // The counter's compare is reached: not every register is constant.
@@ -253,7 +233,9 @@ test(
 
     // With VEC set the same arms are reached and none is proven; the reset branch's arm, whose wire holds whenever
     // VEC does, is not taken for a witness (its else, never taken with VEC set, is proven).
-    const withVec = await decide({ VEC: "1'b1" });
+    const withVec = await proveFromNothing('constant_register.sv', 'constant_register', 0, {
+      parameters: { VEC: "1'b1" },
+    });
     for (const line of arms)
       for (const v of withVec.result.verdicts.filter((x) => x.target.line === line))
         assert.notEqual(v.verdict.status, 'unreachable', `line ${line}: ${JSON.stringify(v.verdict)}`);

@@ -116,13 +116,24 @@ export async function decideChecked(name: string, top: string, cycles: number, l
 
 /**
  * A fixture proven from a testbench that runs no cycle (every point that needs a value is a hole), beside a long
- * uniform random run to check the proofs against.
+ * uniform random run to check the proofs against (at the default parameters). `log` collects the engine's messages.
  */
-export async function proveFromNothing(name: string, top: string, longCycles: number) {
+export async function proveFromNothing(
+  name: string,
+  top: string,
+  longCycles: number,
+  opts: { parameters?: Record<string, string>; log?: string[] } = {},
+) {
   const file = fixture(name);
   const mod = topOf([{ file, content: readFileSync(file, 'utf8') }], top);
   const points = await measureTestbench([file], top, randomTestbench(mod, 0, 3));
-  const result = await provePoints(points, { rtlFiles: [file], top }, { timeoutSeconds: 300 }, services());
+  const note = (m: string) => void opts.log?.push(m);
+  const result = await provePoints(
+    points,
+    { rtlFiles: [file], top },
+    { timeoutSeconds: 300, ...(opts.parameters ? { parameters: opts.parameters } : {}) },
+    { ...services(), logger: { debug: note, info: note, warn: note, error: note } },
+  );
   const long = await measureTestbench([file], top, randomTestbench(mod, longCycles, 11));
   return { file, top, mod, result, long };
 }
