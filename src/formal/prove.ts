@@ -38,6 +38,11 @@ import {
 export interface ProveServices {
   signal: AbortSignal;
   logger?: Logger;
+  /**
+   * Called once the read shows several clocks: the run will prove only, and hand back no witness (a search beside
+   * it need not wait for it to end).
+   */
+  onProofsOnly?: () => void;
 }
 
 const BATCH = 4;
@@ -500,6 +505,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
         failure = model.failure;
         return unreadable(failure);
       }
+      services.onProofsOnly?.();
       logger.info(
         `formal: ${clocking.replace(/: only single-clock designs are modelled|: not modelled/, '')}; proofs only, each flag in its clock domain's model or in the multi-clock one${model.problem ? ` (not trusted: ${model.problem})` : ''}`,
       );

@@ -12,10 +12,13 @@ import { join } from 'node:path';
 import { generateToEnd } from '../../src/engine';
 import { prepareRun } from '../../src/engine/context';
 import { formalBounds } from '../../src/engine/search/formal';
+import { FormalStage } from '../../src/engine/search/formalStage';
+import { planHarness } from '../../src/engine/search/harness';
 import { DEFAULT_SEARCH, runSearch } from '../../src/engine/search/search';
 import { HarnessRunner } from '../../src/engine/search/runner';
 import type { Logger } from '../../src/protocol';
 import { repoRoot } from '../helpers/cli';
+import { fixture, measureTestbench, randomTestbench, topOf } from '../formal/support';
 
 const file = join(repoRoot, 'test', 'fixtures', 'formal', 'beside.sv');
 const invertLine =
@@ -102,5 +105,55 @@ test(
       lines.some((l) => /^formal: \d+ hole\(s\): [1-9]\d* proven unreachable/.test(l)),
       `the waited stage proved the arm: ${lines.filter((l) => /formal/.test(l)).join(' | ')}`,
     );
+  },
+);
+
+test(
+  'a formal stage on a design with several clocks proves only, so the search does not wait for it at its end',
+  { timeout: 600_000 },
+  async () => {
+    for (const [name, top, several] of [
+      ['two_clocks.sv', 'two_clocks', true],
+      ['beside.sv', 'beside', false],
+    ] as const) {
+      const rtl = fixture(name);
+      const mod = topOf([{ file: rtl, content: readFileSync(rtl, 'utf8') }], top);
+      // No cycle: every point is a hole.
+      const points = await measureTestbench([rtl], top, randomTestbench(mod, 0, 3));
+      const ctx = await prepareRun({
+        rtlFiles: [rtl],
+        engine: 'random',
+        targets: { line: 100, branch: 100 },
+        workDir: mkdtempSync(join(tmpdir(), 'chorus-beside-')),
+      });
+      // What the search would see at its end, each time the stage reports while it runs.
+      const seen: { busy: boolean; awaited: boolean }[] = [];
+      let stage: FormalStage | undefined = undefined;
+      const note = (m: string) => {
+        if (stage && /^formal: /.test(m)) seen.push({ busy: stage.busy, awaited: stage.awaited });
+      };
+      const logger: Logger = { debug: note, info: note, warn: note, error: note };
+      stage = new FormalStage(
+        ctx,
+        { logger, signal: new AbortController().signal },
+        planHarness(ctx.top, ctx.instance),
+        formalBounds(BUDGET_S * 1000),
+      );
+      const running = stage.start(points, BUDGET_S * 1000);
+      // Before Yosys has read anything, every stage is waited for.
+      assert.equal(stage.awaited, true, `${name}: not waited for before its read`);
+      await running;
+      const during = seen.filter((s) => s.busy);
+      assert.ok(during.length, `${name}: the stage reported nothing while it ran`);
+      // From its read on (the message that names the clocks) a stage with several clocks is not waited for.
+      if (several) assert.equal(during[during.length - 1].awaited, false, `${name}: still waited for after its read`);
+      else
+        assert.ok(
+          during.every((s) => s.awaited),
+          `${name}: a stage that may find witnesses is waited for`,
+        );
+      assert.equal(stage.awaited, false, `${name}: an ended stage is not waited for`);
+      assert.ok(ctx.formal.runs > 0, `${name}: the stage recorded no run`);
+    }
   },
 );

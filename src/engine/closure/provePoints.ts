@@ -31,6 +31,8 @@ export interface FormalOptions {
 export interface FormalServices {
   logger: Logger;
   signal: AbortSignal;
+  /** Told when the run turns out to prove only (several clocks: no witness comes back). */
+  onProofsOnly?: () => void;
 }
 
 export interface ProvePointsResult extends ProveResult {

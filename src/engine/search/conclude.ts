@@ -155,7 +155,15 @@ export async function conclude(
         logger.debug(`search: the emitted testbench misses ${missing.length} point(s) the search reached`);
       return done(measured);
     }
-    // A repair measures the table again: the tail has had its time.
+    // A repair measures the table again, so it runs only where that fits in what is left of the budget (the run
+    // ends on time, reporting the testbench's own figure).
+    if (budget.remaining() < measured.report.ms.sim) {
+      logger.debug(
+        `search: the emitted testbench misses ${missing.length} point(s) the search reached; no time left to measure a repaired table (${Math.round(measured.report.ms.sim)} ms)`,
+      );
+      return done(measured);
+    }
+    // The tail has had its time.
     if (tail && ordered[ordered.length - 1]?.sequence.candidate === tail) ordered.pop();
     const lost = new Set(missing);
     let restored = 0;

@@ -290,7 +290,7 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
         hasStructuralHoles(progress.merged, ctx.targets)
       )
         startBeside(left);
-      else if (stop && formal.busy) {
+      else if (stop && formal.awaited) {
         await formal.settle();
         phaseMs.formal = formal.ms;
         continue;

@@ -7,7 +7,14 @@ import { ChorusError, pointOfId, type CoveragePoint, type Targets } from '../../
 import type { EngineServices } from '../api';
 import type { RunContext } from '../context';
 import { closureKind, isFormalKind } from '../closure/ledger';
-import { MAX_START_CYCLES, provePoints, type StartState, type StimulusRow, type Witness } from '../closure/provePoints';
+import {
+  MAX_START_CYCLES,
+  provePoints,
+  type FormalServices,
+  type StartState,
+  type StimulusRow,
+  type Witness,
+} from '../closure/provePoints';
 import type { HarnessPlan } from './harness';
 import type { Kept } from './shrink';
 import { totalCycles, type Candidate, type Row } from './stimulus';
@@ -52,7 +59,7 @@ export const hasStructuralHoles = (points: CoveragePoint[], targets: Targets = {
  */
 export async function proveSearchHoles(
   ctx: RunContext,
-  services: EngineServices,
+  services: EngineServices & Pick<FormalServices, 'onProofsOnly'>,
   points: CoveragePoint[],
   opts: FormalStageOptions,
   /** States the search reached, for witnesses past the bound from reset. */
@@ -75,7 +82,11 @@ export async function proveSearchHoles(
         memoryMb: opts.memoryMb,
         starts,
       },
-      { logger: services.logger, signal: services.signal },
+      {
+        logger: services.logger,
+        signal: services.signal,
+        ...(services.onProofsOnly ? { onProofsOnly: services.onProofsOnly } : {}),
+      },
     );
     result.verdicts.forEach((v, i) => ledger.record(result.points[i], v.verdict));
     const counts = { unreachable: 0, witness: 0, unknown: 0 };

@@ -21,6 +21,8 @@ export class FormalStage {
   private running: Promise<void> | undefined;
   private settled = false;
   private collected = false;
+  /** Set once its read shows several clocks: it proves only, so no witness will come back from it. */
+  private proofsOnly = false;
   ms = 0;
 
   constructor(
@@ -50,6 +52,14 @@ export class FormalStage {
   }
 
   /**
+   * Whether the search, at its end, must wait for this stage: it is still running and may yet hand back witnesses.
+   * One that proves only goes on beside the search's finish instead.
+   */
+  get awaited(): boolean {
+    return this.busy && !this.proofsOnly;
+  }
+
+  /**
    * Runs the stage on the merged coverage's holes, within `leftMs`, and waits for it. The kept sequences are the
    * states a witness past the bound from reset may start from.
    */
@@ -67,7 +77,13 @@ export class FormalStage {
     const timeoutSeconds = Math.max(1, Math.min(this.bounds.timeoutSeconds, Math.floor(leftMs / 1000)));
     this.running = proveSearchHoles(
       this.ctx,
-      { ...this.services, signal: this.abort.signal },
+      {
+        ...this.services,
+        signal: this.abort.signal,
+        onProofsOnly: () => {
+          this.proofsOnly = true;
+        },
+      },
       merged,
       {
         ...this.bounds,

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { echoInputs, fsmModels, inputDictionary, literalsOf } from '../../hdl';
-import { buildWithFsm, lineCoverage, summarize, type SimOptions } from '../../sim';
+import { buildWithFsm, findHoles, lineCoverage, summarize, type SimOptions } from '../../sim';
 import {
   ChorusError,
   type CoveragePoint,
@@ -18,13 +18,14 @@ import {
 import type { EngineServices } from '../api';
 import type { Emit } from '../channel';
 import type { RunContext } from '../context';
+import { explainHoles } from '../evaluate';
 import { writeFileAtomic } from '../fs';
 import { simOptionsFor } from '../simOptions';
 import { meetsTargets } from '../targets';
 import { SearchBudget } from './budget';
 import { conclude } from './conclude';
 import { explore, type SearchParts } from './explore';
-import { onRegression } from './finish';
+import { dutSources, onRegression } from './finish';
 import { FormalStage } from './formalStage';
 import { harnessSource, planHarness, type HarnessPlan } from './harness';
 import { DEFAULT_SEARCH, type SearchOptions } from './options';
@@ -135,22 +136,37 @@ export async function runSearch(
     },
   };
 
-  let searched: Awaited<ReturnType<typeof explore>>;
   try {
-    searched = await explore(parts);
+    return await searchAndFinish(parts, emit, { tbName, filename, started, buildMs: build.ms });
   } finally {
     // A formal stage still running when the search ends another way (targets met, cancel) is stopped and awaited.
     await parts.formal.close();
   }
+}
+
+/**
+ * The search, then its finish: the kept sequences emitted as the testbench and measured. A formal stage that only
+ * proves (no witness comes back from it) and is still running at the search's budget goes on beside the finish, on
+ * its own core, and is waited for before the holes are labelled.
+ */
+async function searchAndFinish(
+  parts: SearchParts,
+  emit: Emit<LoopEvent>,
+  meta: { tbName: string; filename: string; started: number; buildMs: number },
+): Promise<SearchOutcome> {
+  const { ctx, progress, rounds, runner, budget, opts, logger, signal } = parts;
+  const { tbName, filename, started } = meta;
+  const searched = await explore(parts);
+  if (searched.stopReason !== 'budget') await parts.formal.close();
   const { stopReason, phaseMs } = searched;
   if (stopReason === 'cancelled') throw new ChorusError('cancelled', 'Cancelled.');
   rounds.finish(progress.merged);
   if (!progress.kept.length) {
     if (!progress.merged.length) throw noCoverage(runner);
     // Nothing a stimulus can reach (a design with constant outputs): keep one short sequence so the testbench exists.
-    const c = gen.fresh();
+    const c = parts.gen.fresh();
     progress.kept.push({
-      candidate: { rows: prefixRows(c.rows, gen.prologue + 4), origin: 'minimal' },
+      candidate: { rows: prefixRows(c.rows, parts.gen.prologue + 4), origin: 'minimal' },
       newPoints: 0,
       covered: new Set(),
     });
@@ -158,9 +174,19 @@ export async function runSearch(
 
   // Emit, then measure the testbench's own rows: the reported coverage is the testbench's.
   const done = await conclude(parts, { tbName, filename, stopReason });
-  if (services.signal.aborted) throw new ChorusError('cancelled', 'Cancelled.');
+  if (signal.aborted) throw new ChorusError('cancelled', 'Cancelled.');
   phaseMs.shrink = done.shrinkMs;
-  const { testbench, own } = done;
+  const { testbench } = done;
+  // A formal stage still running beside the finish: waited for within its own bound, its proofs label the holes.
+  let own = done.own;
+  if (parts.formal.busy) {
+    await parts.formal.settle();
+    if (signal.aborted) throw new ChorusError('cancelled', 'Cancelled.');
+    own = {
+      ...own,
+      report: { ...own.report, holes: explainHoles(ctx, findHoles(own.points, await dutSources(ctx)), own.points) },
+    };
+  }
   const cycles = done.table.reduce((a, r) => a + r.cycles, 0);
   emit({
     type: 'parsed',
@@ -177,7 +203,7 @@ export async function runSearch(
   const searchCov = summarize(progress.merged);
   for (const k of ['line', 'branch'] as const) {
     if (ev.report.coverage[k].covered < searchCov[k].covered) {
-      services.logger.warn(
+      logger.warn(
         `The emitted testbench reaches ${ev.report.coverage[k].covered} ${k} points, the search reached ${searchCov[k].covered}; reporting the testbench's own figure.`,
       );
     }
@@ -202,9 +228,9 @@ export async function runSearch(
     status: ev.report.status,
     lines: lineCoverage(ev.points),
   });
-  services.logger.debug(
+  logger.debug(
     `search: ${runner.runs} runs in ${Date.now() - started} ms (${runner.simMs} ms simulating, ${runner.readMs} ms reading coverage, ${runner.describe()}; plain ${phaseMs.plain} ms, deep ${phaseMs.deep} ms, ` +
-      `search ${phaseMs.search} ms, formal ${phaseMs.formal} ms, shrink ${phaseMs.shrink} ms, final ${phaseMs.final} ms; harness build ${build.ms} ms; ` +
+      `search ${phaseMs.search} ms, formal ${phaseMs.formal} ms, shrink ${phaseMs.shrink} ms, final ${phaseMs.final} ms; harness build ${meta.buildMs} ms; ` +
       `run ${budget.elapsed()} ms of a ${opts.budgetMs} ms budget), ${progress.kept.length} kept, stop: ${stopReason}; strategies: ${parts.strategies.describe()}`,
   );
 
