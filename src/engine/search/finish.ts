@@ -29,6 +29,11 @@ export async function dutSources(ctx: RunContext): Promise<Map<string, string>> 
   return sources;
 }
 
+/** The holes of a measurement, labelled with what analysis and the run's formal ledger know now. */
+export async function labelledHoles(ctx: RunContext, points: CoveragePoint[]) {
+  return explainHoles(ctx, findHoles(points, await dutSources(ctx)), points);
+}
+
 /** Runs a table through the harness and reads its coverage; the report is the testbench's (file `tbPath`). */
 export async function measureTable(
   ctx: RunContext,
@@ -59,7 +64,7 @@ export async function measureTable(
     status: run.status === 'ok' ? 'ok' : run.status === 'timeout' ? 'timeout' : 'sim_error',
     coverage: summarize(points),
     instances: summarizeByInstance(points),
-    holes: explainHoles(ctx, findHoles(points, await dutSources(ctx)), points),
+    holes: await labelledHoles(ctx, points),
     diagnostics: [],
     ms: { build: 0, sim: run.ms },
   };
@@ -114,7 +119,7 @@ export async function onRegression(
     ...tb.report,
     coverage: summarize(points),
     instances: summarizeByInstance(points),
-    holes: explainHoles(ctx, findHoles(points, await dutSources(ctx)), points),
+    holes: await labelledHoles(ctx, points),
   };
   return {
     report,

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { echoInputs, fsmModels, inputDictionary, literalsOf } from '../../hdl';
-import { buildWithFsm, findHoles, lineCoverage, summarize, type SimOptions } from '../../sim';
+import { buildWithFsm, lineCoverage, summarize, type SimOptions } from '../../sim';
 import {
   ChorusError,
   type CoveragePoint,
@@ -18,14 +18,13 @@ import {
 import type { EngineServices } from '../api';
 import type { Emit } from '../channel';
 import type { RunContext } from '../context';
-import { explainHoles } from '../evaluate';
 import { writeFileAtomic } from '../fs';
 import { simOptionsFor } from '../simOptions';
 import { meetsTargets } from '../targets';
 import { SearchBudget } from './budget';
 import { conclude } from './conclude';
 import { explore, type SearchParts } from './explore';
-import { dutSources, onRegression } from './finish';
+import { labelledHoles, onRegression } from './finish';
 import { FormalStage } from './formalStage';
 import { harnessSource, planHarness, type HarnessPlan } from './harness';
 import { DEFAULT_SEARCH, type SearchOptions } from './options';
@@ -184,7 +183,7 @@ async function searchAndFinish(
     if (signal.aborted) throw new ChorusError('cancelled', 'Cancelled.');
     own = {
       ...own,
-      report: { ...own.report, holes: explainHoles(ctx, findHoles(own.points, await dutSources(ctx)), own.points) },
+      report: { ...own.report, holes: await labelledHoles(ctx, own.points) },
     };
   }
   const cycles = done.table.reduce((a, r) => a + r.cycles, 0);
