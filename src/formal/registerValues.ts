@@ -14,15 +14,23 @@
  * a value no run reaches, and the flag is 0 because another condition is false, is a counterexample at every
  * induction length, and on a core those cones cross clock domains and take most of the design.
  */
-import { CONST_BITS, ONE, OUTPUTS, parseConstant, parseNetlist, X, ZERO, type Cell, type Tri } from './rtlilBits';
-import { bool, evaluate, merge, num } from './threeValued';
+import {
+  CONST_BITS,
+  ONE,
+  OUTPUTS,
+  parseConstant,
+  parseNetlist,
+  X,
+  ZERO,
+  type Cell,
+  type Netlist,
+  type Tri,
+} from './rtlilBits';
+import { bool, evaluate, num } from './threeValued';
+import { fromBits, join, mask, MAX_VALUES, sameSet, sameValue, type Value } from './valueSet';
 
-/** Values a register word or a cell output keeps as a set; past this it keeps three-valued bits. */
-const MAX_VALUES = 64;
 /** A register whose set grew this many rounds in a row keeps bits instead (a counter would take a round a value). */
 const WIDEN_AFTER = 3;
-/** Unknown bits of a value read bit by bit that are enumerated into a set (2^4 values at most). */
-const ENUMERATE_BITS = 4;
 /**
  * Bound of the whole evaluation, and of what a caller's bound may be. cv32e40p_core (2,461 register bits): 39 rounds,
  * about 0.4 s. The values are proven only at the fixpoint: a netlist that takes longer gets no proof from it, and its
@@ -33,73 +41,12 @@ const MAX_MS = 15_000;
 /** Registers whose every control this models (async2sync has made asynchronous ones synchronous). */
 const REGISTERS = new Set(['$dff', '$dffe', '$sdff', '$sdffe', '$sdffce', '$ff', '$dlatch']);
 
-/** What a word can be: three-valued bits, and where known, the whole set of values (each `bits.length` wide). */
-interface Value {
-  bits: Tri[];
-  set?: bigint[] | undefined;
-}
-
-const mask = (w: number) => (1n << BigInt(w)) - 1n;
-
-/** Three-valued bits covering every value of a set. */
-function bitsOfSet(set: readonly bigint[], width: number): Tri[] {
-  const out: Tri[] = [];
-  for (let i = 0; i < width; i++) {
-    let bit: Tri | undefined;
-    for (const v of set) {
-      const b: Tri = (v >> BigInt(i)) & 1n ? ONE : ZERO;
-      bit = bit === undefined ? b : merge(bit, b);
-      if (bit === X) break;
-    }
-    out.push(bit ?? X);
-  }
-  return out;
-}
-
-/** A value from bits: a set where at most `ENUMERATE_BITS` are unknown. */
-function fromBits(bits: Tri[]): Value {
-  const unknownAt = bits.flatMap((b, i) => (b === X ? [i] : []));
-  if (unknownAt.length > ENUMERATE_BITS) return { bits };
-  let base = 0n;
-  bits.forEach((b, i) => {
-    if (b === ONE) base |= 1n << BigInt(i);
-  });
-  const set: bigint[] = [];
-  for (let k = 0; k < 1 << unknownAt.length; k++) {
-    let v = base;
-    unknownAt.forEach((at, j) => {
-      if ((k >> j) & 1) v |= 1n << BigInt(at);
-    });
-    set.push(v);
-  }
-  return { bits, set };
-}
-
-function union(a: readonly bigint[], b: readonly bigint[]): bigint[] | undefined {
-  const out = new Set([...a, ...b]);
-  return out.size > MAX_VALUES ? undefined : [...out].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-}
-
-function join(a: Value, b: Value): Value {
-  const bits = a.bits.map((x, i) => merge(x, b.bits[i] ?? X));
-  const set = a.set && b.set ? union(a.set, b.set) : undefined;
-  return set ? { bits: bitsOfSet(set, bits.length), set } : { bits };
-}
-
 /** The list a map holds for a key, made empty when it holds none. */
 function listed<T>(map: Map<number, T[]>, key: number): T[] {
   let list = map.get(key);
   if (!list) map.set(key, (list = []));
   return list;
 }
-
-const sameSet = (a: readonly bigint[] | undefined, b: readonly bigint[] | undefined) =>
-  a === b || (a !== undefined && b !== undefined && a.length === b.length && a.every((v, i) => v === b[i]));
-
-const sameValue = (a: Value, b: Value) =>
-  a.bits.every((x, i) => x === b.bits[i]) &&
-  (a.set === undefined) === (b.set === undefined) &&
-  (a.set?.length ?? 0) === (b.set?.length ?? 0);
 
 /** A register word: a register cell's Q port. */
 interface RegisterWord {
@@ -133,38 +80,160 @@ export async function registerValues(
 ): Promise<RegisterAnalysis> {
   const maxMs = Math.min(MAX_MS, opts.maxMs ?? MAX_MS);
   const started = Date.now();
-  const net = parseNetlist(il);
-  const { cells, find } = net;
-  // Ports as canonical bits, once.
-  for (const c of cells) for (const [port, bits] of c.ports) c.ports.set(port, bits.map(find));
-  const value = new Uint8Array(net.size).fill(X);
-  [value[0], value[1], value[2]] = [ZERO, ONE, X];
+  const evaluation = new ValueEvaluation(parseNetlist(il));
+  let rounds = 0;
+  for (;;) {
+    rounds++;
+    // Each round yields to the event loop (a server answering requests meanwhile); cancelled, it proves nothing.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (Date.now() - started > maxMs || opts.signal?.aborted)
+      return { zeroFlags: new Set(), constantBits: 0, registerBits: 0, valueSets: 0, rounds, ms: Date.now() - started };
+    if (!evaluation.round()) break;
+  }
+  return { ...evaluation.figures(flags), rounds, ms: Date.now() - started };
+}
+
+/**
+ * The netlist's values: every bit three-valued, every cell output word with its set where it has one, and the
+ * register words' values, grown round by round. Only the cells whose inputs changed are evaluated again.
+ */
+class ValueEvaluation {
+  private readonly value: Uint8Array;
   /** Where each driven bit comes from: a word (a cell's output port, -1: none) and its place in it. */
-  const originWord = new Int32Array(net.size).fill(-1);
-  const originIndex = new Int32Array(net.size);
-  const wordSets: (bigint[] | undefined)[] = [];
-  const wordOf = new Map<Cell, Map<string, number>>();
-  const driver = new Map<number, Cell>();
-  for (const c of cells) {
-    const ports = new Map<string, number>();
-    for (const [port, bits] of c.ports) {
-      if (!OUTPUTS.has(port)) continue;
-      const w = wordSets.length;
-      wordSets.push(undefined);
-      ports.set(port, w);
-      bits.forEach((b, index) => {
-        if (b < CONST_BITS || originWord[b] >= 0) return;
-        originWord[b] = w;
-        originIndex[b] = index;
-        driver.set(b, c);
-      });
+  private readonly originWord: Int32Array;
+  private readonly originIndex: Int32Array;
+  private readonly wordSets: (bigint[] | undefined)[] = [];
+  private readonly wordOf = new Map<Cell, Map<string, number>>();
+  private readonly driver = new Map<number, Cell>();
+  /** Register words, each from its start value (per bit: the initializer, else Verilator's zero). */
+  private readonly registers: RegisterWord[] = [];
+  /** The combinational cells, each after the cells it reads. */
+  private readonly order: Cell[];
+  /** The cells (by position in the order) and registers reading each bit: what to evaluate again when it changes. */
+  private readonly readers = new Map<number, number[]>();
+  private readonly registerReaders = new Map<number, RegisterWord[]>();
+  private readonly dirty: Uint8Array;
+  /** Registers whose inputs changed since their next values were last computed. */
+  private readonly stale: Set<RegisterWord>;
+  private readonly nextValues = new Map<RegisterWord, Value>();
+  /** A port's value is read once, and again only after one of its bits changed (`write` drops it). */
+  private readonly portCache = new Map<Cell, Map<string, Value>>();
+
+  constructor(private readonly net: Netlist) {
+    const { cells, find } = net;
+    // Ports as canonical bits, once.
+    for (const c of cells) for (const [port, bits] of c.ports) c.ports.set(port, bits.map(find));
+    this.value = new Uint8Array(net.size).fill(X);
+    [this.value[0], this.value[1], this.value[2]] = [ZERO, ONE, X];
+    this.originWord = new Int32Array(net.size).fill(-1);
+    this.originIndex = new Int32Array(net.size);
+    for (const c of cells) {
+      const ports = new Map<string, number>();
+      for (const [port, bits] of c.ports) {
+        if (!OUTPUTS.has(port)) continue;
+        const w = this.wordSets.length;
+        this.wordSets.push(undefined);
+        ports.set(port, w);
+        bits.forEach((b, index) => {
+          if (b < CONST_BITS || this.originWord[b] >= 0) return;
+          this.originWord[b] = w;
+          this.originIndex[b] = index;
+          this.driver.set(b, c);
+        });
+      }
+      this.wordOf.set(c, ports);
     }
-    wordOf.set(c, ports);
+    const combinational: Cell[] = [];
+    for (const c of cells) {
+      if (!REGISTERS.has(c.type)) {
+        combinational.push(c);
+        continue;
+      }
+      const q = c.ports.get('\\Q') ?? [];
+      const start = fromBits(q.map((b) => net.init.get(find(b)) ?? ZERO));
+      this.registers.push({ cell: c, q, value: start.set?.length === 1 ? start : { bits: start.bits }, growth: 0 });
+    }
+    this.order = evaluationOrder(combinational, this.driver, find);
+    const position = new Map(this.order.map((c, i) => [c, i]));
+    // A loop's back edge (an input driven by a cell later in the order) reads unknown: the cell is evaluated before
+    // its driver, as one pass in order would leave it.
+    for (const c of this.order)
+      for (const [port, bits] of c.ports) {
+        if (OUTPUTS.has(port)) continue;
+        c.ports.set(
+          port,
+          bits.map((b) => {
+            const d = this.driver.get(b);
+            return d && !REGISTERS.has(d.type) && position.get(d)! >= position.get(c)! ? X : b;
+          }),
+        );
+      }
+    this.order.forEach((c, i) => {
+      for (const [port, bits] of c.ports)
+        if (!OUTPUTS.has(port)) for (const b of new Set(bits)) if (b >= CONST_BITS) listed(this.readers, b).push(i);
+    });
+    for (const r of this.registers)
+      for (const [port, bits] of r.cell.ports)
+        if (port !== '\\Q') for (const b of new Set(bits)) if (b >= CONST_BITS) listed(this.registerReaders, b).push(r);
+    this.dirty = new Uint8Array(this.order.length).fill(1);
+    this.stale = new Set(this.registers);
+  }
+
+  /** One round: the logic evaluated from the registers' values, each register joined with its next values; whether any grew. */
+  round(): boolean {
+    this.settle();
+    for (const r of this.stale) this.nextValues.set(r, this.nextOf(r));
+    this.stale.clear();
+    let changed = false;
+    for (const r of this.registers) {
+      let v = join(r.value, this.nextValues.get(r)!);
+      if (sameValue(v, r.value)) {
+        r.growth = 0;
+        continue;
+      }
+      changed = true;
+      r.growth = v.set && r.value.set && v.set.length > r.value.set.length ? r.growth + 1 : 0;
+      if (r.growth >= WIDEN_AFTER) v = { bits: v.bits };
+      r.value = v;
+    }
+    return changed;
+  }
+
+  /** At the fixpoint: the flags held at 0, and how much of the registers' state it pinned down. */
+  figures(flags: readonly string[]): Omit<RegisterAnalysis, 'rounds' | 'ms'> {
+    const zeroFlags = new Set<string>();
+    for (const f of flags) {
+      const bits = this.net.wires.get(`\\${f}`);
+      if (bits && bits.every((b) => this.value[this.net.find(b)] === ZERO)) zeroFlags.add(f);
+    }
+    let constantBits = 0;
+    let registerBits = 0;
+    for (const r of this.registers) {
+      registerBits += r.q.length;
+      constantBits += r.value.bits.filter((b) => b !== X).length;
+    }
+    const valueSets = this.registers.filter((r) => {
+      const n = r.value.set?.length ?? 0;
+      return n > 1 && n < 2 ** r.q.length;
+    }).length;
+    return { zeroFlags, constantBits, registerBits, valueSets };
+  }
+
+  private bitsAt(c: Cell, port: string): Tri[] {
+    return (c.ports.get(port) ?? []).map((b) => this.value[b] as Tri);
+  }
+
+  private portValue(c: Cell, port: string): Value {
+    let ports = this.portCache.get(c);
+    if (!ports) this.portCache.set(c, (ports = new Map()));
+    let v = ports.get(port);
+    if (!v) ports.set(port, (v = this.read(c.ports.get(port) ?? [])));
+    return v;
   }
 
   /** What a list of bits holds: its three-valued bits and, where each run of it has one, the set of values. */
-  const read = (bitsIn: readonly number[]): Value => {
-    const bits = bitsIn.map((b) => value[b] as Tri);
+  private read(bitsIn: readonly number[]): Value {
+    const bits = bitsIn.map((b) => this.value[b] as Tri);
     if (!bits.includes(X)) {
       let v = 0n;
       for (let i = bits.length - 1; i >= 0; i--) v = (v << 1n) | BigInt(bits[i]);
@@ -172,24 +241,25 @@ export async function registerValues(
     }
     let set: bigint[] | undefined = [0n];
     for (let i = 0; i < bitsIn.length && set;) {
-      const word = originWord[bitsIn[i]];
-      const words = word >= 0 ? wordSets[word] : undefined;
+      const word = this.originWord[bitsIn[i]];
+      const words = word >= 0 ? this.wordSets[word] : undefined;
       let run = 1;
       let values: bigint[];
       if (words && bits[i] === X) {
         // The longest run of this word's bits in order: its values are the word's, shifted and cut.
-        const from = originIndex[bitsIn[i]];
+        const from = this.originIndex[bitsIn[i]];
         while (
           i + run < bitsIn.length &&
-          originWord[bitsIn[i + run]] === word &&
-          originIndex[bitsIn[i + run]] === from + run
+          this.originWord[bitsIn[i + run]] === word &&
+          this.originIndex[bitsIn[i + run]] === from + run
         )
           run++;
         const cut = mask(run);
         const shift = BigInt(from);
         values = [...new Set(words.map((v) => (v >> shift) & cut))];
       } else {
-        while (i + run < bitsIn.length && (bits[i + run] !== X || !wordSets[originWord[bitsIn[i + run]]])) run++;
+        while (i + run < bitsIn.length && (bits[i + run] !== X || !this.wordSets[this.originWord[bitsIn[i + run]]]))
+          run++;
         const part = fromBits(bits.slice(i, i + run));
         if (!part.set) return { bits };
         values = part.set;
@@ -200,21 +270,10 @@ export async function registerValues(
       i += run;
     }
     return { bits, set: [...new Set(set)].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)) };
-  };
-
-  const bitsAt = (c: Cell, port: string): Tri[] => (c.ports.get(port) ?? []).map((b) => value[b] as Tri);
-  // A port's value is read once, and again only after one of its bits changed (`write` drops it).
-  const portCache = new Map<Cell, Map<string, Value>>();
-  const portValue = (c: Cell, port: string): Value => {
-    let ports = portCache.get(c);
-    if (!ports) portCache.set(c, (ports = new Map()));
-    let v = ports.get(port);
-    if (!v) ports.set(port, (v = read(c.ports.get(port) ?? [])));
-    return v;
-  };
+  }
 
   /** The refined output of a cell where sets decide more than bits: muxes pass sets on, compares of sets decide. */
-  const refine = (c: Cell): Value | undefined => {
+  private refine(c: Cell): Value | undefined {
     const t = c.type;
     const yw = num(c, '\\Y_WIDTH', num(c, '\\WIDTH', 1));
     const truth = (v: Value): Tri =>
@@ -222,20 +281,20 @@ export async function registerValues(
     const one = (b: Tri): Value => ({ bits: [b, ...Array.from({ length: yw - 1 }, () => ZERO as Tri)] });
     switch (t) {
       case '$mux': {
-        const s = bitsAt(c, '\\S')[0];
-        const a = portValue(c, '\\A');
-        const b = portValue(c, '\\B');
+        const s = this.bitsAt(c, '\\S')[0];
+        const a = this.portValue(c, '\\A');
+        const b = this.portValue(c, '\\B');
         return s === ZERO ? a : s === ONE ? b : join(a, b);
       }
       case '$pmux': {
         const w = num(c, '\\WIDTH', 1);
-        const s = bitsAt(c, '\\S');
+        const s = this.bitsAt(c, '\\S');
         if (s.filter((b) => b === ONE).length > 1) return undefined;
         const bBits = c.ports.get('\\B') ?? [];
         const options: Value[] = [];
-        if (!s.includes(ONE)) options.push(portValue(c, '\\A'));
+        if (!s.includes(ONE)) options.push(this.portValue(c, '\\A'));
         s.forEach((bit, i) => {
-          if (bit !== ZERO) options.push(read(bBits.slice(i * w, (i + 1) * w)));
+          if (bit !== ZERO) options.push(this.read(bBits.slice(i * w, (i + 1) * w)));
         });
         return options.length ? options.reduce(join) : undefined;
       }
@@ -243,8 +302,8 @@ export async function registerValues(
       case '$ne':
       case '$eqx':
       case '$nex': {
-        const a = portValue(c, '\\A');
-        const b = portValue(c, '\\B');
+        const a = this.portValue(c, '\\A');
+        const b = this.portValue(c, '\\B');
         // Values compare as they are only where neither side is sign-extended.
         const signed = num(c, '\\A_SIGNED') === 1 && num(c, '\\B_SIGNED') === 1;
         if (!a.set || !b.set || (signed && a.bits.length !== b.bits.length)) return undefined;
@@ -254,106 +313,64 @@ export async function registerValues(
         return one(equal === X ? X : neg ? ((1 - equal) as Tri) : equal);
       }
       case '$logic_not': {
-        const a = truth(portValue(c, '\\A'));
+        const a = truth(this.portValue(c, '\\A'));
         return one(a === X ? X : ((1 - a) as Tri));
       }
       case '$reduce_or':
       case '$reduce_bool':
-        return one(truth(portValue(c, '\\A')));
+        return one(truth(this.portValue(c, '\\A')));
       case '$logic_and':
       case '$logic_or': {
-        const a = truth(portValue(c, '\\A'));
-        const b = truth(portValue(c, '\\B'));
+        const a = truth(this.portValue(c, '\\A'));
+        const b = truth(this.portValue(c, '\\B'));
         if (t === '$logic_and') return one(a === ZERO || b === ZERO ? ZERO : a === ONE && b === ONE ? ONE : X);
         return one(a === ONE || b === ONE ? ONE : a === ZERO && b === ZERO ? ZERO : X);
       }
       default:
         return undefined;
     }
-  };
-
-  // Register words, each from its start value (per bit: the initializer, else Verilator's zero).
-  const registers: RegisterWord[] = [];
-  const combinational: Cell[] = [];
-  for (const c of cells) {
-    if (!REGISTERS.has(c.type)) {
-      combinational.push(c);
-      continue;
-    }
-    const q = c.ports.get('\\Q') ?? [];
-    const start = fromBits(q.map((b) => net.init.get(find(b)) ?? ZERO));
-    registers.push({ cell: c, q, value: start.set?.length === 1 ? start : { bits: start.bits }, growth: 0 });
   }
-  const order = evaluationOrder(combinational, driver, find);
-  const position = new Map(order.map((c, i) => [c, i]));
-  // A loop's back edge (an input driven by a cell later in the order) reads unknown: the cell is evaluated before
-  // its driver, as one pass in order would leave it.
-  for (const c of order)
-    for (const [port, bits] of c.ports) {
-      if (OUTPUTS.has(port)) continue;
-      c.ports.set(
-        port,
-        bits.map((b) => {
-          const d = driver.get(b);
-          return d && !REGISTERS.has(d.type) && position.get(d)! >= position.get(c)! ? X : b;
-        }),
-      );
-    }
-  /** The cells (by position in the order) and registers reading each bit: what to evaluate again when it changes. */
-  const readers = new Map<number, number[]>();
-  const registerReaders = new Map<number, RegisterWord[]>();
-  order.forEach((c, i) => {
-    for (const [port, bits] of c.ports)
-      if (!OUTPUTS.has(port)) for (const b of new Set(bits)) if (b >= CONST_BITS) listed(readers, b).push(i);
-  });
-  for (const r of registers)
-    for (const [port, bits] of r.cell.ports)
-      if (port !== '\\Q') for (const b of new Set(bits)) if (b >= CONST_BITS) listed(registerReaders, b).push(r);
-  const dirty = new Uint8Array(order.length).fill(1);
-  /** Registers whose inputs changed since their next values were last computed. */
-  const stale = new Set<RegisterWord>(registers);
-  const nextValues = new Map<RegisterWord, Value>();
 
-  /** Writes a cell's output; where it changed, its readers are evaluated again. */
-  const write = (c: Cell, port: string, v: Value) => {
-    const w = wordOf.get(c)?.get(port);
+  /** Writes a cell's output; where it changed, its this.readers are evaluated again. */
+  private write(c: Cell, port: string, v: Value): void {
+    const w = this.wordOf.get(c)?.get(port);
     let changed = false;
-    if (w !== undefined && !sameSet(wordSets[w], v.set)) {
-      wordSets[w] = v.set;
+    if (w !== undefined && !sameSet(this.wordSets[w], v.set)) {
+      this.wordSets[w] = v.set;
       changed = true;
     }
     const bits = c.ports.get(port) ?? [];
     bits.forEach((b, i) => {
-      if (b < CONST_BITS || originWord[b] !== w) return;
+      if (b < CONST_BITS || this.originWord[b] !== w) return;
       const next = v.bits[i] ?? X;
-      if (value[b] !== next) {
-        value[b] = next;
+      if (this.value[b] !== next) {
+        this.value[b] = next;
         changed = true;
       }
     });
     if (!changed) return;
     for (const b of bits) {
-      for (const i of readers.get(b) ?? []) {
-        dirty[i] = 1;
-        portCache.delete(order[i]);
+      for (const i of this.readers.get(b) ?? []) {
+        this.dirty[i] = 1;
+        this.portCache.delete(this.order[i]);
       }
-      for (const r of registerReaders.get(b) ?? []) {
-        stale.add(r);
-        portCache.delete(r.cell);
+      for (const r of this.registerReaders.get(b) ?? []) {
+        this.stale.add(r);
+        this.portCache.delete(r.cell);
       }
     }
-  };
+  }
 
   /** Evaluates the logic from the registers' values: only the cells whose inputs changed. */
-  const settle = () => {
-    for (const r of registers) write(r.cell, '\\Q', r.value);
-    order.forEach((c, i) => {
-      if (!dirty[i]) return;
-      dirty[i] = 0;
-      const out = evaluate(c, (port) => bitsAt(c, port));
+  private settle(): void {
+    for (const r of this.registers) this.write(r.cell, '\\Q', r.value);
+    this.order.forEach((c, i) => {
+      if (!this.dirty[i]) return;
+      this.dirty[i] = 0;
+      const out = evaluate(c, (port) => this.bitsAt(c, port));
       // Sets decide more only for a mux (which passes them on) or a compare or test the bits leave open.
       const open = !out || (out.get('\\Y') ?? []).includes(X);
-      const refined = c.type === '$mux' || c.type === '$pmux' || open ? refine(c) : undefined;
+      const refined = c.type === '$mux' || c.type === '$pmux' || open ? this.refine(c) : undefined;
       if (refined) {
         // Both are sound: where one decides a bit, it is decided.
         const bits = out?.get('\\Y');
@@ -363,23 +380,23 @@ export async function registerValues(
           refined.set = refined.set.filter((v) =>
             refined.bits.every((b, k) => b === X || BigInt(b) === ((v >> BigInt(k)) & 1n)),
           );
-        write(c, '\\Y', refined.set?.length === 0 ? { bits: refined.bits } : refined);
+        this.write(c, '\\Y', refined.set?.length === 0 ? { bits: refined.bits } : refined);
         return;
       }
       if (!out) return;
       // Bits alone: a read of them enumerates the few values they allow (`read`).
-      for (const [port, bits] of out) write(c, port, { bits });
+      for (const [port, bits] of out) this.write(c, port, { bits });
     });
-  };
+  }
 
   /** A register word's next values, from its inputs and its present values. */
-  const nextOf = (r: RegisterWord): Value => {
+  private nextOf(r: RegisterWord): Value {
     const c = r.cell;
     const active = (port: string, polarity: string): Tri => {
-      const v = bitsAt(c, port)[0];
+      const v = this.bitsAt(c, port)[0];
       return v === X || v === undefined ? X : v === num(c, polarity, 1) ? ONE : ZERO;
     };
-    const d = portValue(c, '\\D');
+    const d = this.portValue(c, '\\D');
     const width = r.q.length;
     const srst = c.type.startsWith('$sdff') ? active('\\SRST', '\\SRST_POLARITY') : ZERO;
     const resetBits = parseConstant(c.params.get('\\SRST_VALUE') ?? '') ?? [];
@@ -402,62 +419,7 @@ export async function registerValues(
       }
     }
     return options.reduce(join);
-  };
-
-  let rounds = 0;
-  for (;;) {
-    rounds++;
-    // Each round yields to the event loop (a server answering requests meanwhile); cancelled, it proves nothing.
-    await new Promise((resolve) => setImmediate(resolve));
-    if (Date.now() - started > maxMs || opts.signal?.aborted)
-      return {
-        zeroFlags: new Set(),
-        constantBits: 0,
-        registerBits: 0,
-        valueSets: 0,
-        rounds,
-        ms: Date.now() - started,
-      };
-    settle();
-    let changed = false;
-    for (const r of stale) nextValues.set(r, nextOf(r));
-    stale.clear();
-    const next = registers.map((r) => join(r.value, nextValues.get(r)!));
-    registers.forEach((r, i) => {
-      let v = next[i];
-      if (sameValue(v, r.value)) {
-        r.growth = 0;
-        return;
-      }
-      changed = true;
-      r.growth = v.set && r.value.set && v.set.length > r.value.set.length ? r.growth + 1 : 0;
-      if (r.growth >= WIDEN_AFTER) v = { bits: v.bits };
-      r.value = v;
-    });
-    if (!changed) break;
   }
-  const zeroFlags = new Set<string>();
-  for (const f of flags) {
-    const bits = net.wires.get(`\\${f}`);
-    if (bits && bits.every((b) => value[find(b)] === ZERO)) zeroFlags.add(f);
-  }
-  let constantBits = 0;
-  let registerBits = 0;
-  for (const r of registers) {
-    registerBits += r.q.length;
-    constantBits += r.value.bits.filter((b) => b !== X).length;
-  }
-  return {
-    zeroFlags,
-    constantBits,
-    registerBits,
-    valueSets: registers.filter((r) => {
-      const n = r.value.set?.length ?? 0;
-      return n > 1 && n < 2 ** r.q.length;
-    }).length,
-    rounds,
-    ms: Date.now() - started,
-  };
 }
 
 /** Combinational cells in an order where each comes after the cells it reads; a cell on a loop reads unknown there. */
