@@ -118,6 +118,13 @@ export interface RunInput {
    * without the bubblewrap jail, which costs a process start per run. Resource limits still apply.
    */
   trusted?: boolean;
+  /**
+   * Simulated time, in the testbench top's time unit, between counts of the points hit: the result then says when
+   * the count last grew (`grewAt`).
+   */
+  checkpointUnits?: number | undefined;
+  /** The simulator's standard input (a testbench reading `/dev/stdin` takes its stimulus as it is written). */
+  stdin?: NodeJS.ReadableStream | undefined;
 }
 
 export type RunStatus = 'ok' | 'sim_error' | 'timeout' | 'resource_limit';
@@ -135,6 +142,8 @@ export interface RunResult {
   stop?: string;
   /** Simulated time reached, in the testbench's time precision (when reported). */
   simTime?: number | undefined;
+  /** With `checkpointUnits`: the time, in time units, of the last checkpoint with more points hit than before. */
+  grewAt?: number | undefined;
 }
 
 export interface MeasureInput extends BuildInput {

@@ -12,6 +12,8 @@ const SEARCH_SHARE_AFTER_SLOW_BUILD = 0.5;
  * points.
  */
 const FINISH_SHARE = 0.06;
+/** ...and where the table is measured as it is written (nothing to shrink), what emitting and reading it back take. */
+const LIVE_FINISH_SHARE = 0.02;
 /** A single candidate run may take at most this share of the budget (a deep hold on a large core is slow). */
 const RUN_SHARE = 0.15;
 /**
@@ -63,6 +65,11 @@ export class SearchBudget {
   /** What shrinking and emitting may take, at most (the final measurement's time is reserved apart). */
   finishAllowance(): number {
     return this.budgetMs * FINISH_SHARE;
+  }
+
+  /** What emitting the testbench may take where its table was measured as it was written. */
+  liveFinishAllowance(): number {
+    return this.budgetMs * LIVE_FINISH_SHARE;
   }
 
   /** The time to keep for a final measurement estimated at `estimateMs`. */

@@ -10,7 +10,7 @@ import { evaluateTestbench } from '../evaluate';
 import { writeFileAtomic } from '../fs';
 import { emitTestbench, testbenchRows, type KeptSequence, type TableRow } from './emit';
 import type { SearchParts } from './explore';
-import { hitKeys, measureTable, orderWithoutReset } from './finish';
+import { hitKeys, measureTable, orderWithoutReset, tableMeasure } from './finish';
 import { HALF_PERIOD } from './harness';
 import { minimize, remeasureMs, shorten } from './shrink';
 import { PLAIN_RESET_RATE, totalCycles, type Candidate, type Row } from './stimulus';
@@ -27,7 +27,10 @@ const MS_PER_MILLION_CYCLES = 20_000;
 export interface Concluded {
   testbench: string;
   table: TableRow[];
+  /** Kept sequences in the testbench (the plain random tail not counted). */
   sequences: number;
+  /** Whether a plain random tail ends the testbench. */
+  tail: boolean;
   own: { report: CoverageReport; points: CoveragePoint[] };
   shrinkMs: number;
   finalMs: number;
@@ -47,10 +50,64 @@ function plainTail(parts: SearchParts, finalMs: number): { candidate: Candidate 
   return { candidate, spareMs };
 }
 
+/**
+ * The finish of a table measured as it was written (liveTable.ts): the tail appended, the rows closed, that run's
+ * coverage the testbench's. Undefined where the live run did not end well (the finish then measures the table on its
+ * own).
+ */
+async function concludeLive(
+  parts: SearchParts,
+  meta: { tbName: string; filename: string; stopReason: StopReason },
+): Promise<Concluded | undefined> {
+  const { ctx, opts, progress, live, logger } = parts;
+  const tFinal = Date.now();
+  live.sync(progress.kept);
+  const spare = meta.stopReason === 'budget' ? plainTail(parts, live.backlogMs()) : undefined;
+  if (spare?.candidate) {
+    logger.debug(`search: a plain random tail of ${totalCycles(spare.candidate.rows)} cycles fills the time left`);
+    live.append({ candidate: spare.candidate, newPoints: 0 });
+  }
+  const seqs = [...live.sequences];
+  const testbench = emitTestbench(parts.plan, seqs, { seed: opts.seed, tbName: meta.tbName });
+  const table = testbenchRows(seqs);
+  const tbPath = join(ctx.workDir, meta.filename);
+  await writeFileAtomic(tbPath, testbench);
+  const { run, points } = await live.finish();
+  const measured = await tableMeasure(ctx, run, points, tbPath);
+  if (measured.report.status !== 'ok') {
+    logger.debug(
+      `search: the live table's run ended ${run.status}; the table is measured on its own: ${run.output.trim().slice(-400)}`,
+    );
+    return undefined;
+  }
+  const missing = progress.reachedByTheSearch().filter((k) => !measured.hit.has(k));
+  if (missing.length)
+    logger.debug(
+      `search: the emitted testbench misses ${missing.length} point(s) the search reached (a sequence reached them only from reset after a power-up, not after the sequences before it)`,
+    );
+  logger.debug(
+    `search: the live table: ${seqs.length} sequence(s), ${live.length} cycles, its run ended ${Date.now() - tFinal} ms after the search`,
+  );
+  const tail = Boolean(spare?.candidate);
+  return {
+    testbench,
+    table,
+    sequences: seqs.length - (tail ? 1 : 0),
+    tail,
+    own: measured,
+    shrinkMs: 0,
+    finalMs: Date.now() - tFinal,
+  };
+}
+
 export async function conclude(
   parts: SearchParts,
   meta: { tbName: string; filename: string; stopReason: StopReason },
 ): Promise<Concluded> {
+  if (parts.live.active) {
+    const live = await concludeLive(parts, meta);
+    if (live) return live;
+  }
   const { ctx, opts, budget, runner, progress, gen, signal, logger } = parts;
   const searchRuns = runner.runs;
   const tShrink = Date.now();
@@ -132,7 +189,8 @@ export async function conclude(
     const done = (own: { report: CoverageReport; points: CoveragePoint[] }): Concluded => ({
       testbench,
       table,
-      sequences: seqs.length,
+      sequences: seqs.length - (tail && seqs[seqs.length - 1]?.candidate === tail ? 1 : 0),
+      tail: Boolean(tail && seqs[seqs.length - 1]?.candidate === tail),
       own,
       shrinkMs,
       finalMs: Date.now() - tFinal,

@@ -17,6 +17,7 @@ import { deepCandidate, deepPlans, enableHolds, type DeepPlan } from './deep';
 import { hasStructuralHoles } from './formal';
 import type { FormalStage } from './formalStage';
 import type { HarnessPlan } from './harness';
+import type { LiveTable } from './liveTable';
 import type { SearchOptions } from './options';
 import type { SearchProgress } from './progress';
 import type { Rng } from './rng';
@@ -95,6 +96,8 @@ export interface SearchParts {
   rounds: RoundReporter;
   strategies: Strategies;
   formal: FormalStage;
+  /** The testbench's table, measured as its sequences are kept where a run's start is costly. */
+  live: LiveTable;
   /** Milliseconds the finish keeps back. */
   reserve: () => number;
   /** Runs a candidate within `share` of the budget (the ordinary run's share when omitted; rounds counted). */
@@ -218,13 +221,20 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
   };
   const { scheduled, onStall } = schedule(parts);
   const deepLimit = () => budget.runAllowance(parts.reserve(), DEEP_RUN_SHARE);
+  // A kept candidate is kept up to its last new hit: the testbench replays no stretch that reached nothing.
+  const absorb = (candidate: Candidate, pts: CoveragePoint[]): number => {
+    const reaching = runner.reachingPart(candidate);
+    const fresh = progress.absorb(reaching.candidate, pts, runner.runs, reaching.ms);
+    parts.live.sync(progress.kept);
+    return fresh;
+  };
 
   /** Runs the formal stage's witnesses through the harness; whether only proven points are left after them. */
   const collectFormal = async (): Promise<boolean> => {
     for (const candidate of formal.witnesses()) {
       if (signal.aborted) break;
       const pts = await parts.run(candidate);
-      if (pts) progress.absorb(candidate, pts, runner.runs, runner.lastRunMs);
+      if (pts) absorb(candidate, pts);
       else progress.nothing();
     }
     return closed(progress.merged);
@@ -323,7 +333,7 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
     const pts = await parts.run(candidate, next?.phase === 'deep' ? DEEP_RUN_SHARE : undefined);
     phaseMs[next ? next.phase : 'search'] += Date.now() - t0;
     if (signal.aborted) return { stopReason: 'cancelled', phaseMs };
-    const fresh = pts ? progress.absorb(candidate, pts, runner.runs, runner.lastRunMs) : (progress.nothing(), 0);
+    const fresh = pts ? absorb(candidate, pts) : (progress.nothing(), 0);
     if (!progress.merged.length && runner.runs >= NO_COVERAGE_RUNS && runner.lastFailure?.status === 'sim_error')
       return { stopReason: 'error', phaseMs };
     if (strategy) strategies.credit(strategy, fresh, totalCycles(candidate.rows));

@@ -9,7 +9,7 @@ import { type CoveragePoint, type CoverageReport, type RegressionReport, pointId
 import type { RunContext } from '../context';
 import { explainHoles } from '../evaluate';
 import { tableStimulus, testbenchRows, type KeptSequence, type TableRow } from './emit';
-import type { HarnessRunner } from './runner';
+import type { HarnessRunner, RowsRun } from './runner';
 
 /** Orderings tried for a DUT without a reset input (see orderWithoutReset). */
 const MAX_REORDERS = 3;
@@ -43,6 +43,16 @@ export async function measureTable(
 ): Promise<TableMeasure> {
   const n = table.reduce((a, r) => a + r.cycles, 0);
   const run = await runner.runText(tableStimulus(table), n);
+  return tableMeasure(ctx, run, () => runner.lastPoints(), tbPath);
+}
+
+/** The testbench's report from the run of its table (a run of its own, or the live one) and that run's points. */
+export async function tableMeasure(
+  ctx: RunContext,
+  run: RowsRun,
+  readPoints: () => Promise<CoveragePoint[]>,
+  tbPath: string,
+): Promise<TableMeasure> {
   const failed = (message: string): TableMeasure => ({
     report: {
       status: run.status === 'timeout' ? 'timeout' : 'sim_error',
@@ -57,7 +67,7 @@ export async function measureTable(
   });
   if (!run.written)
     return failed(`The emitted testbench's stimulus wrote no coverage (${run.status}): ${run.output.slice(-400)}`);
-  const raw = await runner.lastPoints();
+  const raw = await readPoints();
   const points = scopeToTop(raw, ctx.top.name);
   if (!points.length) return failed(`No coverage of the DUT top module '${ctx.top.name}' was measured.`);
   const report: CoverageReport = {

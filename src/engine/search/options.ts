@@ -37,6 +37,11 @@ export interface SearchOptions {
   formalBeside: boolean;
   /** Stop on raw coverage (`--require-raw`): points proven or waived are not left out of the targets. */
   requireRaw: boolean;
+  /**
+   * When the testbench's table is measured as its sequences are kept (liveTable.ts) instead of once at the finish:
+   * 'costly' where a run's start is measured costly (a core), 'always' on every design with a reset, 'never'.
+   */
+  liveTable: 'costly' | 'always' | 'never';
 }
 
 export const DEFAULT_SEARCH: SearchOptions = {
@@ -51,4 +56,5 @@ export const DEFAULT_SEARCH: SearchOptions = {
   formal: null,
   formalBeside: availableParallelism() > 1,
   requireRaw: false,
+  liveTable: 'costly',
 };

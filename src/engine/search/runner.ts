@@ -5,6 +5,7 @@
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import {
   fileNamer,
   memoryLimitBytes,
@@ -15,7 +16,7 @@ import {
 } from '../../sim';
 import type { CoveragePoint, Diagnostic, Logger } from '../../protocol';
 import { HALF_PERIOD } from './harness';
-import { stimulusText, totalCycles, type Candidate } from './stimulus';
+import { prefixCandidate, stimulusText, totalCycles, type Candidate } from './stimulus';
 
 /** Wall-clock allowance per simulated cycle on top of the base timeout: a deep hold runs millions of cycles. */
 const MS_PER_MILLION_CYCLES = 20_000;
@@ -31,6 +32,12 @@ const STEADY_RUN_CYCLES = 10_000;
  * run's start.
  */
 const COSTLY_START_MS = 100;
+/**
+ * A candidate's run counts the points it has hit every this many cycles, so a long run that found nothing after
+ * its first stretch is kept (and replayed in the testbench) only up to there. Counting is a pass over the model's
+ * counters: on a core, microseconds against the milliseconds these cycles take.
+ */
+const CHECKPOINT_CYCLES = 1_024;
 
 export interface RowsRun {
   written: boolean;
@@ -39,6 +46,21 @@ export interface RowsRun {
   output: string;
   /** The simulator's messages, naming the design's files (a design's own `$error`). */
   diagnostics: Diagnostic[];
+  /** With checkpoints: the cycles after which the run hit no point it had not hit before. */
+  reachedBy?: number | undefined;
+}
+
+/** A harness run that reads its rows as they are written (`write`), until `end`. */
+export interface StreamedRun {
+  write(text: string): void;
+  /** Closes the rows; the run's result once it has simulated them and written its coverage. */
+  end(): Promise<RowsRun>;
+  /** The points of the run, once `end` resolved with coverage written. */
+  points(): Promise<CoveragePoint[]>;
+  /** Kills the run and waits for it to be gone. */
+  stop(): Promise<void>;
+  /** Whether the run has ended (before `end`: it stopped early, a design's `$fatal` or a limit). */
+  readonly ended: boolean;
 }
 
 export interface RunnerSetup {
@@ -59,6 +81,8 @@ export class HarnessRunner {
   lastRunMs = 0;
   /** Time spent reading the runs' coverage files (large designs write tens of thousands of points a run). */
   readMs = 0;
+  /** Cycles of the last candidate's run after which it hit nothing it had not hit (undefined: all of them). */
+  lastReachedBy: number | undefined;
   /** How the last run that wrote no coverage ended, and its messages (a design's own `$error` at time 0). */
   lastFailure: { status: string; diagnostics: Diagnostic[] } | undefined;
   private readonly stimPath: string;
@@ -127,7 +151,7 @@ export class HarnessRunner {
   }
 
   /** Runs stimulus text of `cycles` cycles; `limitMs` bounds the run's wall time below the default timeout. */
-  async runText(text: string, cycles: number, limitMs?: number): Promise<RowsRun> {
+  async runText(text: string, cycles: number, limitMs?: number, checkpoints = false): Promise<RowsRun> {
     await writeFile(this.stimPath, text);
     await rm(this.covPath, { force: true });
     const timeoutMs = this.setup.simTimeoutMs + Math.ceil((cycles / 1e6) * MS_PER_MILLION_CYCLES);
@@ -141,6 +165,7 @@ export class HarnessRunner {
         maxSimTime: (cycles + 16) * 2 * HALF_PERIOD,
         cwd: this.setup.workDir,
         trusted: true,
+        checkpointUnits: checkpoints ? CHECKPOINT_CYCLES * 2 * HALF_PERIOD : undefined,
       },
       { ...this.setup.sim, memoryLimitBytes: this.memoryLimitBytes(), namer: this.namer },
     );
@@ -155,6 +180,75 @@ export class HarnessRunner {
       ms: run.ms,
       output: run.output,
       diagnostics: run.diagnostics,
+      // Cycle i runs from time 2i to 2i + 2 (HALF_PERIOD 1): a point hit by time t is hit within t / 2 + 1 cycles.
+      reachedBy:
+        run.grewAt === undefined ? undefined : Math.min(cycles, Math.floor(run.grewAt / (2 * HALF_PERIOD)) + 1),
+    };
+  }
+
+  /**
+   * Starts a run that reads its rows from standard input as `write` gives them, beside the candidate runs (its own
+   * coverage file): the testbench's table, measured as the search keeps its sequences. Bounded by `limitMs`.
+   */
+  streamRun(limitMs: number): StreamedRun {
+    const rows = new PassThrough();
+    const covPath = join(this.setup.workDir, 'table.dat');
+    const own = new AbortController();
+    const signal = this.setup.sim.signal ? AbortSignal.any([this.setup.sim.signal, own.signal]) : own.signal;
+    const result = rm(covPath, { force: true }).then(() =>
+      runSimulation(
+        {
+          binary: this.setup.binary,
+          coverageFile: covPath,
+          plusargs: ['+stim=-'],
+          timeoutMs: limitMs,
+          // No bound in simulated time: the rows end it, and `limitMs` bounds its wall time.
+          maxSimTime: 0,
+          cwd: this.setup.workDir,
+          trusted: true,
+          stdin: rows,
+        },
+        { ...this.setup.sim, signal, memoryLimitBytes: this.memoryLimitBytes(), namer: this.namer },
+      ),
+    );
+    let ended = false;
+    // A run that failed (or was stopped) takes no more rows.
+    void result.then(
+      () => (ended = true),
+      () => {
+        ended = true;
+        rows.destroy();
+      },
+    );
+    return {
+      get ended() {
+        return ended;
+      },
+      write: (text) => {
+        if (!rows.destroyed) rows.write(text);
+      },
+      end: async () => {
+        rows.end();
+        const run = await result;
+        return {
+          written: run.coverageWritten,
+          status: run.status,
+          ms: run.ms,
+          output: run.output,
+          diagnostics: run.diagnostics,
+        };
+      },
+      stop: async () => {
+        own.abort();
+        rows.destroy();
+        await result.catch(() => undefined);
+      },
+      points: async () => {
+        const t0 = Date.now();
+        const points = (await readCoverageWithFsm(covPath, this.setup.rtlFiles, this.setup.fsmPlan)).points;
+        this.readMs += Date.now() - t0;
+        return points;
+      },
     };
   }
 
@@ -168,8 +262,12 @@ export class HarnessRunner {
 
   /** Runs one candidate; the points it hit, or null when it wrote no coverage. */
   async candidate(candidate: Candidate, limitMs?: number): Promise<CoveragePoint[] | null> {
-    const run = await this.runText(stimulusText(candidate), totalCycles(candidate.rows), limitMs);
+    const run = await this.runText(stimulusText(candidate), totalCycles(candidate.rows), limitMs, true);
     this.runs++;
+    this.lastReachedBy = run.written ? run.reachedBy : undefined;
+    const cycles = totalCycles(candidate.rows);
+    if (this.lastReachedBy !== undefined && this.lastReachedBy < cycles)
+      this.setup.logger.debug(`candidate ${this.runs}: hit nothing new after cycle ${this.lastReachedBy} of ${cycles}`);
     if (!run.written) {
       this.lastFailure = { status: run.status, diagnostics: run.diagnostics };
       this.setup.logger.debug(
@@ -178,6 +276,17 @@ export class HarnessRunner {
       return null;
     }
     return this.lastPoints();
+  }
+
+  /**
+   * What of the last candidate to keep: the part up to its last new hit, where that saves at least a checkpoint's
+   * cycles, and the wall time that part takes (in proportion).
+   */
+  reachingPart(candidate: Candidate): { candidate: Candidate; ms: number } {
+    const full = totalCycles(candidate.rows);
+    const by = this.lastReachedBy;
+    if (by === undefined || full - by < CHECKPOINT_CYCLES) return { candidate, ms: this.lastRunMs };
+    return { candidate: prefixCandidate(candidate, by), ms: (this.lastRunMs * by) / full };
   }
 
   /** The measured speed, for the debug log. */

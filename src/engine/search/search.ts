@@ -31,6 +31,7 @@ import { DEFAULT_SEARCH, type SearchOptions } from './options';
 import { SearchProgress } from './progress';
 import { Rng } from './rng';
 import { RoundReporter } from './rounds';
+import { LiveTable } from './liveTable';
 import { HarnessRunner } from './runner';
 import { prefixRows, StimulusGenerator, type Candidate } from './stimulus';
 import { Strategies } from './strategies';
@@ -104,8 +105,17 @@ export async function runSearch(
   const rounds = new RoundReporter(emit, opts.roundSize, build.ms);
   // The finish keeps its share of the budget (shrinking, emitting) and the time the final measurement of what
   // the testbench would keep now takes (the set cover's sequences before shrinking, with a margin for a repair).
+  // Where the table is measured as it is written, only what that run has left to simulate.
+  const live = new LiveTable(
+    runner,
+    budget,
+    services.logger,
+    gen.prologue > 0 && !opts.rebuildTestbench ? opts.liveTable : 'never',
+  );
   const reserve = () =>
-    budget.finishAllowance() + budget.finalReserve(progress.chosenMs((cycles) => runner.estimateMs(cycles, true)));
+    live.active
+      ? live.reserveMs()
+      : budget.finishAllowance() + budget.finalReserve(progress.chosenMs((cycles) => runner.estimateMs(cycles, true)));
   const parts: SearchParts = {
     ctx,
     signal: services.signal,
@@ -126,6 +136,7 @@ export async function runSearch(
       dictionary: gen.hasDictionary,
     }),
     formal: new FormalStage(ctx, services, plan, opts.formal),
+    live,
     reserve,
     run: async (candidate: Candidate, share?: number) => {
       const before = runner.simMs;
@@ -138,8 +149,10 @@ export async function runSearch(
   try {
     return await searchAndFinish(parts, emit, { tbName, filename, started, buildMs: build.ms });
   } finally {
-    // A formal stage still running when the search ends another way (targets met, cancel) is stopped and awaited.
+    // A formal stage still running when the search ends another way (targets met, cancel) is stopped and awaited,
+    // and a live table's run that did not finish is stopped.
     await parts.formal.close();
+    await live.close();
   }
 }
 
@@ -190,7 +203,7 @@ async function searchAndFinish(
   emit({
     type: 'parsed',
     round: rounds.rounds.length,
-    outcome: `testbench with ${done.sequences} of ${progress.kept.length} kept sequence(s), ${cycles} cycles`,
+    outcome: `testbench with ${done.sequences} of ${progress.kept.length} kept sequence(s)${done.tail ? ' and a plain random tail' : ''}, ${cycles} cycles`,
     testbench,
   });
   const tMerge = Date.now();

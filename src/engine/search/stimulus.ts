@@ -96,6 +96,18 @@ export function prefixRows(rows: readonly Row[], n: number): Row[] {
   return out;
 }
 
+/**
+ * The first `cycles` cycles of a candidate, its plain random segment cut to match: what a run that hit nothing new
+ * after that cycle keeps (the testbench then replays only the part that counted).
+ */
+export function prefixCandidate(c: Candidate, cycles: number): Candidate {
+  const total = totalCycles(c.rows);
+  if (cycles >= total) return c;
+  const seg = c.random;
+  const random = seg && cycles > seg.start ? { ...seg, cycles: Math.min(seg.cycles, cycles - seg.start) } : undefined;
+  return { rows: prefixRows(c.rows, cycles), origin: `${c.origin}, its first ${cycles} of ${total} cycles`, random };
+}
+
 /** Wide inputs the narrow strategy may hold at a small value, and the largest value it holds. */
 const NARROW_MIN_WIDTH = 4;
 const NARROW_MAX_VALUE = 8;

@@ -29,6 +29,8 @@ export interface GroupRunOptions {
   missingHint?: string;
   /** Bounds on the whole tree, sampled every `sampleMs` (default 200 ms): the tree is killed past either. */
   treeLimits?: { memoryBytes?: number; processes?: number; sampleMs?: number };
+  /** Piped into the tool's standard input (closed when it ends); without it the tool reads nothing there. */
+  stdin?: NodeJS.ReadableStream | undefined;
 }
 
 export interface GroupRunResult {
@@ -85,8 +87,13 @@ export function runGroup(command: string, args: string[], opts: GroupRunOptions)
       cwd: opts.cwd,
       env: opts.env,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: 'pipe',
     });
+    // A tool that ends before reading all of its input closes the pipe: what is left is not an error of ours.
+    child.stdin.on('error', () => undefined);
+    // Without input the tool reads an empty stream, as from /dev/null.
+    if (opts.stdin) opts.stdin.pipe(child.stdin);
+    else child.stdin.end();
     const unguard = guardGroup(child.pid);
     if (child.pid !== undefined)
       logToolStart(wrapped.command, wrapped.args, opts.cwd, child.pid, {

@@ -63,6 +63,7 @@ export async function runSimulation(input: RunInput, opts: SimOptions & { namer?
     `+chorus+coverage=${coverageFile}`,
     `+chorus+max-time=${Math.max(0, Math.floor(maxSimTime))}`,
     `+chorus+deadline-ms=${softDeadline(timeoutMs)}`,
+    ...(input.checkpointUnits ? [`+chorus+checkpoint=${Math.max(1, Math.floor(input.checkpointUnits))}`] : []),
   ];
   const spec = jailCommand(binary, args, {
     workDir: cwd,
@@ -83,6 +84,7 @@ export async function runSimulation(input: RunInput, opts: SimOptions & { namer?
     signal: opts.signal,
     outputCapBytes: input.outputCapBytes ?? DEFAULT_OUTPUT_CAP,
     treeLimits: { memoryBytes: toolBytes, processes: MAX_TREE_PROCESSES },
+    stdin: input.stdin,
   });
   // Renewed again at the end: this process's lease counts for OWN_LEASE_MS after the last run, not the first.
   await renewLease(dirname(binary));
@@ -92,7 +94,7 @@ export async function runSimulation(input: RunInput, opts: SimOptions & { namer?
   const coverageWritten = Boolean(await stat(coverageFile).catch(() => undefined));
   const namer = opts.namer ?? ((p: string) => p);
   const diagnostics = parseRuntimeOutput(output, namer, input.binary);
-  const base = { ms: run.ms, output, diagnostics, coverageWritten, simTime: stop?.time };
+  const base = { ms: run.ms, output, diagnostics, coverageWritten, simTime: stop?.time, grewAt: stop?.grew };
 
   if (run.timedOut) {
     return { ...base, status: 'timeout', bounded: true, stop: 'killed' };
