@@ -1,7 +1,7 @@
 /**
  * The testbench's table measured as it is written: one harness run reads the kept sequences from its standard input
  * while the search goes on, and its coverage is the testbench's, with no second simulation at the finish. Forced on
- * a small design here (on its own it starts only where a run's start is costly, a core); the emitted testbench,
+ * a small design here (off by default; 'costly' starts it only where a run's start is costly, a core); the emitted testbench,
  * built and simulated on its own, must reach exactly what the run reported. Real Verilator.
  */
 import { test } from 'node:test';
