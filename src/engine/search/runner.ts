@@ -12,6 +12,7 @@ import {
   readCoverageWithFsm,
   runSimulation,
   type FsmPlan,
+  type RunResult,
   type SimOptions,
 } from '../../sim';
 import type { CoveragePoint, Diagnostic, Logger } from '../../protocol';
@@ -48,6 +49,17 @@ export interface RowsRun {
   diagnostics: Diagnostic[];
   /** With checkpoints: the cycles after which the run hit no point it had not hit before. */
   reachedBy?: number | undefined;
+}
+
+/** A simulation's result as the search reads it. */
+function rowsRun(run: RunResult): RowsRun {
+  return {
+    written: run.coverageWritten,
+    status: run.status,
+    ms: run.ms,
+    output: run.output,
+    diagnostics: run.diagnostics,
+  };
 }
 
 /** A harness run that reads its rows as they are written (`write`), until `end`. */
@@ -175,11 +187,7 @@ export class HarnessRunner {
     // A run stopped at its bound ran slower than that per cycle: the next holds are sized by it.
     else if (run.status === 'timeout' && cycles > 0) this.msPerCycle = Math.max(this.msPerCycle ?? 0, run.ms / cycles);
     return {
-      written: run.coverageWritten,
-      status: run.status,
-      ms: run.ms,
-      output: run.output,
-      diagnostics: run.diagnostics,
+      ...rowsRun(run),
       // Cycle i runs from time 2i to 2i + 2 (HALF_PERIOD 1): a point hit by time t is hit within t / 2 + 1 cycles.
       reachedBy:
         run.grewAt === undefined ? undefined : Math.min(cycles, Math.floor(run.grewAt / (2 * HALF_PERIOD)) + 1),
@@ -229,33 +237,26 @@ export class HarnessRunner {
       },
       end: async () => {
         rows.end();
-        const run = await result;
-        return {
-          written: run.coverageWritten,
-          status: run.status,
-          ms: run.ms,
-          output: run.output,
-          diagnostics: run.diagnostics,
-        };
+        return rowsRun(await result);
       },
       stop: async () => {
         own.abort();
         rows.destroy();
         await result.catch(() => undefined);
       },
-      points: async () => {
-        const t0 = Date.now();
-        const points = (await readCoverageWithFsm(covPath, this.setup.rtlFiles, this.setup.fsmPlan)).points;
-        this.readMs += Date.now() - t0;
-        return points;
-      },
+      points: () => this.pointsOf(covPath),
     };
   }
 
   /** The points of the last run that wrote coverage. */
-  async lastPoints(): Promise<CoveragePoint[]> {
+  lastPoints(): Promise<CoveragePoint[]> {
+    return this.pointsOf(this.covPath);
+  }
+
+  /** The points of a coverage file, its reading timed. */
+  private async pointsOf(covPath: string): Promise<CoveragePoint[]> {
     const t0 = Date.now();
-    const points = (await readCoverageWithFsm(this.covPath, this.setup.rtlFiles, this.setup.fsmPlan)).points;
+    const points = (await readCoverageWithFsm(covPath, this.setup.rtlFiles, this.setup.fsmPlan)).points;
     this.readMs += Date.now() - t0;
     return points;
   }
