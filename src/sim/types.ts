@@ -119,10 +119,15 @@ export interface RunInput {
    */
   trusted?: boolean;
   /**
-   * Simulated time, in the testbench top's time unit, between counts of the points hit: the result then says when
-   * the count last grew (`grewAt`).
+   * Simulated time, in the testbench top's time unit, between looks at the points hit: the result then says when
+   * one was new (`freshAt`, the last as `grewAt`).
    */
   checkpointUnits?: number | undefined;
+  /**
+   * With checkpoints: the points earlier runs of this simulator hit (a file it reads, one byte per counter, and
+   * writes back with this run's): only points none of them hit count as new. Absent: new to this run.
+   */
+  knownPointsFile?: string | undefined;
   /** The simulator's standard input (a testbench reading `/dev/stdin` takes its stimulus as it is written). */
   stdin?: NodeJS.ReadableStream | undefined;
 }
@@ -142,8 +147,10 @@ export interface RunResult {
   stop?: string;
   /** Simulated time reached, in the testbench's time precision (when reported). */
   simTime?: number | undefined;
-  /** With `checkpointUnits`: the time, in time units, of the last checkpoint with more points hit than before. */
+  /** With `checkpointUnits`: the time, in time units, of the last checkpoint at which a point was new. */
   grewAt?: number | undefined;
+  /** With `checkpointUnits`: the times of every checkpoint at which a point was new, in order. */
+  freshAt?: number[] | undefined;
 }
 
 export interface MeasureInput extends BuildInput {

@@ -331,13 +331,15 @@ test('the simulator stop line is parsed and removed; a look-alike printed earlie
   assert.deepEqual(stop, { stop: 'simtime', time: 1000, coverage: true });
   assert.equal(output, 'hi\n%chorus-sim: stop=finish time=1 coverage=0\nmore\n');
   assert.equal(parseStopLine('nothing').stop, undefined);
-  // With checkpoints it also says when the count of points hit last grew.
-  assert.deepEqual(parseStopLine('%chorus-sim: stop=finish time=9000 coverage=1 grew=42\n').stop, {
+  // With checkpoints it also says at which checkpoints a point was new, the last apart.
+  assert.deepEqual(parseStopLine('%chorus-sim: stop=finish time=9000 coverage=1 grew=42 fresh=2,10,42\n').stop, {
     stop: 'finish',
     time: 9000,
     coverage: true,
     grew: 42,
+    fresh: [2, 10, 42],
   });
+  assert.deepEqual(parseStopLine('%chorus-sim: stop=idle time=9 coverage=1 grew=0 fresh=\n').stop?.fresh, []);
 });
 
 test('findTestbenchTop picks the module no other module instantiates', () => {

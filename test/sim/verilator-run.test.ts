@@ -2,7 +2,7 @@
 // bounded runs, compile and runtime errors, timeouts that leave no process behind, a missing Verilator.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -244,9 +244,9 @@ test('with checkpoints a run says when it last hit a new point, and counts the s
   // The stimulus reaches its points by 100 ns; 1000 idle cycles (10 us) follow that reach nothing new.
   const build = await buildSimulation({ dutFiles: [counterRtl], testbench: fixture('tb_counter_idle.sv') }, opts);
   assert.equal(build.status, 'ok', JSON.stringify(build.diagnostics));
-  const runIdle = async (name: string, checkpointUnits?: number) => {
+  const runIdle = async (name: string, checkpointUnits?: number, knownPointsFile?: string) => {
     const coverageFile = join(work, name, 'coverage.dat');
-    const run = await runSimulation({ binary: build.binary!, coverageFile, checkpointUnits }, opts);
+    const run = await runSimulation({ binary: build.binary!, coverageFile, checkpointUnits, knownPointsFile }, opts);
     assert.equal(run.status, 'ok', run.output);
     return { run, points: await readCoverageFile(coverageFile, [counterRtl]) };
   };
@@ -259,9 +259,25 @@ test('with checkpoints a run says when it last hit a new point, and counts the s
   // 5.006 keeps its counters where the main counts them; 5.050 keeps them per module, and nothing is said there.
   const verilator = await detectVerilator();
   if (verilator.major === 5 && verilator.minor === 6) assert.notEqual(run.grewAt, undefined, 'counted on 5.006');
-  if (run.grewAt !== undefined) assert.ok(run.grewAt >= 50 && run.grewAt <= 200, `grew at ${run.grewAt} ns`);
+  if (run.grewAt !== undefined) {
+    assert.ok(run.grewAt >= 50 && run.grewAt <= 200, `grew at ${run.grewAt} ns`);
+    assert.equal(run.freshAt?.at(-1), run.grewAt, 'the last fresh checkpoint is the last growth');
+  }
   assert.deepEqual(counted.points, plain.points);
   assert.ok(counted.points.some((p) => p.count > 0));
+
+  // With a file of the points earlier runs hit, only points none of them hit are new: the same stimulus again
+  // finds nothing new, and the file holds what the first run hit.
+  const known = join(work, 'idle known points.bin');
+  const first = await runIdle('idle-known-1', 50, known);
+  const again = await runIdle('idle-known-2', 50, known);
+  assert.deepEqual(again.points, plain.points);
+  if (first.run.grewAt !== undefined) {
+    assert.ok((first.run.freshAt ?? []).length > 0, 'the first run found points new to the file');
+    assert.ok(statSync(known).size > 0, 'the file holds a byte per counter');
+    assert.deepEqual(again.run.freshAt, [], 'nothing new the second time');
+    assert.equal(again.run.grewAt, 0);
+  } else assert.equal(again.run.freshAt, undefined, 'nothing counted, nothing said');
 });
 
 test('a compile error is mapped to the testbench line', async () => {

@@ -193,16 +193,17 @@ function batchOf(parts: SearchParts, strategy: StrategyName): Candidate {
   );
   const rows = [...first.rows];
   let cycles = totalCycles(rows);
-  let n = 1;
-  while (cycles < target && n < MAX_BATCH) {
+  const starts = [0];
+  while (cycles < target && starts.length < MAX_BATCH) {
     const next = nextOf(parts, strategy);
     const more = totalCycles(next.rows);
     if (cycles + more > MAX_CYCLES) break;
+    starts.push(cycles);
     rows.push(...next.rows);
     cycles += more;
-    n++;
   }
-  return n === 1 ? first : { rows: mergeRows(rows), origin: `${first.origin}, and ${n - 1} more from reset` };
+  const n = starts.length;
+  return n === 1 ? first : { rows: mergeRows(rows), origin: `${first.origin}, and ${n - 1} more from reset`, starts };
 }
 
 /** Runs the search until a stop rule; the reason, and where the time went. */
@@ -224,7 +225,7 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
   // A kept candidate is kept up to its last new hit: the testbench replays no stretch that reached nothing.
   const absorb = (candidate: Candidate, pts: CoveragePoint[]): number => {
     const reaching = runner.reachingPart(candidate);
-    const fresh = progress.absorb(reaching.candidate, pts, runner.runs, reaching.ms);
+    const fresh = progress.absorb(reaching.candidate, pts, runner.runs, reaching.ms, reaching.whole);
     parts.live.sync(progress.kept);
     return fresh;
   };

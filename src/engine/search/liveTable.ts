@@ -6,8 +6,9 @@
  * finish the pipe closes and that run's coverage is the testbench's, exactly, with no second simulation.
  *
  * The table is then every kept sequence, none dropped or shortened afterwards: each was measured where it stands.
- * Kept sequences are cut where their run stopped finding points (the runner's checkpoints), so none carries a
- * stretch that reached nothing. A DUT without a reset keeps the finish's own measurement: there each sequence starts
+ * Kept sequences are cut to what reached something new (the runner's checkpoints), so none carries a stretch or a
+ * batched sequence that reached nothing; where the simulator cannot count its points (Verilator 5.050), 'costly'
+ * leaves the table to the finish, which chooses and shrinks it (a core's kept batches whole: a 23 MB table). A DUT without a reset keeps the finish's own measurement: there each sequence starts
  * where the one before it left off, and the finish orders them (orderWithoutReset).
  */
 import type { CoveragePoint, Logger } from '../../protocol';
@@ -63,7 +64,8 @@ export class LiveTable {
   sync(kept: readonly KeptSequence[]): void {
     if (this.stopped) return;
     if (!this.run) {
-      if (this.when === 'never' || (this.when === 'costly' && !this.runner.costlyStart) || !kept.length) return;
+      const costly = this.runner.costlyStart && this.runner.countsPoints;
+      if (this.when === 'never' || (this.when === 'costly' && !costly) || !kept.length) return;
       this.run = this.runner.streamRun(this.budget.remaining() + BOUND_BEYOND_BUDGET_MS);
       this.started = true;
       this.logger.debug(

@@ -39,9 +39,8 @@ export interface SearchOptions {
   requireRaw: boolean;
   /**
    * When the testbench's table is measured as its sequences are kept (liveTable.ts) instead of once at the finish:
-   * 'costly' where a run's start is measured costly (a core), 'always' on every design with a reset, 'never'.
-   * Default 'never' for now: on cv32e40p_core the live table keeps every kept sequence, and its testbench grows
-   * from 1.9 MB to 23 MB, past what `chorus coverage` accepts (docs/benchmarks.md).
+   * 'costly' where a run's start is measured costly (a core; the default), 'always' on every design with a reset,
+   * 'never'.
    */
   liveTable: 'costly' | 'always' | 'never';
 }
@@ -58,5 +57,5 @@ export const DEFAULT_SEARCH: SearchOptions = {
   formal: null,
   formalBeside: availableParallelism() > 1,
   requireRaw: false,
-  liveTable: 'never',
+  liveTable: 'costly',
 };

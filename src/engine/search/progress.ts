@@ -48,8 +48,11 @@ export class SearchProgress {
     return this.chosen.ms;
   }
 
-  /** Counts a candidate's points: kept when it reached a point no earlier one did. Returns how many were new. */
-  absorb(candidate: Candidate, pts: CoveragePoint[], runs: number, ms?: number): number {
+  /**
+   * Counts a candidate's points: kept when it reached a point no earlier one did. Returns how many were new. A
+   * candidate cut to the part of its run that reached the new points (`whole` false) is known to cover only those.
+   */
+  absorb(candidate: Candidate, pts: CoveragePoint[], runs: number, ms?: number, whole = true): number {
     const reg = this.ctx.regression;
     if (reg && !this.regression) {
       this.regression = inHierarchyOf(
@@ -75,9 +78,11 @@ export class SearchProgress {
       this.lastStructuralTime = Date.now();
     } else this.structuralSinceNew++;
     if (fresh > 0) {
+      const newOnly = whole ? undefined : new Set([...hit].filter((k) => !this.covered.has(k)));
       for (const k of hit) this.covered.add(k);
       // What the regression covers is no sequence's gain: the testbench keeps only what adds to it.
-      const gain = this.regressionHit.size ? new Set([...hit].filter((k) => !this.regressionHit.has(k))) : hit;
+      const gain =
+        newOnly ?? (this.regressionHit.size ? new Set([...hit].filter((k) => !this.regressionHit.has(k))) : hit);
       this.kept.push({ candidate, newPoints: fresh, covered: gain, ms });
       this.sinceNew = 0;
       this.lastNewAt = runs;

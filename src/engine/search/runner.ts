@@ -17,7 +17,7 @@ import {
 } from '../../sim';
 import type { CoveragePoint, Diagnostic, Logger } from '../../protocol';
 import { HALF_PERIOD } from './harness';
-import { prefixCandidate, stimulusText, totalCycles, type Candidate } from './stimulus';
+import { prefixCandidate, reachingLengths, sequencesOf, stimulusText, totalCycles, type Candidate } from './stimulus';
 
 /** Wall-clock allowance per simulated cycle on top of the base timeout: a deep hold runs millions of cycles. */
 const MS_PER_MILLION_CYCLES = 20_000;
@@ -34,11 +34,14 @@ const STEADY_RUN_CYCLES = 10_000;
  */
 const COSTLY_START_MS = 100;
 /**
- * A candidate's run counts the points it has hit every this many cycles, so a long run that found nothing after
- * its first stretch is kept (and replayed in the testbench) only up to there. Counting is a pass over the model's
- * counters: on a core, microseconds against the milliseconds these cycles take.
+ * A candidate's run looks at the points it has hit every this many cycles, so a long run that found nothing new
+ * after its first stretch is kept (and replayed in the testbench) only up to there, and of several sequences run
+ * back to back only those that found something. A look is a pass over the model's counters: on a core,
+ * microseconds against the milliseconds these cycles take.
  */
-const CHECKPOINT_CYCLES = 1_024;
+export const CHECKPOINT_CYCLES = 64;
+/** Cycles before a new point's checkpoint that may have caused it: a reset's and a pipeline's length. */
+const CAUSE_CYCLES = 4;
 
 export interface RowsRun {
   written: boolean;
@@ -47,8 +50,11 @@ export interface RowsRun {
   output: string;
   /** The simulator's messages, naming the design's files (a design's own `$error`). */
   diagnostics: Diagnostic[];
-  /** With checkpoints: the cycles after which the run hit no point it had not hit before. */
-  reachedBy?: number | undefined;
+  /**
+   * With checkpoints: for each checkpoint at which the run hit a point no earlier candidate run had, the cycles run
+   * by then (the last: the cycles after which it hit nothing new).
+   */
+  freshBy?: number[] | undefined;
 }
 
 /** A simulation's result as the search reads it. */
@@ -93,12 +99,18 @@ export class HarnessRunner {
   lastRunMs = 0;
   /** Time spent reading the runs' coverage files (large designs write tens of thousands of points a run). */
   readMs = 0;
-  /** Cycles of the last candidate's run after which it hit nothing it had not hit (undefined: all of them). */
-  lastReachedBy: number | undefined;
+  /** The last candidate's run's checkpoints with a new point (RowsRun.freshBy; undefined: not counted). */
+  lastFreshBy: number[] | undefined;
+  /** Whether the simulator counts the points its runs hit at checkpoints (not where Verilator keeps them apart). */
+  countsPoints = false;
   /** How the last run that wrote no coverage ended, and its messages (a design's own `$error` at time 0). */
   lastFailure: { status: string; diagnostics: Diagnostic[] } | undefined;
   private readonly stimPath: string;
   private readonly covPath: string;
+  /** The points the candidate runs have hit, as the simulator counts them (a run leaves it with its own added). */
+  private readonly knownPath: string;
+  /** Whether a work folder's known points of an earlier search are gone. */
+  private knownCleared = false;
   private fixedMs: number | undefined;
   private msPerCycle: number | undefined;
   private slowestMsPerCycle = 0;
@@ -112,6 +124,7 @@ export class HarnessRunner {
     this.namer = fileNamer(setup.rtlFiles.map((f) => ({ given: f, display: f })));
     this.stimPath = join(setup.workDir, 'stimulus.hex');
     this.covPath = join(setup.workDir, 'candidate.dat');
+    this.knownPath = join(setup.workDir, 'known-points.bin');
   }
 
   /**
@@ -166,6 +179,10 @@ export class HarnessRunner {
   async runText(text: string, cycles: number, limitMs?: number, checkpoints = false): Promise<RowsRun> {
     await writeFile(this.stimPath, text);
     await rm(this.covPath, { force: true });
+    if (checkpoints && !this.knownCleared) {
+      await rm(this.knownPath, { force: true });
+      this.knownCleared = true;
+    }
     const timeoutMs = this.setup.simTimeoutMs + Math.ceil((cycles / 1e6) * MS_PER_MILLION_CYCLES);
     const run = await runSimulation(
       {
@@ -178,6 +195,7 @@ export class HarnessRunner {
         cwd: this.setup.workDir,
         trusted: true,
         checkpointUnits: checkpoints ? CHECKPOINT_CYCLES * 2 * HALF_PERIOD : undefined,
+        knownPointsFile: checkpoints ? this.knownPath : undefined,
       },
       { ...this.setup.sim, memoryLimitBytes: this.memoryLimitBytes(), namer: this.namer },
     );
@@ -189,8 +207,7 @@ export class HarnessRunner {
     return {
       ...rowsRun(run),
       // Cycle i runs from time 2i to 2i + 2 (HALF_PERIOD 1): a point hit by time t is hit within t / 2 + 1 cycles.
-      reachedBy:
-        run.grewAt === undefined ? undefined : Math.min(cycles, Math.floor(run.grewAt / (2 * HALF_PERIOD)) + 1),
+      freshBy: run.freshAt?.map((t) => Math.min(cycles, Math.floor(t / (2 * HALF_PERIOD)) + 1)),
     };
   }
 
@@ -265,10 +282,8 @@ export class HarnessRunner {
   async candidate(candidate: Candidate, limitMs?: number): Promise<CoveragePoint[] | null> {
     const run = await this.runText(stimulusText(candidate), totalCycles(candidate.rows), limitMs, true);
     this.runs++;
-    this.lastReachedBy = run.written ? run.reachedBy : undefined;
-    const cycles = totalCycles(candidate.rows);
-    if (this.lastReachedBy !== undefined && this.lastReachedBy < cycles)
-      this.setup.logger.debug(`candidate ${this.runs}: hit nothing new after cycle ${this.lastReachedBy} of ${cycles}`);
+    this.lastFreshBy = run.written ? run.freshBy : undefined;
+    if (this.lastFreshBy) this.countsPoints = true;
     if (!run.written) {
       this.lastFailure = { status: run.status, diagnostics: run.diagnostics };
       this.setup.logger.debug(
@@ -280,14 +295,31 @@ export class HarnessRunner {
   }
 
   /**
-   * What of the last candidate to keep: the part up to its last new hit, where that saves at least a checkpoint's
-   * cycles, and the wall time that part takes (in proportion).
+   * What of the last candidate to keep: of sequences run back to back, those that hit a new point, each up to its
+   * last (and whole any other one the checkpoint's stretch began in: the point may have needed the state it left);
+   * of one sequence, the part up to its last new point, where that saves at least a checkpoint's cycles. With the
+   * wall time that part takes (in proportion), and whether it is the whole candidate.
    */
-  reachingPart(candidate: Candidate): { candidate: Candidate; ms: number } {
+  reachingPart(candidate: Candidate): { candidate: Candidate; ms: number; whole: boolean } {
     const full = totalCycles(candidate.rows);
-    const by = this.lastReachedBy;
-    if (by === undefined || full - by < CHECKPOINT_CYCLES) return { candidate, ms: this.lastRunMs };
-    return { candidate: prefixCandidate(candidate, by), ms: (this.lastRunMs * by) / full };
+    const fresh = this.lastFreshBy;
+    const whole = { candidate, ms: this.lastRunMs, whole: true };
+    if (fresh === undefined || full === 0) return whole;
+    let part: Candidate = candidate;
+    const starts = candidate.starts;
+    if (starts && starts.length > 1) {
+      const lengths = reachingLengths(starts, full, fresh, CHECKPOINT_CYCLES + CAUSE_CYCLES);
+      if (lengths.some((n, j) => n < (starts[j + 1] ?? full) - starts[j])) part = sequencesOf(candidate, lengths);
+    } else {
+      const by = fresh.length ? fresh[fresh.length - 1] : 0;
+      if (full - by >= CHECKPOINT_CYCLES) part = prefixCandidate(candidate, Math.max(1, by));
+    }
+    if (part === candidate) return whole;
+    const cycles = totalCycles(part.rows);
+    this.setup.logger.debug(
+      `candidate ${this.runs}: kept ${cycles} of ${full} cycles, those that reached something new`,
+    );
+    return { candidate: part, ms: (this.lastRunMs * cycles) / full, whole: false };
   }
 
   /** The measured speed, for the debug log. */

@@ -22,6 +22,11 @@ export interface Candidate {
   origin: string;
   /** Cycles of it that are a plain random segment (the testbench regenerates them instead of listing them). */
   random?: RandomSegment | undefined;
+  /**
+   * Where it holds several sequences back to back, each from reset: the cycle each starts at (the first at 0), so
+   * a run keeps only those that reached something.
+   */
+  starts?: number[] | undefined;
 }
 
 /** Longest candidate that mutation edits cycle by cycle; longer ones (deep holds) are edited row by row. */
@@ -105,7 +110,53 @@ export function prefixCandidate(c: Candidate, cycles: number): Candidate {
   if (cycles >= total) return c;
   const seg = c.random;
   const random = seg && cycles > seg.start ? { ...seg, cycles: Math.min(seg.cycles, cycles - seg.start) } : undefined;
-  return { rows: prefixRows(c.rows, cycles), origin: `${c.origin}, its first ${cycles} of ${total} cycles`, random };
+  const starts = c.starts?.filter((s) => s < cycles);
+  return {
+    rows: prefixRows(c.rows, cycles),
+    origin: `${c.origin}, its first ${cycles} of ${total} cycles`,
+    random,
+    starts,
+  };
+}
+
+/**
+ * Of sequences back to back (starting at cycles `starts`, `full` cycles in all), how much of each reaches the new
+ * points of a run that had hit them by each of the cycles `freshBy`, each hit within `window` cycles before: the
+ * sequence a hit fell in up to that cycle, any other the window began in whole (the hit may have needed the state
+ * it left); 0 for a sequence that reached nothing.
+ */
+export function reachingLengths(starts: readonly number[], full: number, freshBy: readonly number[], window: number) {
+  const ends = starts.map((_, j) => starts[j + 1] ?? full);
+  const lengths = starts.map(() => 0);
+  for (const by of freshBy)
+    for (const [j, start] of starts.entries()) {
+      if (start >= by || ends[j] <= by - window) continue;
+      lengths[j] = Math.max(lengths[j], Math.min(by, ends[j]) - start);
+    }
+  return lengths;
+}
+
+/**
+ * Of a candidate of several sequences back to back (`starts`), the first `lengths[j]` cycles of each (0: none), in
+ * order.
+ */
+export function sequencesOf(c: Candidate, lengths: readonly number[]): Candidate {
+  const starts = c.starts ?? [0];
+  const rows: Row[] = [];
+  const kept: number[] = [];
+  let at = 0;
+  for (const [j, start] of starts.entries()) {
+    const n = lengths[j] ?? 0;
+    if (n <= 0) continue;
+    kept.push(at);
+    rows.push(...sliceRows(c.rows, start, start + n));
+    at += n;
+  }
+  return {
+    rows: mergeRows(rows),
+    origin: `${c.origin}: the ${kept.length} of ${starts.length} that reached something new, ${at} of ${totalCycles(c.rows)} cycles`,
+    starts: kept,
+  };
 }
 
 /** Wide inputs the narrow strategy may hold at a small value, and the largest value it holds. */

@@ -58,17 +58,21 @@ export async function runSimulation(input: RunInput, opts: SimOptions & { namer?
   const toolBytes = toolMemoryBytes(memoryBytes);
   const cpuSeconds = Math.ceil(timeoutMs / 1000) + 5;
   const maxSimTime = input.maxSimTime ?? DEFAULT_MAX_SIM_TIME;
+  const knownFile = input.checkpointUnits && input.knownPointsFile ? resolve(input.knownPointsFile) : undefined;
   const args = [
     ...(input.plusargs ?? []),
     `+chorus+coverage=${coverageFile}`,
     `+chorus+max-time=${Math.max(0, Math.floor(maxSimTime))}`,
     `+chorus+deadline-ms=${softDeadline(timeoutMs)}`,
     ...(input.checkpointUnits ? [`+chorus+checkpoint=${Math.max(1, Math.floor(input.checkpointUnits))}`] : []),
+    ...(knownFile ? [`+chorus+known=${knownFile}`] : []),
   ];
   const spec = jailCommand(binary, args, {
     workDir: cwd,
     readOnly: [dirname(binary), ...(input.readPaths ?? []).map((p) => resolve(p))],
-    writable: dirname(coverageFile) === cwd ? [] : [dirname(coverageFile)],
+    writable: [dirname(coverageFile), ...(knownFile ? [dirname(knownFile)] : [])].filter(
+      (d, i, all) => d !== cwd && all.indexOf(d) === i,
+    ),
     network: false,
     // The simulator sees the libraries it loads, its run folder and the design's folders, nothing else.
     view: 'runtime',
@@ -94,7 +98,15 @@ export async function runSimulation(input: RunInput, opts: SimOptions & { namer?
   const coverageWritten = Boolean(await stat(coverageFile).catch(() => undefined));
   const namer = opts.namer ?? ((p: string) => p);
   const diagnostics = parseRuntimeOutput(output, namer, input.binary);
-  const base = { ms: run.ms, output, diagnostics, coverageWritten, simTime: stop?.time, grewAt: stop?.grew };
+  const base = {
+    ms: run.ms,
+    output,
+    diagnostics,
+    coverageWritten,
+    simTime: stop?.time,
+    grewAt: stop?.grew,
+    freshAt: stop?.fresh,
+  };
 
   if (run.timedOut) {
     return { ...base, status: 'timeout', bounded: true, stop: 'killed' };
