@@ -11,7 +11,7 @@ import { ChorusError } from '../../protocol';
 import type { LimitHit } from './limits';
 import { dieWithParent, guardGroup, liveGroups } from './orphanGuard';
 import { OutputCapture } from './outputCapture';
-import { descendants, killGroup, killTree } from './processTree';
+import { awaitExit, descendants, killGroup, killTree } from './processTree';
 
 export { killGroup } from './processTree';
 import { findExecutable } from '../sandbox/exec';
@@ -48,6 +48,8 @@ export interface GroupRunResult {
 
 /** Grace for the pipes to close after the leader exited and its group was killed. */
 const CLOSE_GRACE_MS = 2000;
+/** Bound on the wait for killed processes to be gone after their pipes closed (they exit in milliseconds). */
+const KILLED_EXIT_MS = 5000;
 
 /**
  * Kills every tool the engine still runs, with its whole tree (jailed descendants in their own sessions too), at
@@ -110,14 +112,19 @@ export function runGroup(command: string, args: string[], opts: GroupRunOptions)
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let closeTimer: NodeJS.Timeout | undefined;
 
+    // Every process a kill signalled: the call settles once they are gone, not only their pipes.
+    const killed = new Set<number>();
+    const killAll = (): void => {
+      for (const pid of killTree(child.pid)) killed.add(pid);
+    };
     const onAbort = (): void => {
       aborted = true;
-      killTree(child.pid);
+      killAll();
     };
     const timer = setTimeout(
       () => {
         timedOut = true;
-        killTree(child.pid);
+        killAll();
       },
       Math.max(1, opts.timeoutMs),
     );
@@ -133,7 +140,7 @@ export function runGroup(command: string, args: string[], opts: GroupRunOptions)
               limit = { resource: 'memory', peakBytes: usage.rssBytes };
             else if (tree.processes !== undefined && usage.processes > tree.processes)
               limit = { resource: 'processes' };
-            if (limit) killTree(child.pid);
+            if (limit) killAll();
           }, tree.sampleMs ?? 200)
         : undefined;
 
@@ -151,19 +158,24 @@ export function runGroup(command: string, args: string[], opts: GroupRunOptions)
       // A grandchild may outlive the leader; nothing of the group may stay behind.
       killGroup(child.pid);
       unguard();
-      if (aborted) {
-        reject(new ChorusError('cancelled', 'Cancelled.'));
-        return;
-      }
-      resolve({
-        code: exit?.code ?? null,
-        signal: exit?.signal ?? null,
-        output: capture.text(),
-        timedOut,
-        ms: Math.round(performance.now() - started),
-        limit,
-        peakRssBytes,
-      });
+      const ms = Math.round(performance.now() - started);
+      const finish = (): void => {
+        if (aborted) {
+          reject(new ChorusError('cancelled', 'Cancelled.'));
+          return;
+        }
+        resolve({
+          code: exit?.code ?? null,
+          signal: exit?.signal ?? null,
+          output: capture.text(),
+          timedOut,
+          ms,
+          limit,
+          peakRssBytes,
+        });
+      };
+      if (killed.size) void awaitExit([...killed], KILLED_EXIT_MS).then(finish);
+      else finish();
     };
 
     child.stdout.on('data', (chunk: Buffer) => capture.add(chunk));

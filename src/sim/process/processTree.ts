@@ -56,21 +56,51 @@ function kill(target: number, signal: NodeJS.Signals = 'SIGKILL'): void {
 
 /**
  * Stops the leader's group (no new children while we look), SIGKILLs the descendants deepest first (each with
- * its own group), then the leader's group.
+ * its own group), then the leader's group. Returns every process it signalled.
  */
-export function killTree(pid: number | undefined): void {
-  if (pid === undefined) return;
+export function killTree(pid: number | undefined): number[] {
+  if (pid === undefined) return [];
   kill(-pid, 'SIGSTOP');
+  const signalled = new Set<number>();
   for (let round = 0; round < 4; round++) {
     const found = descendants(pid);
     if (!found.length) break;
     for (const p of found.reverse()) {
       kill(-p);
       kill(p);
+      signalled.add(p);
     }
   }
   kill(-pid);
   kill(pid);
+  signalled.add(pid);
+  return [...signalled];
+}
+
+/** Whether a process has exited: gone, or a zombie (its resources already released). */
+export function hasExited(pid: number): boolean {
+  try {
+    return /^\d+ \(.*\) [ZX] /s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+/** How often a wait for killed processes looks again. */
+const EXIT_POLL_MS = 10;
+
+/**
+ * Waits until every process in `pids` has exited, or `boundMs` passed: a SIGKILLed process closes its pipes
+ * before it is gone, so a caller that saw them close may still find it exiting. Whether all had exited.
+ */
+export async function awaitExit(pids: readonly number[], boundMs: number): Promise<boolean> {
+  const until = Date.now() + boundMs;
+  let left = pids.filter((p) => !hasExited(p));
+  while (left.length && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, EXIT_POLL_MS));
+    left = left.filter((p) => !hasExited(p));
+  }
+  return left.length === 0;
 }
 
 /** SIGKILLs the process group `pid` leads (nothing when it is already gone). */

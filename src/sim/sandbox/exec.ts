@@ -56,7 +56,10 @@ export function runCapped(spec: JailSpec, opts: CappedRunOptions): Promise<Cappe
     // (a session of its own) cannot outlive the kill. (Once the leader has exited its pid may be reused: then only
     // the group is killed.)
     let exited = false;
-    const stop = (): void => (exited ? killGroup(child.pid) : killTree(child.pid));
+    const stop = (): void => {
+      if (exited) killGroup(child.pid);
+      else killTree(child.pid);
+    };
     const onAbort = (): void => {
       aborted = true;
       stop();
