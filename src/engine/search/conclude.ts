@@ -107,7 +107,8 @@ export async function conclude(
   if (parts.live.active) {
     const live = await concludeLive(parts, meta);
     if (live) return live;
-  }
+  } else if (parts.live.endedEarly)
+    parts.logger.debug("search: the live table's run ended before its rows; the finish measures the table on its own");
   const { ctx, opts, budget, runner, progress, gen, signal, logger } = parts;
   const searchRuns = runner.runs;
   const tShrink = Date.now();

@@ -42,11 +42,7 @@ export class LiveTable {
    * in a kept sequence, a limit) is not, and the finish measures the table on its own.
    */
   get active(): boolean {
-    if (this.run?.ended) {
-      this.logger.debug("search: the live table's run ended before its rows; the finish measures the table on its own");
-      this.run = undefined;
-    }
-    return this.run !== undefined;
+    return this.run !== undefined && !this.run.ended;
   }
 
   /**
@@ -62,7 +58,7 @@ export class LiveTable {
    * costly (before that the finish's own measurement is cheap enough).
    */
   sync(kept: readonly KeptSequence[]): void {
-    if (this.stopped) return;
+    if (this.endedEarly) return;
     if (!this.run) {
       const costly = this.runner.costlyStart && this.runner.countsPoints;
       if (this.when === 'never' || (this.when === 'costly' && !costly) || !kept.length) return;
@@ -75,14 +71,17 @@ export class LiveTable {
     for (; this.appended < kept.length; this.appended++) this.append(kept[this.appended]);
   }
 
-  /** A run started and ended early: the table is not started again (its sequences would be measured twice). */
-  private get stopped(): boolean {
-    return this.started && !this.active;
+  /**
+   * Whether the run started and ended before its rows (a design's `$fatal` in a kept sequence, a limit): the table is
+   * not started again (its sequences would be measured twice), and the finish measures it on its own.
+   */
+  get endedEarly(): boolean {
+    return this.started && this.run !== undefined && this.run.ended;
   }
 
   /** Appends one sequence (the finish's plain random tail). */
   append(seq: KeptSequence): void {
-    if (!this.run) return;
+    if (!this.run || !this.active) return;
     const n = totalCycles(seq.candidate.rows);
     this.sequences.push(seq);
     this.cycles += n;
