@@ -7,6 +7,12 @@
 /** Share of the budget the search keeps for itself after a build that took longer than the rest. */
 const SEARCH_SHARE_AFTER_SLOW_BUILD = 0.5;
 /**
+ * ...but a build shorter than the budget never moves the run's end past this share of the budget: the budget is a
+ * budget (wall time within 1.1x of it, the finish's own overrun included). Only a build longer than the whole
+ * budget (a core built cold on a busy machine) moves it further, to half the budget after the build.
+ */
+const END_SHARE_AFTER_SHORTER_BUILD = 1.05;
+/**
  * Share of the budget kept for shrinking the kept sequences and emitting the testbench (its final measurement is
  * reserved apart, from its estimated length): shrinking only makes the testbench shorter, the search's time finds
  * points.
@@ -43,16 +49,21 @@ export class SearchBudget {
 
   /**
    * After the harness build: where the build left less than half the budget, the search gets half the budget after
-   * it (the run then ends within build + budget); the message says so, for the user's log.
+   * it, the run ending within 5% past the budget where the build took less than the budget, within build + budget
+   * where it took longer; the message says so, for the user's log.
    */
   afterBuild(buildMs: number): string | undefined {
     const left = this.deadline - this.now();
     const share = this.budgetMs * SEARCH_SHARE_AFTER_SLOW_BUILD;
     if (left >= share) return undefined;
-    this.deadline = this.now() + share;
+    const longerThanBudget = this.elapsed() >= this.budgetMs;
+    this.deadline = longerThanBudget
+      ? this.now() + share
+      : Math.min(this.now() + share, this.startedAt + this.budgetMs * END_SHARE_AFTER_SHORTER_BUILD);
+    const searchS = Math.max(0, (this.deadline - this.now()) / 1000).toFixed(0);
     return (
-      `The Verilator build took ${(buildMs / 1000).toFixed(1)} s of the ${(this.budgetMs / 1000).toFixed(0)} s budget; ` +
-      `the search gets ${(share / 1000).toFixed(0)} s after it, so this run ends about ` +
+      `The Verilator build took ${(buildMs / 1000).toFixed(1)} s of the ${(this.budgetMs / 1000).toFixed(0)} s budget` +
+      `${longerThanBudget ? ', longer than the budget itself' : ''}; the search gets ${searchS} s after it, so this run ends about ` +
       `${((this.deadline - this.startedAt) / 1000).toFixed(0)} s after it started. A larger --budget-seconds gives it more.`
     );
   }
