@@ -26,10 +26,10 @@ function recording(): { logger: Logger; lines: string[] } {
   return { logger: { debug: keep, info: keep, warn: keep, error: keep }, lines };
 }
 
-async function search(liveTable: 'always' | 'never') {
+async function search(liveTable: 'always' | 'never', rtl = file) {
   const { logger, lines } = recording();
   const ctx = await prepareRun({
-    rtlFiles: [file],
+    rtlFiles: [rtl],
     engine: 'random',
     targets: { line: 100, branch: 100 },
     workDir: mkdtempSync(join(tmpdir(), 'chorus-live-')),
@@ -84,3 +84,37 @@ test('without it the finish measures the table once, as before', { timeout: 300_
   const own = await resimulate([file], 'beside', out.result.testbench);
   assert.deepEqual(own.coverage, out.result.coverage);
 });
+
+test(
+  'a live run the design ends before its rows leaves the table to the finish, which measures it on its own',
+  {
+    timeout: 300_000,
+  },
+  async () => {
+    // The design's own $finish on a code random stimulus soon sends: the first kept sequence ends the live run, and
+    // the hold kept after it is never simulated there.
+    const design = join(repoRoot, 'test', 'fixtures', 'engine', 'finish_on_code.sv');
+    const { out, lines } = await search('always', design);
+    const searchLines = () => lines.filter((l) => /search:/.test(l)).join(' | ');
+    assert.ok(
+      lines.some((l) => /the testbench's table is measured as its sequences are kept/.test(l)),
+      searchLines(),
+    );
+    assert.ok(
+      lines.some((l) => /the live table's run ended before its rows/.test(l)),
+      searchLines(),
+    );
+    assert.ok(
+      !lines.some((l) => /the live table: \d+ sequence/.test(l)),
+      'the live run is not taken as the measurement',
+    );
+    assert.ok(
+      lines.some((l) => /the testbench keeps \d+ of \d+ sequences/.test(l)),
+      searchLines(),
+    );
+    const own = await resimulate([design], 'finish_on_code', out.result.testbench);
+    assert.equal(own.status, 'ok');
+    assert.deepEqual(own.coverage, out.result.coverage, 'the testbench alone reaches what the run reported');
+    assert.ok(out.result.coverage.line.covered > 0);
+  },
+);

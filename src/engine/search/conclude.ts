@@ -73,6 +73,15 @@ async function concludeLive(
   const tbPath = join(ctx.workDir, meta.filename);
   await writeFileAtomic(tbPath, testbench);
   const { run, points } = await live.finish();
+  // Ended before its rows: the design stopped the run itself (a `$finish` in a kept sequence), perhaps after the
+  // search last looked; the finish chooses and measures the table on its own, and may leave that sequence out.
+  if (run.cycles !== undefined && run.cycles < live.length) {
+    logger.debug(
+      `search: the live table's run ended before its rows (at cycle ${run.cycles} of ${live.length}); the finish measures the table on its own`,
+    );
+    return undefined;
+  }
+  logger.debug(`search: the live table's run simulated ${run.cycles ?? '?'} cycles of ${live.length}`);
   const measured = await tableMeasure(ctx, run, points, tbPath);
   if (measured.report.status !== 'ok') {
     logger.debug(

@@ -16,7 +16,7 @@ import {
   type SimOptions,
 } from '../../sim';
 import type { CoveragePoint, Diagnostic, Logger } from '../../protocol';
-import { HALF_PERIOD } from './harness';
+import { HALF_PERIOD, TICKS_PER_UNIT } from './harness';
 import { prefixCandidate, reachingLengths, sequencesOf, stimulusText, totalCycles, type Candidate } from './stimulus';
 
 /** Wall-clock allowance per simulated cycle on top of the base timeout: a deep hold runs millions of cycles. */
@@ -50,6 +50,8 @@ export interface RowsRun {
   output: string;
   /** The simulator's messages, naming the design's files (a design's own `$error`). */
   diagnostics: Diagnostic[];
+  /** Cycles simulated, where the simulator said (fewer than its rows: the design ended the run itself). */
+  cycles?: number | undefined;
   /**
    * With checkpoints: for each checkpoint at which the run hit a point no earlier candidate run had, the cycles run
    * by then (the last: the cycles after which it hit nothing new).
@@ -65,6 +67,8 @@ function rowsRun(run: RunResult): RowsRun {
     ms: run.ms,
     output: run.output,
     diagnostics: run.diagnostics,
+    // Reported in the time precision; cycle i runs from time unit 2i to 2i + 2 (HALF_PERIOD 1).
+    cycles: run.simTime === undefined ? undefined : Math.floor(run.simTime / TICKS_PER_UNIT / (2 * HALF_PERIOD)),
   };
 }
 
