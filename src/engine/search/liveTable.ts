@@ -8,8 +8,9 @@
  * The table is then every kept sequence, none dropped or shortened afterwards: each was measured where it stands.
  * Kept sequences are cut to what reached something new (the runner's checkpoints), so none carries a stretch or a
  * batched sequence that reached nothing; where the simulator cannot count its points (Verilator 5.050), 'costly'
- * leaves the table to the finish, which chooses and shrinks it (a core's kept batches whole: a 23 MB table). A DUT without a reset keeps the finish's own measurement: there each sequence starts
- * where the one before it left off, and the finish orders them (orderWithoutReset).
+ * leaves the table to the finish, which chooses and shrinks it (a core's kept batches whole: a 23 MB table). A DUT
+ * without a reset keeps the finish's own measurement: there each sequence starts where the one before it left off,
+ * and the finish orders them (orderWithoutReset).
  */
 import type { CoveragePoint, Logger } from '../../protocol';
 import type { SearchBudget } from './budget';

@@ -39,7 +39,7 @@ const COSTLY_START_MS = 100;
  * back to back only those that found something. A look is a pass over the model's counters: on a core,
  * microseconds against the milliseconds these cycles take.
  */
-export const CHECKPOINT_CYCLES = 64;
+const CHECKPOINT_CYCLES = 64;
 /** Cycles before a new point's checkpoint that may have caused it: a reset's and a pipeline's length. */
 const CAUSE_CYCLES = 4;
 
