@@ -12,6 +12,7 @@ import { clockGates, clockModelProblem, flagDomains, isSingleDomain, type Domain
 import { registerValues } from './registerValues';
 import { GATED_PREP_SCRIPT, gatedNetlist } from './gatedModel';
 import { searchFromStarts, type DeepCall, type DeepSearch } from './deepWitness';
+import { buildPdrModel, provePdr, type PdrModel } from './pdr';
 import { headerTexts as textsOf, includeTree } from './includeTree';
 import { instrument } from './instrument';
 import { macroCallsAsStatements } from './siteText';
@@ -62,6 +63,10 @@ const MULTI_CLOCK_MAX_CELLS = 1000;
 const LOCALIZED_MAX_BITS = 10_000;
 const LOCALIZED_BATCH = 16;
 const LOCALIZED_DEPTH = 1;
+/** What the PDR stage leaves of the run for the verdicts. */
+const PDR_RESERVE_MS = 3000;
+/** PDR's share of the time left on a design whose witnesses are searched after it. */
+const PDR_SHARE_BEFORE_WITNESSES = 0.5;
 /** Longest script passed as a `-p` argument; a longer one goes as a file (`-s`). */
 const INLINE_SCRIPT_MAX = 32 * 1024;
 /** The first induction pass stops at this length: most proofs close within it, and a deep point cannot hold the rest up. */
@@ -70,6 +75,9 @@ function hex(bits: string): string {
   const clean = bits.replace(/[^01]/g, '0');
   return clean ? BigInt(`0b${clean}`).toString(16) : '0';
 }
+
+/** A proof, or a base-case trace from the start state: nothing more to try on the flag. */
+const isDecided = (o: ProofOutcome | undefined) => o?.kind === 'proven' || o?.kind === 'reachable';
 
 /** An induction that ran out of length (not of time): a deeper pass may still close it. */
 const isDepthBound = (o: ProofOutcome | undefined) => o?.kind === 'unknown' && /within \d+ cycles/.test(o.reason);
@@ -326,7 +334,13 @@ function decide(
     const depth = Math.max(...results.map((r) => (r.kind === 'proven' ? r.depth : 0)));
     // Every instance by the register values: said so; any by an induction on its flag: the induction's depth.
     const byValues = results.every((r) => r.kind === 'proven' && r.byRegisterValues);
-    return { status: 'unreachable', depth, ...(byValues ? { byRegisterValues: true as const } : {}) };
+    const byInvariant = results.some((r) => r.kind === 'proven' && r.byInvariant);
+    return {
+      status: 'unreachable',
+      depth,
+      ...(byValues ? { byRegisterValues: true as const } : {}),
+      ...(byInvariant ? { byInvariant: true as const } : {}),
+    };
   }
   let why: string | undefined;
   for (const w of wires) {
@@ -562,6 +576,44 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
         }
       }
     };
+    /** What the PDR stage may use: the run's time less what the verdicts take. */
+    const pdrTimeLeft = () => deadline - Date.now() - PDR_RESERVE_MS;
+    /**
+     * The PDR stage's share of the time left: all of it on a design with several clocks (proofs only), half where
+     * the witness searches after it (from reset, from reached states) need the rest.
+     */
+    const pdrShare = () => (multi ? 1 : PDR_SHARE_BEFORE_WITNESSES);
+    /** When the PDR stage of a netlist ends: set as its model is built, its share of the time left then. */
+    let pdrEnd = 0;
+    const pdrLeft = () => Math.min(pdrTimeLeft(), pdrEnd - Date.now());
+    /** PDR's model of the flags of `set` that k-induction left open, in the netlist `net` (every cone in one clock domain). */
+    const pdrModelOf = (set: { wire: string }[], net: FileTree) => {
+      pdrEnd = Date.now() + pdrTimeLeft() * pdrShare();
+      return buildPdrModel(
+        worker,
+        net,
+        set.filter((c) => !isDecided(proofs.get(c.wire))).map((c) => c.wire),
+        pdrLeft(),
+      );
+    };
+    /**
+     * PDR (pdr.ts) on the flags of `set` still open (in this order), in `model`: a relation between registers proves
+     * what no induction length does.
+     */
+    const provePdrOn = async (set: { wire: string }[], model: PdrModel | undefined, what: string) => {
+      if (!model) return;
+      const open = set.filter((c) => !isDecided(proofs.get(c.wire)));
+      const found = await provePdr(
+        worker,
+        model,
+        open.map((c) => c.wire),
+        { timeLeftMs: pdrLeft, debug: (m) => logger.debug(`formal: ${m}`) },
+      );
+      for (const w of found.proven) proofs.set(w, { kind: 'proven', depth: 1, byInvariant: true });
+      logger.debug(
+        `formal: PDR on ${open.length} open flag(s) of the ${what}: ${model.reached.size + found.reached.size} reached in the model (${model.ms} ms for the model and its bounded check), ${found.proven.size} proven, ${found.tried} tried (${found.ms} ms)`,
+      );
+    };
     // Behind a reset a register drives, the model skips an instant the simulator has: no proof is claimed there.
     const noProofBehindRegisteredReset = (set: { wire: string }[], prepFiles: FileTexts) => {
       const behindRegisteredReset = new Set(listedNames(prepFiles['asyncflags.txt']));
@@ -592,7 +644,10 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       prepFiles: FileTexts,
       multiModel: MultiClock | undefined,
     ) => {
-      if (!multiModel) return proveOn(proofCalls, base, passes, true);
+      if (!multiModel) {
+        await proveOn(proofCalls, base, passes, true);
+        return provePdrOn(proofCalls, await pdrModelOf(proofCalls, base), 'design');
+      }
       // A flag whose cone is one clock domain (registers on one clock net and edge, no latch, reached through data)
       // is proven in the single-clock model, as in a design with one clock; the others in the multi-clock model.
       const domains = flagDomains(
@@ -612,6 +667,7 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
         `formal: ${single.length} flag(s) in one clock domain, ${crossing.length} across domains (the multi-clock model)`,
       );
       await proveOn(single, base, passes, true);
+      await provePdrOn(single, await pdrModelOf(single, base), "design's single-domain cones");
       for (const c of single)
         if (proofs.get(c.wire)?.kind === 'reachable') proofs.set(c.wire, { kind: 'unknown', reason: DOMAIN_REACHED });
       if (crossing.length) crossingJobs.push({ calls: crossing, model: multiModel, prepFiles, domains });
@@ -709,15 +765,23 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
           true,
         );
         const inGated = job.calls.filter((c) => isSingleDomain(domains.get(c.wire)));
+        // The bounded check of PDR's model first: it rules out at once the flags the model reaches (most of a core's
+        // open ones), which no induction proves. Then the inductions, cheap on what they prove; then PDR on the rest,
+        // the flags with the least logic near them first (a relation is likelier there, and its proof cheaper).
+        const pdrModel = await pdrModelOf(inGated, { 'prepared.il': gated });
+        for (const w of pdrModel?.reached ?? []) gatedReached.add(w);
+        const left = inGated.filter((c) => !isDecided(proofs.get(c.wire)) && !gatedReached.has(c.wire));
+        const bits = (c: { wire: string }) => domains.get(c.wire)!.localBits;
         // A cone of a few hundred cells is proven whole; a larger one (every cone of a core is most of the core, a
         // multiplier included) is cut a few registers back (`cutCone` in yosys.ts), smallest first, its largest left out.
-        const whole = inGated.filter((c) => domains.get(c.wire)!.cells <= MULTI_CLOCK_MAX_CELLS);
-        const bits = (c: { wire: string }) => domains.get(c.wire)!.localBits;
-        const cut = inGated
+        const whole = left.filter((c) => domains.get(c.wire)!.cells <= MULTI_CLOCK_MAX_CELLS);
+        const cut = left
           .filter((c) => !whole.includes(c) && bits(c) <= LOCALIZED_MAX_BITS)
           .sort((a, b) => bits(a) - bits(b));
         await proveOn(whole, { 'prepared.il': gated }, passes, true);
-        for (let i = 0; i < cut.length; i += LOCALIZED_BATCH) {
+        // Half the time left at most: PDR decides what the cut cones cannot.
+        const cutEnd = Date.now() + pdrLeft() / 2;
+        for (let i = 0; i < cut.length && Date.now() < cutEnd; i += LOCALIZED_BATCH) {
           const batch = cut.slice(i, i + LOCALIZED_BATCH).map((c, j) => ({ ...c, log: `l${i + j}.log` }));
           const out = await worker.run(['-q', '-p', proofScript(batch, LOCALIZED_DEPTH, pointTimeout, true)], {
             'prepared.il': gated,
@@ -728,6 +792,11 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
             if (p.kind === 'proven') proofs.set(c.wire, p);
           }
         }
+        await provePdrOn(
+          [...left].sort((a, b) => bits(a) - bits(b)),
+          pdrModel,
+          'gated-clock model',
+        );
         let proven = 0;
         for (const c of inGated) {
           const p = proofs.get(c.wire);

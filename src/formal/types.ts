@@ -41,6 +41,8 @@ export type Verdict =
       depth: number;
       /** Proven by the values its registers can hold (`registerValues.ts`), an invariant of one step. */
       byRegisterValues?: true;
+      /** Proven by an inductive invariant over several registers that PDR (IC3) found (`pdr.ts`). */
+      byInvariant?: true;
     }
   | { status: 'witness'; witness: Witness }
   | { status: 'unknown'; reason: string };

@@ -125,9 +125,16 @@ let setprivWorks: boolean | undefined;
  * the witness pass of a 21-point design). The resident-memory poll holds the memory bound, `--max-old-space-size`
  * the JavaScript heap.
  */
+/**
+ * The JavaScript heap's bound, MiB: the run's memory bound, which the resident-memory poll enforces on the whole
+ * process. Within one Yosys run the WebAssembly builds grow the heap by 100-170 MiB per half second of ABC's PDR
+ * solving (given back when the run ends), so a smaller fixed bound stopped runs well inside the memory bound.
+ */
+const heapMb = (memoryMb: number) => Math.max(512, memoryMb);
+
 function childCommand(rt: SlangRuntime, script: string[], memoryMb: number): { command: string; args: string[] } {
   // The JavaScript heap as the 0.55 worker thread's; WebAssembly memory is bounded by the resident-memory poll.
-  let cmd = { command: rt.command, args: [...rt.args, `--max-old-space-size=${Math.min(512, memoryMb)}`, ...script] };
+  let cmd = { command: rt.command, args: [...rt.args, `--max-old-space-size=${heapMb(memoryMb)}`, ...script] };
   setprivWorks ??=
     spawnSync('setpriv', ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore', timeout: 5000 }).status === 0;
   if (setprivWorks) cmd = { command: 'setpriv', args: ['--pdeathsig', 'KILL', '--', cmd.command, ...cmd.args] };
@@ -209,7 +216,7 @@ export class YosysWorker {
         eval: true,
         workerData: { url: yosysUrl(), logCap: LOG_CAP },
         // Bounds the worker's JavaScript heap; WebAssembly memory is bounded by the resident-memory poll below.
-        resourceLimits: { maxOldGenerationSizeMb: Math.min(512, opts.memoryMb) },
+        resourceLimits: { maxOldGenerationSizeMb: heapMb(opts.memoryMb) },
       });
       this.worker.on('message', onReply);
       this.worker.on('error', (err) => this.stop(new YosysStopped('crashed', `Yosys stopped: ${err.message}`)));

@@ -258,7 +258,7 @@ export function deepWitnessScript(
 }
 
 export type ProofOutcome =
-  | { kind: 'proven'; depth: number; byRegisterValues?: true }
+  | { kind: 'proven'; depth: number; byRegisterValues?: true; byInvariant?: true }
   | { kind: 'reachable'; depth: number }
   | { kind: 'unknown'; reason: string };
 

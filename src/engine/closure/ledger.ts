@@ -32,8 +32,10 @@ const lineKey = (file: string, line: number, kind: string, instance: string | un
  * How a point was proven, as a hole's `unreachable` carries it (and `chorus prove` prints it). The register values
  * are an invariant of one step, so that proof is k-induction of depth 1 too (its `proof` says so); the text names it.
  */
-export const proofText = (v: { depth: number; byRegisterValues?: true | undefined }) =>
-  `k-induction, depth ${v.depth}${v.byRegisterValues ? ' (the values its registers can hold)' : ''}`;
+export const proofText = (v: { depth: number; byRegisterValues?: true | undefined; byInvariant?: true | undefined }) =>
+  v.byInvariant && !v.byRegisterValues
+    ? 'an inductive invariant over several registers, found by PDR (IC3)'
+    : `k-induction, depth ${v.depth}${v.byRegisterValues ? ' (the values its registers can hold)' : ''}`;
 
 /** The point kinds the formal engine decides: line and branch arms, FSM states and arcs. */
 export const isFormalKind = (kind: CoveragePoint['kind']): kind is FormalTarget['kind'] =>
@@ -106,10 +108,15 @@ export class FormalLedger {
     if (entries.every((e) => e.verdict.status === 'unreachable')) {
       const depth = Math.max(...entries.map((e) => (e.verdict.status === 'unreachable' ? e.verdict.depth : 0)));
       const byRegisterValues = entries.every((e) => e.verdict.status === 'unreachable' && e.verdict.byRegisterValues);
+      const byInvariant = entries.some((e) => e.verdict.status === 'unreachable' && e.verdict.byInvariant);
       const { formal: _formal, ...rest } = h;
       return {
         ...rest,
-        unreachable: proofText({ depth, ...(byRegisterValues ? { byRegisterValues } : {}) }),
+        unreachable: proofText({
+          depth,
+          ...(byRegisterValues ? { byRegisterValues } : {}),
+          ...(byInvariant ? { byInvariant } : {}),
+        }),
         proof: { method: 'induction', depth },
       };
     }

@@ -31,13 +31,14 @@ export interface FormalStageOptions {
 }
 
 /**
- * Per run: half the search budget, between 20 s and 60 s (loading Yosys alone takes seconds on a loaded machine).
+ * Per run: the search budget, between 20 s and 60 s (loading Yosys alone takes seconds on a loaded machine); the
+ * caller bounds it further by what is left (half of it after a stall, most of it beside the search, which goes on).
  * Per point: 5 s. Depth 8: the search reaches deep points by itself (counter holds), and a point past the bound
  * costs the whole bound.
  */
 export function formalBounds(budgetMs: number): FormalStageOptions {
   return {
-    timeoutSeconds: Math.min(60, Math.max(20, Math.round(budgetMs / 2000))),
+    timeoutSeconds: Math.min(60, Math.max(20, Math.round(budgetMs / 1000))),
     pointTimeoutSeconds: 5,
     maxDepth: 8,
   };

@@ -10,10 +10,11 @@ import { instanceBelow, proofText } from '../closure/ledger';
 import { fingerprintAt, reanchor, spanOffsets } from './fingerprint';
 import type { WaiverEntry } from './file';
 
-/** A point proven again: the induction's depth, and whether the register values decided it (`proofText`). */
+/** A point proven again: the induction's depth, and whether the register values or PDR decided it (`proofText`). */
 export interface ProofOf {
   depth: number;
   byRegisterValues?: true | undefined;
+  byInvariant?: true | undefined;
 }
 
 export interface WaiverRun {

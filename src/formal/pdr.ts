@@ -1,0 +1,269 @@
+/**
+ * Proofs that need an invariant over several registers: ABC's PDR (IC3), linked into Yosys, on the flags that
+ * k-induction left open. A flag that only a relation between registers keeps at 0 ("this request register is set
+ * only with that mode register", "a misaligned second access never has address bits 00") has an induction
+ * counterexample at every length (a stall that holds the unreachable pair); PDR builds the relation itself.
+ *
+ * The first Yosys run writes the open flags' cones as one netlist of gates and registers (`MODEL`) and has ABC's
+ * bounded model check rule out, on every output at once, the flags reached within a few cycles; the next runs hand
+ * each remaining flag's cone to PDR alone (`&cone`), each bounded in time. ABC reads and writes files only
+ * through an inline script (`-script +…`); a script file of its own, or reading an AIGER file, stops the
+ * WebAssembly build. ABC runs inside Yosys' `abc` pass on a two-gate carrier module, and the script reads the
+ * carrier back at its end, so the pass ends as it began.
+ */
+import type { FileTree, YosysWorker } from './worker';
+import { isPlainArg } from './yosys';
+
+/** The open flags' cones as ABC reads them. */
+const MODEL = 'chorus_pdr.blif';
+const CARRIER = 'chorus_pdr_carrier.blif';
+const CARRIER_SOURCE = 'module chorus_pdr_carrier(input a, input b, output y);\n  assign y = a & b;\nendmodule\n';
+/** Cycles the bounded model check covers before PDR: most flags a model reaches are reached within them. */
+const BMC_FRAMES = 10;
+/** The bounded check's bound, seconds: on cv32e40p_core's few hundred open flags it takes about 4 s. */
+const BMC_MAX_SECONDS = 8;
+/**
+ * PDR's time in one Yosys run at most, ms: in the WebAssembly builds the JavaScript heap grows by 100-170 MiB per
+ * half second of PDR's solving until the run ends, so a run holds as many cones as their bounds fit in this.
+ */
+const PDR_RUN_MS = 2000;
+/**
+ * PDR's frames at most: the relations it proves close within a few (cv32e40p_core's by frame 4), and on a counter it
+ * would otherwise go on for thousands of frames, its memory growing until the process dies.
+ */
+const PDR_FRAMES = 64;
+/**
+ * PDR's bound per flag in each round, ms: on cv32e40p_core's open flags the proofs take 0.1-0.6 s (one 2.6 s), and a
+ * flag PDR does not decide takes its whole bound.
+ */
+const ROUND_MS = [500, 1500];
+
+/** The cells ABC's BLIF reader takes: simple gates and one clock's registers. Anything else is cut out (free). */
+const GATES = [
+  '$_BUF_',
+  '$_NOT_',
+  '$_AND_',
+  '$_NAND_',
+  '$_OR_',
+  '$_NOR_',
+  '$_XOR_',
+  '$_XNOR_',
+  '$_ANDNOT_',
+  '$_ORNOT_',
+  '$_MUX_',
+  '$_NMUX_',
+  '$_DFF_P_',
+  '$_DFF_N_',
+];
+const keptCells = () => [...GATES.map((g) => `t:${g}`), ...GATES.slice(1).map(() => '%u')].join(' ');
+
+function union(wires: string[]): string {
+  return wires.map((w, i) => (i === 0 ? `w:${w}` : `w:${w} %u`)).join(' ');
+}
+
+/** ABC commands as `-script +…` takes them: `;` between commands, `,` for spaces. */
+const inline = (commands: string[]) => `"+${commands.map((c) => c.split(' ').join(',')).join(';')}"`;
+
+/** The carrier module the `abc` pass runs on, and the pass with `commands` run between reading it and writing it. */
+function abcRun(log: string, commands: string[]): string[] {
+  return [
+    'design -reset',
+    'read_verilog chorus_pdr_carrier.v',
+    'techmap',
+    `tee -q -o ${log} abc -script ${inline([`write_blif ${CARRIER}`, ...commands, `read_blif ${CARRIER}`])}`,
+  ];
+}
+
+export const CARRIER_FILES = { 'chorus_pdr_carrier.v': CARRIER_SOURCE };
+
+/**
+ * The first run: the flags' cones of `prepared.il` (a netlist with one clock and edge in each cone) as `MODEL`, every
+ * flag an output; register start values as the simulator's (zeros, initializers kept: `zinit` makes each a zero by
+ * inverting the ones); memories and every cell ABC does not take cut out, so their outputs are free at every
+ * cycle, as undriven wires are. Then the bounded model check over every output, and the outputs' order.
+ */
+export function pdrModelScript(wires: string[], bmcSeconds: number): string {
+  for (const w of wires) if (!isPlainArg(w)) throw new Error(`flag name '${w}' cannot be passed to Yosys`);
+  return [
+    'read_rtlil prepared.il',
+    `select -set chorus_pdr_flags ${union(wires)}`,
+    'select -set chorus_pdr_cone @chorus_pdr_flags %ci*',
+    'delete @chorus_pdr_cone %n',
+    'delete -output w:*',
+    'expose @chorus_pdr_flags',
+    'setattr -unset keep w:*',
+    'dffunmap',
+    'techmap',
+    `delete t:* ${keptCells()} %d`,
+    'setundef -undriven -expose',
+    'opt_clean',
+    'zinit -all',
+    // Short names: the BLIF writer takes seconds over a core's long ones. Only the flags and inputs keep theirs.
+    'rename -hide w:* @chorus_pdr_flags %d i:* %d',
+    'rename -enumerate',
+    `write_blif ${MODEL}`,
+    ...abcRun('chorus_bmc.log', [
+      `read_blif ${MODEL}`,
+      'strash',
+      'print_io -f',
+      `bmc3 -a -F ${BMC_FRAMES} -T ${Math.max(1, Math.round(bmcSeconds))}`,
+    ]),
+  ].join('\n');
+}
+
+/**
+ * The second run: PDR on each listed output's cone (0-based indices of `MODEL`'s outputs), `ms` each (`-H`, the
+ * per-output bound, is taken only with `-a`; on a cone of one output, `-a` changes nothing else).
+ */
+export function pdrProofScript(outputs: number[], ms: number): string {
+  const each = outputs.flatMap((i) => [
+    '&loadaig',
+    `&cone -O ${i}`,
+    '&put',
+    `pdr -a -F ${PDR_FRAMES} -H ${Math.max(1, Math.round(ms))}`,
+  ]);
+  return abcRun('chorus_pdr.log', [`read_blif ${MODEL}`, 'strash', '&get -n', '&saveaig', ...each]).join('\n');
+}
+
+export const PDR_MODEL = MODEL;
+
+/** Model outputs, by index, as ABC's `print_io -f` lists them. */
+export function modelOutputs(log: string | undefined): string[] {
+  const m = /Primary outputs \(\d+\):\s*(.*)$/m.exec(log ?? '');
+  if (!m) return [];
+  const names: string[] = [];
+  for (const part of m[1].trim().split(/\s+/)) {
+    const eq = part.indexOf('=');
+    if (eq > 0) names[Number(part.slice(0, eq))] = part.slice(eq + 1);
+  }
+  return names;
+}
+
+/** The outputs the bounded model check reached (`Output N was asserted in frame F`). */
+export function bmcReached(log: string | undefined): Set<number> {
+  return new Set([...(log ?? '').matchAll(/Output\s+(\d+) was asserted in frame/g)].map((m) => Number(m[1])));
+}
+
+export type PdrOutcome = 'proven' | 'reachable' | 'undecided';
+
+/** Each output's PDR verdict, from the log of `pdrProofScript` (the `&cone -O N` echo opens each output's part). */
+export function pdrOutcomes(log: string | undefined): Map<number, PdrOutcome> {
+  const out = new Map<number, PdrOutcome>();
+  let current: number | undefined;
+  for (const line of (log ?? '').split('\n')) {
+    const cone = /\+ &cone -O (\d+)/.exec(line);
+    if (cone) {
+      current = Number(cone[1]);
+      out.set(current, 'undecided');
+      continue;
+    }
+    if (current === undefined) continue;
+    // Only PDR's own line counts: an output "proved" when its frames converged to an inductive invariant.
+    if (/Proved output 0 in frame/.test(line)) out.set(current, 'proven');
+    else if (/was asserted in frame/.test(line)) out.set(current, 'reachable');
+  }
+  return out;
+}
+
+/** The open flags' cones as one netlist for ABC, and what its bounded check reached. */
+export interface PdrModel {
+  blif: string;
+  /** Flag wires by output index. */
+  outputs: string[];
+  /** Flags the bounded check reached: no proof exists for them in this netlist. */
+  reached: Set<string>;
+  /** What building it and the check took, ms. */
+  ms: number;
+}
+
+/**
+ * The first run (`pdrModelScript`) on `wires`, flags of the netlist `prepared.il` in `base` whose cones are each in
+ * one clock domain; undefined when Yosys or ABC could not make it.
+ */
+export async function buildPdrModel(
+  worker: YosysWorker,
+  base: FileTree,
+  wires: string[],
+  timeLeftMs: number,
+): Promise<PdrModel | undefined> {
+  const started = Date.now();
+  if (!wires.length || timeLeftMs < 2000) return undefined;
+  const out = await worker.run(['-q', '-s', 'chorus_pdr_model.ys'], {
+    ...base,
+    ...CARRIER_FILES,
+    'chorus_pdr_model.ys': pdrModelScript(wires, Math.min(BMC_MAX_SECONDS, timeLeftMs / 4000)),
+  });
+  const blif = out.files[MODEL];
+  const log = out.files['chorus_bmc.log'];
+  const outputs = modelOutputs(log);
+  if (out.code !== 0 || blif === undefined || !outputs.length) return undefined;
+  const reached = new Set([...bmcReached(log)].flatMap((i) => (outputs[i] ? [outputs[i]] : [])));
+  return { blif, outputs, reached, ms: Date.now() - started };
+}
+
+/** What PDR decided on a model's flags. */
+export interface PdrResult {
+  proven: Set<string>;
+  reached: Set<string>;
+  /** Flags PDR was given within the time left. */
+  tried: number;
+  ms: number;
+}
+
+/**
+ * PDR on `wires` (flags of `model` its bounded check did not reach; the likeliest proofs first), within
+ * `timeLeftMs()`: a flag is proven only where PDR says its frames converged (an inductive invariant).
+ */
+export async function provePdr(
+  worker: YosysWorker,
+  model: PdrModel,
+  wires: string[],
+  opts: { timeLeftMs: () => number; debug?: (message: string) => void },
+): Promise<PdrResult> {
+  const started = Date.now();
+  const result: PdrResult = { proven: new Set(), reached: new Set(), tried: 0, ms: 0 };
+  const { outputs } = model;
+  // In the caller's order: the time may run out before the last.
+  const indexOf = new Map(outputs.map((name, i) => [name, i]));
+  let open = wires.flatMap((w) => {
+    const i = indexOf.get(w);
+    return i !== undefined && !model.reached.has(w) ? [i] : [];
+  });
+  // Short bounds first (most proofs take a fraction of a second; a flag that stays open takes its whole bound), then
+  // longer ones for what is left. In batches of `PDR_RUN_MS`. A longer round takes half
+  // the time left at its start: what PDR leaves open, other proofs may still close. A batch's cost beyond its bounds
+  // (reading the model, extracting each cone) is measured as batches run.
+  const readMs = model.ms / 4;
+  let overheadMs = 300;
+  for (const [round, boundMs] of ROUND_MS.entries()) {
+    const undecided: number[] = [];
+    const roundEnd = Date.now() + (round === 0 ? opts.timeLeftMs() : opts.timeLeftMs() / 2);
+    for (let at = 0; at < open.length;) {
+      const fits = Math.floor((Math.min(opts.timeLeftMs(), roundEnd - Date.now()) - readMs) / (boundMs + overheadMs));
+      const chosen = open.slice(at, at + Math.min(Math.max(1, Math.floor(PDR_RUN_MS / boundMs)), fits));
+      if (!chosen.length) break;
+      at += chosen.length;
+      const batchStart = Date.now();
+      const run = await worker.run(['-q', '-s', 'chorus_pdr.ys'], {
+        [MODEL]: model.blif,
+        ...CARRIER_FILES,
+        'chorus_pdr.ys': pdrProofScript(chosen, boundMs),
+      });
+      const outcomes = pdrOutcomes(run.files['chorus_pdr.log']);
+      result.tried = Math.max(result.tried, at);
+      overheadMs = Math.max(overheadMs, (Date.now() - batchStart - readMs) / chosen.length - boundMs);
+      opts.debug?.(
+        `PDR: ${chosen.length} flag(s) at ${boundMs} ms each in ${Date.now() - batchStart} ms: ${chosen.map((i) => `${outputs[i]} ${outcomes.get(i) ?? 'undecided'}`).join(', ')}`,
+      );
+      for (const i of chosen) {
+        const outcome = outcomes.get(i);
+        if (outcome === 'proven') result.proven.add(outputs[i]);
+        else if (outcome === 'reachable') result.reached.add(outputs[i]);
+        else undecided.push(i);
+      }
+    }
+    open = undecided;
+    if (!open.length) break;
+  }
+  return { ...result, ms: Date.now() - started };
+}
