@@ -8,7 +8,7 @@
  * bounded model check rule out, on every output at once, the flags reached within a few cycles; the next runs hand
  * each remaining flag's cone to PDR alone (`&cone`), each bounded in time. ABC reads and writes files only
  * through an inline script (`-script +…`); a script file of its own, or reading an AIGER file, stops the
- * WebAssembly build. ABC runs inside Yosys' `abc` pass on a two-gate carrier module, and the script reads the
+ * WebAssembly build. ABC runs inside Yosys' `abc` pass on a one-gate carrier module, and the script reads the
  * carrier back at its end, so the pass ends as it began.
  */
 import type { FileTree, YosysWorker } from './worker';
@@ -17,7 +17,20 @@ import { isPlainArg } from './yosys';
 /** The open flags' cones as ABC reads them. */
 const MODEL = 'chorus_pdr.blif';
 const CARRIER = 'chorus_pdr_carrier.blif';
-const CARRIER_SOURCE = 'module chorus_pdr_carrier(input a, input b, output y);\n  assign y = a & b;\nendmodule\n';
+/** One AND gate as RTLIL: read with no techmap (whose library Yosys parses in each run it is used in). */
+const CARRIER_SOURCE = [
+  'module \\chorus_pdr_carrier',
+  '  wire input 1 \\a',
+  '  wire input 2 \\b',
+  '  wire output 3 \\y',
+  '  cell $_AND_ \\g',
+  '    connect \\A \\a',
+  '    connect \\B \\b',
+  '    connect \\Y \\y',
+  '  end',
+  'end',
+  '',
+].join('\n');
 /** Cycles the bounded model check covers before PDR: most flags a model reaches are reached within them. */
 const BMC_FRAMES = 10;
 /** The bounded check's bound, seconds: on cv32e40p_core's few hundred open flags it takes about 4 s. */
@@ -68,13 +81,12 @@ const inline = (commands: string[]) => `"+${commands.map((c) => c.split(' ').joi
 function abcRun(log: string, commands: string[]): string[] {
   return [
     'design -reset',
-    'read_verilog chorus_pdr_carrier.v',
-    'techmap',
+    'read_rtlil chorus_pdr_carrier.il',
     `tee -q -o ${log} abc -script ${inline([`write_blif ${CARRIER}`, ...commands, `read_blif ${CARRIER}`])}`,
   ];
 }
 
-export const CARRIER_FILES = { 'chorus_pdr_carrier.v': CARRIER_SOURCE };
+export const CARRIER_FILES = { 'chorus_pdr_carrier.il': CARRIER_SOURCE };
 
 /**
  * The first run: the flags' cones of `prepared.il` (a netlist with one clock and edge in each cone) as `MODEL`, every
