@@ -779,8 +779,8 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
           .filter((c) => !whole.includes(c) && bits(c) <= LOCALIZED_MAX_BITS)
           .sort((a, b) => bits(a) - bits(b));
         await proveOn(whole, { 'prepared.il': gated }, passes, true);
-        // Half the time left at most: PDR decides what the cut cones cannot.
-        const cutEnd = Date.now() + pdrLeft() / 2;
+        // Half the time left at most where PDR follows: it decides what the cut cones cannot.
+        const cutEnd = pdrModel ? Date.now() + pdrLeft() / 2 : Infinity;
         for (let i = 0; i < cut.length && Date.now() < cutEnd; i += LOCALIZED_BATCH) {
           const batch = cut.slice(i, i + LOCALIZED_BATCH).map((c, j) => ({ ...c, log: `l${i + j}.log` }));
           const out = await worker.run(['-q', '-p', proofScript(batch, LOCALIZED_DEPTH, pointTimeout, true)], {
