@@ -12,7 +12,7 @@
  * carrier back at its end, so the pass ends as it began.
  */
 import type { FileTree, YosysWorker } from './worker';
-import { isPlainArg } from './yosys';
+import { wireUnion } from './yosys';
 
 /** The open flags' cones as ABC reads them. */
 const MODEL = 'chorus_pdr.blif';
@@ -70,10 +70,6 @@ const GATES = [
 ];
 const keptCells = () => [...GATES.map((g) => `t:${g}`), ...GATES.slice(1).map(() => '%u')].join(' ');
 
-function union(wires: string[]): string {
-  return wires.map((w, i) => (i === 0 ? `w:${w}` : `w:${w} %u`)).join(' ');
-}
-
 /** ABC commands as `-script +…` takes them: `;` between commands, `,` for spaces. */
 const inline = (commands: string[]) => `"+${commands.map((c) => c.split(' ').join(',')).join(';')}"`;
 
@@ -95,10 +91,9 @@ export const CARRIER_FILES = { 'chorus_pdr_carrier.il': CARRIER_SOURCE };
  * cycle, as undriven wires are. Then the bounded model check over every output, and the outputs' order.
  */
 export function pdrModelScript(wires: string[], bmcSeconds: number): string {
-  for (const w of wires) if (!isPlainArg(w)) throw new Error(`flag name '${w}' cannot be passed to Yosys`);
   return [
     'read_rtlil prepared.il',
-    `select -set chorus_pdr_flags ${union(wires)}`,
+    `select -set chorus_pdr_flags ${wireUnion(wires)}`,
     'select -set chorus_pdr_cone @chorus_pdr_flags %ci*',
     'delete @chorus_pdr_cone %n',
     'delete -output w:*',
@@ -136,8 +131,6 @@ export function pdrProofScript(outputs: number[], ms: number): string {
   ]);
   return abcRun('chorus_pdr.log', [`read_blif ${MODEL}`, 'strash', '&get -n', '&saveaig', ...each]).join('\n');
 }
-
-export const PDR_MODEL = MODEL;
 
 /** Model outputs, by index, as ABC's `print_io -f` lists them. */
 export function modelOutputs(log: string | undefined): string[] {

@@ -183,8 +183,13 @@ export function proofScript(calls: ProofCall[], maxDepth: number, timeoutS: numb
 function jointFlags(wires: string[]): { proves: string; cone: string } {
   return {
     proves: wires.map((w) => `-prove ${arg(w)} 0`).join(' '),
-    cone: `${wires.map((w, i) => (i === 0 ? `w:${arg(w)}` : `w:${arg(w)} %u`)).join(' ')} %ci*`,
+    cone: `${wireUnion(wires)} %ci*`,
   };
+}
+
+/** Several wires as one Yosys selection (each name checked as `arg` does). */
+export function wireUnion(wires: string[]): string {
+  return wires.map((w, i) => (i === 0 ? `w:${arg(w)}` : `w:${arg(w)} %u`)).join(' ');
 }
 
 /**
