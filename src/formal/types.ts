@@ -82,6 +82,11 @@ export interface ProveRequest {
   pointTimeoutSeconds?: number | undefined;
   /** Wall-clock bound of the whole run, seconds (default 120). */
   runTimeoutSeconds?: number | undefined;
+  /**
+   * The whole run's bound once it turns out to prove only (several clocks: no witness comes back for a search to
+   * run), seconds, where that is longer than `runTimeoutSeconds`.
+   */
+  proofsOnlyTimeoutSeconds?: number | undefined;
   /** Memory bound of the Yosys worker, MiB (default 2048). */
   memoryMb?: number;
   /**

@@ -158,7 +158,7 @@ export class YosysWorker {
   private nextId = 0;
   private pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
   private stopped: YosysStopped | undefined;
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout;
   private readonly memoryPoll: NodeJS.Timeout;
   private readonly onAbort = () => this.stop(new YosysStopped('aborted', 'cancelled'));
   /** Highest resident memory seen (the child's own, or this process' growth), bytes. */
@@ -225,13 +225,8 @@ export class YosysWorker {
         this.stop(this.stopped ?? new YosysStopped('crashed', 'the Yosys worker exited'));
       });
     }
-    this.timer = setTimeout(
-      () =>
-        this.stop(
-          new YosysStopped('timeout', `the formal run passed its ${Math.round(opts.deadlineMs / 1000)} s bound`),
-        ),
-      opts.deadlineMs,
-    );
+    this.started = Date.now();
+    this.timer = this.deadlineTimer(opts.deadlineMs);
     this.memoryPoll = setInterval(() => {
       const used = this.child?.pid !== undefined ? rssOf(this.child.pid) : process.memoryUsage.rss() - baseline;
       this.peakRssBytes = Math.max(this.peakRssBytes, used);
@@ -239,10 +234,28 @@ export class YosysWorker {
         this.stop(new YosysStopped('memory', `Yosys passed its ${opts.memoryMb} MiB memory bound`));
       }
     }, 200);
-    this.timer.unref();
     this.memoryPoll.unref();
     if (opts.signal.aborted) this.onAbort();
     else opts.signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  private readonly started: number;
+
+  private deadlineTimer(ms: number): NodeJS.Timeout {
+    const bound = Math.round((Date.now() + ms - this.started) / 1000);
+    const timer = setTimeout(
+      () => this.stop(new YosysStopped('timeout', `the formal run passed its ${bound} s bound`)),
+      ms,
+    );
+    timer.unref();
+    return timer;
+  }
+
+  /** Moves the wall-clock bound to `ms` from now (the run turned out to need no time after it). */
+  extendDeadline(ms: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = this.deadlineTimer(ms);
   }
 
   /** Runs Yosys with these arguments on these files. Throws `YosysStopped` when the worker was stopped. */

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bmcReached, modelOutputs, pdrOutcomes } from '../../src/formal/pdr';
+import { bmcReached, byInstanceInTurn, modelOutputs, pdrOutcomes, pdrRunMs } from '../../src/formal/pdr';
 import { hits, lineOf, proveFromNothing } from './support';
 
 /** The verdict of the else arm of `if (<condition>)` in a fixture's result. */
@@ -81,4 +81,34 @@ test("ABC's lines: the outputs' order, what the bounded check reached, each cone
       [9, 'undecided'],
     ],
   );
+});
+
+test("PDR's order: the instances take turns, each in the order given", () => {
+  assert.deepEqual(
+    byInstanceInTurn([
+      'ctrl.chorus_flag_1',
+      'ctrl.chorus_flag_2',
+      'ctrl.chorus_flag_3',
+      'lsu.chorus_flag_9',
+      'chorus_flag_4',
+      'lsu.chorus_flag_8',
+      'g[0].s.chorus_flag_5',
+    ]),
+    [
+      'ctrl.chorus_flag_1',
+      'lsu.chorus_flag_9',
+      'chorus_flag_4',
+      'g[0].s.chorus_flag_5',
+      'ctrl.chorus_flag_2',
+      'lsu.chorus_flag_8',
+      'ctrl.chorus_flag_3',
+    ],
+  );
+  assert.deepEqual(byInstanceInTurn([]), []);
+});
+
+test("PDR's time in one Yosys run follows the memory bound, within 1-6 s", () => {
+  assert.equal(pdrRunMs(512), 1000);
+  assert.ok(pdrRunMs(2048) > 3000 && pdrRunMs(2048) < 4500, String(pdrRunMs(2048)));
+  assert.equal(pdrRunMs(64 * 1024), 6000);
 });

@@ -18,6 +18,8 @@ export interface FormalOptions {
   parameters?: Record<string, string> | undefined;
   /** Wall-clock bound of the whole formal run, seconds (default 120). */
   timeoutSeconds?: number | undefined;
+  /** The run's bound once it turns out to prove only (no witness comes back), seconds. */
+  proofsOnlyTimeoutSeconds?: number | undefined;
   /** Bound of one point's SAT problem, seconds (default 10). */
   pointTimeoutSeconds?: number;
   /** Longest induction and witness search, cycles (default 24). */
@@ -85,6 +87,7 @@ export async function provePoints(
       includeDirs: opts.includeDirs,
       parameters: opts.parameters,
       runTimeoutSeconds: opts.timeoutSeconds,
+      proofsOnlyTimeoutSeconds: opts.proofsOnlyTimeoutSeconds,
       pointTimeoutSeconds: opts.pointTimeoutSeconds,
       maxDepth: opts.maxDepth,
       starts: opts.starts,

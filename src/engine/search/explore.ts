@@ -242,8 +242,8 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
   };
 
   /**
-   * Starts the formal stage beside the search, within `leftMs` less a share for its witnesses' runs; Yosys gets part
-   * of the run's memory limit and the runs the rest while it works.
+   * Starts the formal stage beside the search, within `leftMs` less a share for its witnesses' runs (all of it where
+   * it turns out to prove only); Yosys gets part of the run's memory limit and the runs the rest while it works.
    */
   const startBeside = (leftMs: number) => {
     const formalBytes = Math.min(FORMAL_BESIDE_MAX_BYTES, Math.floor(runner.memoryLimitBytes() / 2));
@@ -253,7 +253,7 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
     );
     const runsBefore = runner.runs;
     void formal
-      .start(progress.merged, leftMs * FORMAL_BESIDE_SHARE, progress.kept, Math.floor(formalBytes / 2 ** 20))
+      .start(progress.merged, leftMs * FORMAL_BESIDE_SHARE, progress.kept, Math.floor(formalBytes / 2 ** 20), leftMs)
       .finally(() => {
         runner.reserveMemory(0);
         phaseMs.formal = formal.ms;

@@ -22,6 +22,8 @@ import { totalCycles, type Candidate, type Row } from './stimulus';
 export interface FormalStageOptions {
   /** Bound of the whole formal run, seconds. */
   timeoutSeconds: number;
+  /** Its bound once it turns out to prove only (no witness comes back for the search to run), seconds. */
+  proofsOnlyTimeoutSeconds?: number | undefined;
   /** Bound of one point's SAT problem, seconds. */
   pointTimeoutSeconds: number;
   /** Longest induction and witness search, cycles. */
@@ -78,6 +80,7 @@ export async function proveSearchHoles(
         defines,
         parameters: ctx.design.parameters,
         timeoutSeconds: opts.timeoutSeconds,
+        proofsOnlyTimeoutSeconds: opts.proofsOnlyTimeoutSeconds,
         pointTimeoutSeconds: opts.pointTimeoutSeconds,
         maxDepth: opts.maxDepth,
         memoryMb: opts.memoryMb,

@@ -69,12 +69,20 @@ export class FormalStage {
 
   /**
    * Starts the stage (as `run`) and returns the promise of its end; beside the search, `memoryMb` bounds Yosys so
-   * that it and the simulations share the run's memory limit.
+   * that it and the simulations share the run's memory limit, and `proofsOnlyLeftMs` is its time where it turns out
+   * to prove only (the search keeps no time to run its witnesses then).
    */
-  start(merged: CoveragePoint[], leftMs: number, kept: readonly Kept[] = [], memoryMb?: number): Promise<void> {
+  start(
+    merged: CoveragePoint[],
+    leftMs: number,
+    kept: readonly Kept[] = [],
+    memoryMb?: number,
+    proofsOnlyLeftMs = leftMs,
+  ): Promise<void> {
     if (!this.bounds) return Promise.resolve();
     const started = Date.now();
-    const timeoutSeconds = Math.max(1, Math.min(this.bounds.timeoutSeconds, Math.floor(leftMs / 1000)));
+    const seconds = (ms: number) => Math.max(1, Math.min(this.bounds!.timeoutSeconds, Math.floor(ms / 1000)));
+    const timeoutSeconds = seconds(leftMs);
     this.running = proveSearchHoles(
       this.ctx,
       {
@@ -88,6 +96,7 @@ export class FormalStage {
       {
         ...this.bounds,
         timeoutSeconds,
+        proofsOnlyTimeoutSeconds: Math.max(timeoutSeconds, seconds(proofsOnlyLeftMs)),
         pointTimeoutSeconds: Math.min(this.bounds.pointTimeoutSeconds, timeoutSeconds),
         ...(memoryMb !== undefined ? { memoryMb } : {}),
       },

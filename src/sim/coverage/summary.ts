@@ -12,14 +12,21 @@ export { emptySummary, kindTotals } from '../../protocol';
 /** A point's identity across runs: the same file, place, kind, comment and instance. */
 export { pointId } from '../../protocol';
 
+/**
+ * `localeCompare`'s orders, with the collators made once: given options, `localeCompare` builds one per call, which
+ * made sorting a core's 25,000 points after each run take seconds of a search's time.
+ */
+const byLocale = new Intl.Collator().compare;
+const byLocaleNumeric = new Intl.Collator(undefined, { numeric: true }).compare;
+
 function comparePoints(a: CoveragePoint, b: CoveragePoint): number {
   return (
     (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) ||
     a.line - b.line ||
     a.column - b.column ||
-    a.kind.localeCompare(b.kind) ||
-    a.hierarchy.localeCompare(b.hierarchy) ||
-    a.comment.localeCompare(b.comment, undefined, { numeric: true })
+    byLocale(a.kind, b.kind) ||
+    byLocale(a.hierarchy, b.hierarchy) ||
+    byLocaleNumeric(a.comment, b.comment)
   );
 }
 
