@@ -63,6 +63,8 @@ const MULTI_CLOCK_MAX_CELLS = 1000;
 const LOCALIZED_MAX_BITS = 10_000;
 const LOCALIZED_BATCH = 16;
 const LOCALIZED_DEPTH = 1;
+/** What one batch of cut cones takes on cv32e40p_core beside a search, ms. */
+const CUT_BATCH_MS = 2000;
 /** Yosys' memory bound where the request names none, MiB. */
 const DEFAULT_MEMORY_MB = 2048;
 /** What the PDR stage leaves of the run for the verdicts. */
@@ -807,9 +809,10 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
               bits(c) <= LOCALIZED_MAX_BITS,
           )
           .sort((a, b) => bits(a) - bits(b));
-        // A batch starts only where the slowest one so far still fits: one stopped at the run's bound ends the run.
+        // A batch starts only where the slowest one so far (at first, one on the core) still fits: one stopped at the
+        // run's bound ends the run.
         const cutEnd = pdrModel ? pdrEnd : Infinity;
-        let slowestBatch = 0;
+        let slowestBatch = CUT_BATCH_MS;
         for (let i = 0; i < cut.length && Date.now() + slowestBatch < cutEnd; i += LOCALIZED_BATCH) {
           const batch = cut.slice(i, i + LOCALIZED_BATCH).map((c, j) => ({ ...c, log: `l${i + j}.log` }));
           const batchStart = Date.now();
