@@ -53,15 +53,6 @@ export function processesMentioning(needle: string): number[] {
   return found;
 }
 
-/** True while `pid` exists and has not exited (zombies have exited). */
-export function isRunning(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
 /** Runs verilator_coverage (the reference tool) of the Verilator under test and returns its stdout. */
 export function verilatorCoverage(args: string[]): string {
   const verilator = currentVerilator().path;

@@ -28,7 +28,6 @@ export class LiveTable {
   private cycles = 0;
   /** When the run will have simulated every row written so far, estimated at the slowest speed measured. */
   private doneAt = 0;
-  private started = false;
 
   constructor(
     private readonly runner: HarnessRunner,
@@ -43,7 +42,7 @@ export class LiveTable {
    * in a kept sequence, a limit) is not, and the finish measures the table on its own.
    */
   get active(): boolean {
-    return this.run !== undefined && !this.run.ended;
+    return this.run?.ended === false;
   }
 
   /**
@@ -64,7 +63,6 @@ export class LiveTable {
       const costly = this.runner.costlyStart && this.runner.countsPoints;
       if (this.when === 'never' || (this.when === 'costly' && !costly) || !kept.length) return;
       this.run = this.runner.streamRun(this.budget.remaining() + BOUND_BEYOND_BUDGET_MS);
-      this.started = true;
       this.logger.debug(
         `search: a run's start costs ${Math.round(this.runner.startMs ?? 0)} ms; the testbench's table is measured as its sequences are kept`,
       );
@@ -77,7 +75,7 @@ export class LiveTable {
    * not started again (its sequences would be measured twice), and the finish measures it on its own.
    */
   get endedEarly(): boolean {
-    return this.started && this.run !== undefined && this.run.ended;
+    return this.run?.ended === true;
   }
 
   /** Appends one sequence (the finish's plain random tail). */
