@@ -898,7 +898,12 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
     if (!(err instanceof YosysStopped)) throw err;
     if (err.why === 'aborted' && services.signal.aborted) throw new ChorusError('cancelled', 'Formal run cancelled.');
     failure = err.message;
-    logger.warn(`formal: ${err.message}`);
+    // The run's time is the budget's: running out of it is how a run on a large design ends, not a fault.
+    if (err.why === 'timeout')
+      logger.info(
+        `formal: ${err.message}; the points not decided by then stay unknown (a longer budget gives the formal stage more time)`,
+      );
+    else logger.warn(`formal: ${err.message}`);
   } finally {
     logger.debug(`formal: Yosys peak resident memory ${Math.round(worker.peakRssBytes / 2 ** 20)} MiB`);
     worker.close();
