@@ -528,6 +528,9 @@ export async function prove(req: ProveRequest, services: ProveServices): Promise
       // No witness will come back for the search to run: the proofs may take the time it kept for them.
       const proofsOnlyDeadline = started + (req.proofsOnlyTimeoutSeconds ?? 0) * 1000;
       if (proofsOnlyDeadline > deadline) {
+        logger.debug(
+          `formal: proofs only: the run's bound moves from ${Math.round((deadline - started) / 1000)} s to ${req.proofsOnlyTimeoutSeconds} s`,
+        );
         deadline = proofsOnlyDeadline;
         worker.extendDeadline(deadline - Date.now());
       }

@@ -128,8 +128,10 @@ test(
       });
       // What the search would see at its end, each time the stage reports while it runs.
       const seen: { busy: boolean; awaited: boolean }[] = [];
+      const said: string[] = [];
       let stage: FormalStage | undefined = undefined;
       const note = (m: string) => {
+        said.push(m);
         if (stage && /^formal: /.test(m)) seen.push({ busy: stage.busy, awaited: stage.awaited });
       };
       const logger: Logger = { debug: note, info: note, warn: note, error: note };
@@ -139,7 +141,9 @@ test(
         planHarness(ctx.top, ctx.instance),
         formalBounds(BUDGET_S * 1000),
       );
-      const running = stage.start(points, BUDGET_S * 1000);
+      // The time a search would keep for the stage's witnesses: one that proves only takes it.
+      const witnessMs = 30_000;
+      const running = stage.start(points, witnessMs, [], undefined, BUDGET_S * 1000);
       // Before Yosys has read anything, every stage is waited for.
       assert.equal(stage.awaited, true, `${name}: not waited for before its read`);
       await running;
@@ -154,6 +158,9 @@ test(
         );
       assert.equal(stage.awaited, false, `${name}: an ended stage is not waited for`);
       assert.ok(ctx.formal.runs > 0, `${name}: the stage recorded no run`);
+      const moved = said.filter((l) => /^formal: proofs only: the run's bound moves from 30 s to \d+ s$/.test(l));
+      if (several) assert.equal(moved.length, 1, `${name}: ${said.join(' | ')}`);
+      else assert.equal(moved.length, 0, `${name}: a stage that may find witnesses keeps its bound`);
     }
   },
 );
