@@ -267,7 +267,9 @@ export async function explore(parts: SearchParts): Promise<{ stopReason: StopRea
     if (signal.aborted) return { stopReason: 'cancelled', phaseMs };
     if (formal.ready && (await collectFormal())) return { stopReason: 'all reachable points covered', phaseMs };
     let stop: StopReason | undefined;
-    if (budget.searchOver(parts.reserve())) stop = 'budget';
+    // The first candidate runs whatever the build left of the budget (a build just shorter than the budget, on a
+    // loaded machine): a run with no coverage at all has no result to keep, and one plain run is short.
+    if (runner.runs > 0 && budget.searchOver(parts.reserve())) stop = 'budget';
     else if (runner.runs >= opts.maxRuns) stop = 'runs';
     // An optional stall rule (off by default: the search switches strategy instead of stopping with budget left),
     // judged against how long the search took to find its last new point.
