@@ -96,7 +96,7 @@ export class FormalStage {
       {
         ...this.bounds,
         timeoutSeconds,
-        proofsOnlyTimeoutSeconds: Math.max(timeoutSeconds, seconds(proofsOnlyLeftMs)),
+        proofsOnlyTimeoutSeconds: seconds(proofsOnlyLeftMs),
         pointTimeoutSeconds: Math.min(this.bounds.pointTimeoutSeconds, timeoutSeconds),
         ...(memoryMb !== undefined ? { memoryMb } : {}),
       },
