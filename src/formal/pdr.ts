@@ -7,8 +7,8 @@
  * The first Yosys run writes the open flags' cones as one netlist of gates and registers (`MODEL`), has ABC reduce it
  * (`REDUCED`) and its bounded model check rule out, on every output at once, the flags reached within a few cycles;
  * the next runs hand each remaining flag's cone of the reduced model to PDR alone (`&cone`), each bounded in time.
- * ABC reads and writes files only through an inline script (`-script +…`); a script file of its own, or reading an AIGER file, stops the
- * WebAssembly build. ABC runs inside Yosys' `abc` pass on a one-gate carrier module, and the script reads the
+ * ABC reads and writes files only through an inline script (`-script +…`); a script file of its own, or reading an
+ * AIGER file, stops the WebAssembly build. ABC runs inside Yosys' `abc` pass on a one-gate carrier module, and the script reads the
  * carrier back at its end, so the pass ends as it began.
  */
 import type { FileTree, YosysWorker } from './worker';
